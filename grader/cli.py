@@ -1,0 +1,115 @@
+"""`python -m grader [ID ...]`: grade puzzles through pytest.main, then map its exit code.
+
+Exit codes: 0 every case passed (or compiled, without a GPU), 1 some case failed, 2 usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from grader.discover import course_root, normalize_id, puzzle_files, puzzle_id_of
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    pass
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m grader",
+        description="Grade TileLang puzzle kernels: build, run on fresh inputs, compare with torch.",
+    )
+    p.add_argument("ids", nargs="*", metavar="ID", help="puzzle ids such as 08 (default: every puzzle present)")
+    source = p.add_mutually_exclusive_group()
+    source.add_argument("--solutions", action="store_true", help="grade solutions/ instead of puzzles/")
+    source.add_argument("--file", type=Path, metavar="PATH", help="grade the kernels defined in PATH")
+    p.add_argument("-k", dest="kernels", metavar="NAME", help="only kernels (or cases) matching NAME, as pytest -k")
+    p.add_argument("--bench", action="store_true", help="time each kernel's large case against torch (GPU)")
+    p.add_argument("--json", type=Path, metavar="PATH", help="write machine-readable results to PATH")
+    p.add_argument("--device", choices=("auto", "cuda", "compile"), default="auto",
+                   help="auto (default): GPU if present, else compile-only for sm_90a")
+    p.add_argument("--timeout", type=float, default=180.0, metavar="S",
+                   help="seconds one case may take, compile included (default 180)")
+    p.add_argument("--seed-offset", type=int, default=0, metavar="N", help="shift every case's seed by N")
+    p.add_argument("--verbose", action="store_true", help="show full TileLang/TVM traces")
+    return p
+
+
+def targets(args: argparse.Namespace, root: Path) -> list[tuple[str, Path]]:
+    """(puzzle id, file to grade) pairs, or UsageError with a sentence for the learner."""
+    ids = []
+    for text in args.ids:
+        puzzle_id = normalize_id(text)
+        if puzzle_id is None:
+            raise UsageError(f"'{text}' is not a puzzle id: use a number such as 08")
+        ids.append(puzzle_id)
+    if args.file is not None:
+        if not args.file.is_file():
+            raise UsageError(f"there is no file {args.file}")
+        puzzle_id = ids[0] if ids else puzzle_id_of(args.file)
+        if puzzle_id is None or len(ids) > 1:
+            raise UsageError("with --file, name exactly one puzzle id, e.g. python -m grader 08 --file my_p08.py")
+        return [(puzzle_id, args.file)]
+    folder = root / ("solutions" if args.solutions else "puzzles")
+    present = puzzle_files(folder)
+    if not ids:
+        if not present:
+            raise UsageError(f"no puzzles found in {folder}")
+        return sorted(present.items())
+    missing = [i for i in ids if i not in present]
+    if missing:
+        known = ", ".join(sorted(present)) or "none"
+        raise UsageError(f"no puzzle {', '.join(missing)} in {folder} (present: {known})")
+    return [(i, present[i]) for i in ids]
+
+
+def pytest_args(args: argparse.Namespace, chosen: list[tuple[str, Path]]) -> list[str]:
+    out = [str(path) for _, path in chosen]
+    for puzzle_id, path in chosen:
+        out += ["--grade", f"{puzzle_id}={path.resolve()}"]
+    out += [
+        "-p", "grader.plugin",
+        "-p", "no:cacheprovider",
+        "--rootdir", str(chosen[0][1].resolve().parent),
+        "-c", str(Path(__file__).with_name("pytest.ini")),
+        "-q", "--no-header", "--tb=no", "-rN", "--color=auto",
+        "--grade-device", args.device,
+        "--grade-timeout", str(args.timeout),
+        "--grade-seed-offset", str(args.seed_offset),
+    ]
+    if args.kernels:
+        out += ["-k", args.kernels]
+    if args.bench:
+        out.append("--grade-bench")
+    if args.json:
+        out += ["--grade-json", str(args.json)]
+    if args.verbose:
+        out.append("--grade-verbose")
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        chosen = targets(args, course_root())
+    except UsageError as error:
+        print(f"grader: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    import pytest
+
+    code = pytest.main(pytest_args(args, chosen))
+    if code == pytest.ExitCode.OK:
+        return EXIT_OK
+    if code == pytest.ExitCode.TESTS_FAILED:
+        return EXIT_FAILED
+    if code == pytest.ExitCode.NO_TESTS_COLLECTED:
+        print(f"grader: nothing matched -k {args.kernels!r}" if args.kernels else "grader: nothing to grade", file=sys.stderr)
+        return EXIT_USAGE
+    if code == pytest.ExitCode.USAGE_ERROR:
+        return EXIT_USAGE
+    return EXIT_FAILED

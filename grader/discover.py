@@ -1,0 +1,69 @@
+"""Discover: puzzle id -> source files -> module -> the Puzzle it declares."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from grader.spec import Puzzle
+
+PUZZLE_FILE = re.compile(r"^p(\d\d)_[a-z0-9_]+\.py$")
+
+
+def course_root() -> Path:
+    """The folder that holds puzzles/ and solutions/ (the repository root)."""
+    return Path(__file__).resolve().parent.parent
+
+
+def puzzle_files(folder: Path) -> dict[str, Path]:
+    """Puzzle id -> file, for every ``pNN_name.py`` in ``folder``."""
+    found = {}
+    for path in sorted(folder.glob("p*.py")):
+        match = PUZZLE_FILE.match(path.name)
+        if match:
+            found[match.group(1)] = path
+    return found
+
+
+def puzzle_id_of(path: Path) -> str | None:
+    match = PUZZLE_FILE.match(path.name)
+    return match.group(1) if match else None
+
+
+def normalize_id(text: str) -> str | None:
+    """'8', '08' and 'p08' all mean puzzle 08; anything else is not an id."""
+    match = re.fullmatch(r"p?(\d{1,2})", text.strip().lower())
+    return f"{int(match.group(1)):02d}" if match else None
+
+
+def load_module(path: Path) -> ModuleType:
+    """Import a Python file under a private name (so puzzles/ and solutions/ never collide).
+
+    The module is registered in sys.modules while it executes: TileLang's decorator reads the
+    function's source through ``inspect``, which needs it.
+    """
+    name = f"_graded_{path.parent.name}_{path.stem}_{abs(hash(str(path.resolve())))}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return module
+
+
+def load_puzzle(module: ModuleType) -> Puzzle:
+    factory = getattr(module, "puzzle", None)
+    if not callable(factory):
+        raise AttributeError(f"{module.__file__} has no puzzle() function")
+    puzzle = factory()
+    if not isinstance(puzzle, Puzzle):
+        raise TypeError(f"puzzle() in {module.__file__} returned {type(puzzle).__name__}, not a Puzzle")
+    return puzzle

@@ -1,0 +1,59 @@
+"""What grading one case produced. Plain dataclasses that travel between processes as dicts."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+# Statuses, from best to worst. "compiled" means TileLang accepted the kernel but nothing ran
+# (no GPU); "setup" means the machine cannot grade (no compiler), not that the kernel is wrong.
+PASSED = "passed"
+COMPILED = "compiled"
+FAILED = "failed"
+NOT_IMPLEMENTED = "not_implemented"
+ERROR = "error"
+CRASHED = "crashed"
+TIMED_OUT = "timed_out"
+NOT_RUN = "not_run"
+SETUP = "setup"
+
+
+@dataclass
+class Bench:
+    kernel_ms: float
+    torch_ms: float
+    tflops: float | None = None
+    gbps: float | None = None
+
+    @property
+    def speedup(self) -> float:
+        """Torch time over our time: above 1 means faster than torch."""
+        return self.torch_ms / self.kernel_ms
+
+
+@dataclass
+class CaseResult:
+    puzzle: str
+    kernel: str
+    case: str
+    status: str
+    sizes: dict[str, int]
+    message: str = ""
+    details: list[str] = field(default_factory=list)
+    hint: str = ""
+    trace: str = ""
+    max_abs_error: float | None = None
+    max_rel_error: float | None = None
+    wrong: int | None = None
+    total: int | None = None
+    seconds: float = 0.0
+    bench: Bench | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CaseResult:
+        data = dict(data)
+        bench = data.pop("bench", None)
+        return cls(**data, bench=Bench(**bench) if bench else None)

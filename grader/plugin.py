@@ -1,0 +1,245 @@
+"""The grader as a pytest plugin: one test item per (kernel, case) of each graded puzzle file.
+
+Hooks, each with one job:
+  pytest_addoption          the "grader" option group
+  pytest_configure          markers p01..p10 and gpu; the run's state in config.stash
+  pytest_collect_file       a graded puzzle file becomes a PuzzleFile
+  pytest_collection_finish  each puzzle's child process learns which cases were selected
+  pytest_runtest_protocol   prints the verdict line of each case after it ran
+  pytest_report_teststatus  hides pytest's own progress letters for graded cases
+  pytest_terminal_summary   the bench table
+  pytest_sessionfinish      the JSON file; child processes stopped
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grader import outcome, report
+from grader.discover import course_root, puzzle_id_of
+from grader.outcome import CaseResult
+from grader.supervisor import PuzzleRun
+
+
+@dataclass
+class GradeState:
+    """Everything the plugin keeps for one pytest session."""
+
+    targets: dict[Path, str]  # file graded -> puzzle id
+    spec_dir: Path
+    runs: dict[Path, PuzzleRun] = field(default_factory=dict)
+    results: list[CaseResult] = field(default_factory=list)
+    announced: set[tuple[str, str]] = field(default_factory=set)
+
+
+STATE = pytest.StashKey[GradeState]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("grader", "tilelang-course grader")
+    group.addoption("--grade", action="append", default=[], metavar="ID=PATH",
+                    help="grade the kernels in PATH against puzzle ID (repeatable)")
+    group.addoption("--grade-spec-dir", default=None, metavar="DIR",
+                    help="folder whose pNN_*.py files hold the trusted cases (default: solutions/)")
+    group.addoption("--grade-device", default="auto", choices=("auto", "cuda", "compile"),
+                    help="auto: run on a CUDA GPU if there is one, else compile-only for sm_90a")
+    group.addoption("--grade-bench", action="store_true", help="time each kernel's large case against torch")
+    group.addoption("--grade-json", default=None, metavar="PATH", help="write results as JSON to PATH")
+    group.addoption("--grade-timeout", type=float, default=180.0, metavar="S",
+                    help="seconds a case may take (compile included) before it counts as hung")
+    group.addoption("--grade-seed-offset", type=int, default=0, help="shift every case's seed")
+    group.addoption("--grade-verbose", action="store_true", help="show full TileLang/TVM traces")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for number in range(1, 11):
+        config.addinivalue_line("markers", f"p{number:02d}: puzzle {number:02d}")
+    config.addinivalue_line("markers", "gpu: needs a CUDA GPU (skipped without one)")
+    targets: dict[Path, str] = {}
+    for entry in config.getoption("grade", default=[]) or []:
+        puzzle_id, _, path = entry.partition("=")
+        targets[Path(path).resolve()] = puzzle_id
+    spec_dir = config.getoption("grade_spec_dir", default=None)
+    config.stash[STATE] = GradeState(targets, Path(spec_dir) if spec_dir else course_root() / "solutions")
+
+
+def _state(config: pytest.Config) -> GradeState | None:
+    return config.stash.get(STATE, None)
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    state = _state(parent.config)
+    if state is not None and file_path.resolve() in state.targets:
+        return PuzzleFile.from_parent(parent, path=file_path)
+    return None
+
+
+class PuzzleFile(pytest.File):
+    def collect(self):
+        state = _state(self.config)
+        puzzle_id = state.targets[self.path.resolve()]
+        spec_file = next(state.spec_dir.glob(f"p{puzzle_id}_*.py"), None)
+        if spec_file is None:
+            raise pytest.UsageError(f"there is no puzzle {puzzle_id} in {state.spec_dir}")
+        opt = self.config.getoption
+        run = PuzzleRun(
+            {
+                "puzzle_id": puzzle_id,
+                "spec_file": str(spec_file),
+                "kernel_file": str(self.path),
+                "device": opt("grade_device"),
+                "bench": opt("grade_bench"),
+                "seed_offset": opt("grade_seed_offset"),
+            },
+            timeout=opt("grade_timeout"),
+        )
+        state.runs[self.path.resolve()] = run
+        description = run.describe()
+        if description is None:
+            raise CollectError(f"could not load puzzle {puzzle_id}: {run.startup_problem}")
+        for kernel in description["kernels"]:
+            for case in kernel["cases"]:
+                item = CaseItem.from_parent(
+                    self, name=f"{kernel['function']}[{case['name']}]",
+                    kernel=kernel["function"], case=case["name"], sizes=case["sizes"],
+                )
+                item.add_marker(f"p{puzzle_id}")
+                yield item
+
+
+class CollectError(Exception):
+    pass
+
+
+class CaseFailed(Exception):
+    def __init__(self, result: CaseResult):
+        super().__init__(result.message)
+        self.result = result
+
+
+class CaseItem(pytest.Item):
+    def __init__(self, *, kernel: str, case: str, sizes: dict[str, int], **kwargs: Any):
+        super().__init__(**kwargs)
+        self.kernel, self.case, self.sizes = kernel, case, sizes
+        self.result: CaseResult | None = None
+
+    def runtest(self) -> None:
+        run = _state(self.config).runs[self.path.resolve()]
+        result = run.result(self.kernel, self.case)
+        if not result.sizes:
+            result.sizes = dict(self.sizes)
+        self.result = result
+        _state(self.config).results.append(result)
+        if result.status == outcome.COMPILED:
+            pytest.skip(result.message)
+        if result.status != outcome.PASSED:
+            raise CaseFailed(result)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if isinstance(excinfo.value, CaseFailed):
+            verbose = self.config.getoption("grade_verbose")
+            return "\n".join(report.case_lines(excinfo.value.result, verbose))
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, f"{self.kernel}[{self.case}]"
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    state = _state(session.config)
+    if state is None:
+        return
+    chosen: dict[Path, list[tuple[str, str]]] = {}
+    for item in session.items:
+        if isinstance(item, CaseItem):
+            chosen.setdefault(item.path.resolve(), []).append((item.kernel, item.case))
+    for path, run in state.runs.items():
+        run.set_plan(chosen.get(path, []))
+
+
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config):
+    if report.when == "call" and report.nodeid and _is_graded(report, config):
+        if report.passed:
+            return "passed", "", "PASSED"
+        if report.skipped:
+            return "skipped", "", "BUILT"
+        return "failed", "", "FAILED"
+    return None
+
+
+def _is_graded(report: pytest.TestReport, config: pytest.Config) -> bool:
+    state = _state(config)
+    return state is not None and any(str(path.name) in report.nodeid for path in state.targets)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    yield
+    if isinstance(item, CaseItem) and item.result is not None:
+        _print_case(item)
+
+
+def _print_case(item: CaseItem) -> None:
+    state = _state(item.config)
+    writer = item.config.pluginmanager.get_plugin("terminalreporter")
+    if writer is None:
+        return
+    result = item.result
+    run = state.runs[item.path.resolve()]
+    puzzle_key = (str(item.path), "")
+    if puzzle_key not in state.announced:
+        state.announced.add(puzzle_key)
+        title = (run.description or {}).get("title", "")
+        writer.write_line("")
+        writer.write_line(f"puzzle {result.puzzle} · {title} — {_shown(item.path)} — {run.device}", bold=True)
+    kernel_key = (str(item.path), result.kernel)
+    if kernel_key not in state.announced:
+        state.announced.add(kernel_key)
+        writer.write_line(f" {result.kernel}")
+    colour = {"green": result.status == outcome.PASSED, "yellow": result.status == outcome.COMPILED}
+    lines = report.case_lines(result, item.config.getoption("grade_verbose"))
+    writer.write_line(lines[0], red=not any(colour.values()), **colour)
+    for line in lines[1:]:
+        writer.write_line(line)
+
+
+def _shown(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    state = _state(config)
+    if state is None or not state.results:
+        return
+    lines = report.bench_lines(state.results)
+    if lines:
+        terminalreporter.write_sep("-", "bench")
+        for line in lines:
+            terminalreporter.write_line(line)
+    if any(r.status == outcome.COMPILED for r in state.results):
+        terminalreporter.write_line(
+            "No CUDA GPU here: every kernel was compiled for sm_90a (so TileLang accepts it), "
+            "but its numbers were not checked. Run on a machine with a CUDA GPU to check them."
+        )
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    state = _state(session.config)
+    if state is None:
+        return
+    for run in state.runs.values():
+        run.close()
+    path = session.config.getoption("grade_json")
+    if path:
+        runs = [
+            {"puzzle": pid, "file": str(p), "device": state.runs[p].device if p in state.runs else ""}
+            for p, pid in state.targets.items()
+        ]
+        report.write_json(Path(path), report.to_json(state.results, runs))

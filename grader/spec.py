@@ -1,0 +1,131 @@
+"""The data a puzzle module declares: tensors, cases, tolerances and kernels.
+
+A puzzle module (``puzzles/pNN_name.py``) builds one :class:`Puzzle` in a function called
+``puzzle()``; the grader reads nothing else from it. Everything here is plain data: no torch,
+no TileLang, so it can be imported anywhere (the pytest parent process never imports torch).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """One kernel argument: its name in the kernel signature, its shape as size names, its dtype.
+
+    ``shape`` holds names of sizes (``("M", "K")``) that every case binds to numbers, so a shape
+    is written once and never guessed from the arguments.
+    """
+
+    name: str
+    shape: tuple[str, ...]
+    dtype: str
+
+    def concrete_shape(self, sizes: Mapping[str, int]) -> tuple[int, ...]:
+        return tuple(int(sizes[dim]) for dim in self.shape)
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """An element passes when ``|out - ref| <= atol * rms(ref) + rtol * |ref|``.
+
+    ``atol`` is scaled by the root-mean-square of the reference so one tolerance fits every
+    size of a reduction (a GEMM output grows like sqrt(K)).
+    """
+
+    rtol: float
+    atol: float
+
+
+# How these were chosen: a correct kernel accumulates in fp32, so its error is the final
+# rounding to the output dtype (half an ulp: 4.9e-4 relative for fp16) plus fp32 noise far
+# below that. rtol leaves a 4x margin over one fp16 rounding. An fp16 accumulator over a
+# K=1000 reduction drifts by about 5e-3 of the output's rms (random-walk rounding), five times
+# atol, so it fails. For fp32 outputs the same reasoning gives 1e-4 / 1e-5.
+DEFAULT_TOLERANCES: Mapping[str, Tolerance] = {
+    "float16": Tolerance(rtol=2e-3, atol=1e-3),
+    "bfloat16": Tolerance(rtol=1.6e-2, atol=8e-3),
+    "float32": Tolerance(rtol=1e-4, atol=1e-5),
+}
+
+
+@dataclass(frozen=True)
+class Case:
+    """One graded run: sizes, block parameters, seed; ``bench`` marks the case used for timing.
+
+    ``simulate`` marks small cases cheap enough for a CPU simulator.
+    """
+
+    name: str
+    sizes: Mapping[str, int]
+    params: Mapping[str, Any]
+    seed: int
+    bench: bool = False
+    simulate: bool = False
+
+    def describe_sizes(self) -> str:
+        return " ".join(f"{k}={v}" for k, v in self.sizes.items())
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A kernel the learner writes, and how to grade it.
+
+    ``function`` is the attribute name of the ``@tilelang.jit`` function in the module.
+    ``inputs`` and ``outputs`` list the kernel's tensor arguments in signature order
+    (outputs are the tensors the kernel returns with ``T.empty``).
+    ``reference`` computes the outputs from the inputs with torch (the grader calls it on
+    float64 copies). ``baseline`` is what ``--bench`` times against (torch at the kernel's
+    dtypes). ``flops`` and ``bytes_moved`` give work per call for TFLOP/s and GB/s.
+    ``tiles`` names, for each output dimension, the block parameter that tiles it, so a
+    failure can say which tiles of the launch grid are wrong.
+    """
+
+    function: str
+    title: str
+    inputs: tuple[Tensor, ...]
+    outputs: tuple[Tensor, ...]
+    reference: Callable[..., Any]
+    baseline: Callable[..., Any]
+    cases: tuple[Case, ...]
+    flops: Callable[[Mapping[str, int]], float] | None = None
+    bytes_moved: Callable[[Mapping[str, int]], float] | None = None
+    tiles: Mapping[str, tuple[str | None, ...]] = field(default_factory=dict)
+    tolerances: Mapping[str, Tolerance] = field(default_factory=lambda: dict(DEFAULT_TOLERANCES))
+    hint: str = ""
+
+    def case(self, name: str) -> Case:
+        for case in self.cases:
+            if case.name == name:
+                return case
+        raise KeyError(f"{self.function} has no case {name!r}")
+
+    def tolerance_for(self, dtype: str) -> Tolerance:
+        return self.tolerances[dtype]
+
+
+@dataclass(frozen=True)
+class Puzzle:
+    """A puzzle: its two-digit id, its title, and its kernels in teaching order."""
+
+    id: str
+    title: str
+    kernels: tuple[Kernel, ...]
+
+    def kernel(self, function: str) -> Kernel:
+        for kernel in self.kernels:
+            if kernel.function == function:
+                return kernel
+        raise KeyError(f"puzzle {self.id} has no kernel {function!r}")
+
+
+def tensor_bytes(tensors: tuple[Tensor, ...], sizes: Mapping[str, int]) -> float:
+    """Bytes of the given tensors at these sizes: each read or written once."""
+    itemsize = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "int8": 1, "uint8": 1, "int32": 4}
+    return float(sum(math.prod(t.concrete_shape(sizes)) * itemsize[t.dtype] for t in tensors))

@@ -1,0 +1,165 @@
+"""Runs a puzzle's grading in child processes with a timeout, one verdict per case.
+
+A hang or a crash costs the kernel it happened in: the case in flight is marked timed out or
+crashed, the rest of that kernel's cases are not run, and a fresh child takes the next kernel.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Iterator
+from typing import Any
+
+from grader import outcome
+from grader.outcome import CaseResult
+
+Plan = list[tuple[str, list[str]]]
+
+
+class PuzzleRun:
+    def __init__(self, request: dict[str, Any], timeout: float):
+        self.request = request
+        self.timeout = timeout
+        self.description: dict[str, Any] | None = None
+        self.device = ""
+        self.mode = ""
+        self._pending: list[tuple[str, str]] = []
+        self._results: dict[tuple[str, str], CaseResult] = {}
+        self._stream: Iterator[CaseResult] | None = None
+        self._process: Any = None
+        self._conn: Any = None
+        self.startup_problem = ""
+
+    # ------------------------------------------------------------------ child process
+    def _start(self) -> dict[str, Any] | None:
+        context = multiprocessing.get_context("spawn")
+        parent, child = context.Pipe()
+        from grader.worker import serve
+
+        self._process = context.Process(target=serve, args=(child, self.request), daemon=True)
+        self._process.start()
+        child.close()
+        self._conn = parent
+        message = self._receive()
+        if message is None or message.get("event") != "described":
+            return None  # the caller asks _death_reason why, which also stops the child
+        return message
+
+    def _receive(self) -> dict[str, Any] | None:
+        """The child's next message; None if it died or stayed silent past the timeout."""
+        try:
+            if not self._conn.poll(self.timeout):
+                return None
+            return self._conn.recv()
+        except (EOFError, OSError):
+            return None
+
+    def _stop(self) -> None:
+        if self._process is not None:
+            if self._process.is_alive():
+                self._process.kill()
+            self._process.join(timeout=10)
+        if self._conn is not None:
+            self._conn.close()
+        self._process = self._conn = None
+
+    def close(self) -> None:
+        self._stop()
+
+    # ------------------------------------------------------------------ public
+    def describe(self) -> dict[str, Any] | None:
+        """Start the child and return the canonical puzzle description (kernels and cases)."""
+        if self.description is None:
+            message = self._start()
+            if message is None:
+                self.startup_problem = self._death_reason("while loading the puzzle")
+                return None
+            self.description = message["puzzle"]
+            self.device, self.mode = message["device"], message["mode"]
+        return self.description
+
+    def set_plan(self, cases: list[tuple[str, str]]) -> None:
+        self._pending = list(cases)
+
+    def result(self, kernel: str, case: str) -> CaseResult:
+        key = (kernel, case)
+        if key not in self._pending and key not in self._results:
+            self._pending.append(key)
+        if self._stream is None:
+            self._stream = self._run()
+        while key not in self._results:
+            got = next(self._stream, None)
+            if got is None:
+                break
+            self._results[(got.kernel, got.case)] = got
+        return self._results.pop(key)
+
+    # ------------------------------------------------------------------ the loop
+    def _plan(self) -> Plan:
+        plan: Plan = []
+        for kernel, case in self._pending:
+            if plan and plan[-1][0] == kernel:
+                plan[-1][1].append(case)
+            else:
+                plan.append((kernel, [case]))
+        return plan
+
+    def _run(self) -> Iterator[CaseResult]:
+        while self._pending:
+            if self._conn is None and self._start() is None:
+                reason = self._death_reason("while starting")
+                yield from self._give_up(self._pending[0][0], self._pending[0], outcome.CRASHED, reason)
+                continue
+            self._conn.send({"plan": self._plan()})
+            yield from self._drain()
+        self._stop()
+
+    def _drain(self) -> Iterator[CaseResult]:
+        current: tuple[str, str] | None = None
+        while True:
+            message = self._receive()
+            if message is None:
+                in_flight = current or self._pending[0]
+                alive = self._process is not None and self._process.is_alive()
+                if alive:
+                    status = outcome.TIMED_OUT
+                    reason = f"no answer within {self.timeout:g} s: the kernel hangs, or compiling took too long (raise --timeout)"
+                else:
+                    status = outcome.CRASHED
+                    reason = self._death_reason("while running this case")
+                self._stop()
+                yield from self._give_up(in_flight[0], in_flight, status, reason)
+                return
+            event = message["event"]
+            if event == "case_start":
+                current = (message["kernel"], message["case"])
+            elif event == "result":
+                result = CaseResult.from_dict(message["result"])
+                self._pending.remove((result.kernel, result.case))
+                current = None
+                yield result
+                if result.status == outcome.CRASHED:
+                    self._stop()
+                    yield from self._give_up(result.kernel, None, outcome.NOT_RUN, f"not run: `{result.kernel}` crashed on case {result.case}")
+                    return
+            elif event == "done":
+                return
+
+    def _give_up(self, kernel: str, in_flight: tuple[str, str] | None, status: str, reason: str) -> Iterator[CaseResult]:
+        """Mark the case in flight with ``status`` and the rest of that kernel as not run."""
+        puzzle = (self.description or {}).get("id", self.request.get("puzzle_id", ""))
+        for key in [k for k in self._pending if k[0] == kernel]:
+            self._pending.remove(key)
+            if key == in_flight:
+                yield CaseResult(puzzle, key[0], key[1], status, {}, reason)
+            else:
+                yield CaseResult(puzzle, key[0], key[1], outcome.NOT_RUN, {}, f"not run: {reason}" if not reason.startswith("not run") else reason)
+
+    def _death_reason(self, when: str) -> str:
+        code = self._process.exitcode if self._process is not None else None
+        self._stop()
+        if code is None:
+            return f"the grading process gave no answer within {self.timeout:g} s {when}"
+        if code < 0:
+            return f"the grading process was killed by signal {-code} {when}"
+        return f"the grading process exited with code {code} {when}"

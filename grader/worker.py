@@ -1,0 +1,215 @@
+"""The child process that builds, runs, compares and benches one puzzle's kernels.
+
+It talks to the parent (grader.supervisor) over a multiprocessing connection:
+  child -> {"event": "described", ...}   the canonical kernels and cases, the device
+  parent -> {"plan": [[kernel, [case, ...]], ...]}
+  child -> {"event": "case_start", ...} then {"event": "result", "result": {...}} per case
+  child -> {"event": "done"}
+A CUDA fault poisons the process's context, so after one the child reports and exits; the
+parent starts a fresh child for the next kernel.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from grader import outcome
+from grader.outcome import Bench, CaseResult
+from grader.spec import Case, Kernel, Puzzle
+
+
+@dataclass
+class Device:
+    mode: str  # "cuda": compile and run on the GPU; "compile": compile for sm_90a only
+    name: str
+    target: Any
+    problem: str = ""  # why this machine cannot grade at all (e.g. no nvcc)
+
+
+@dataclass
+class Context:
+    puzzle: Puzzle
+    source: Path
+    module: Any
+    load_error: CaseResult | None
+    device: Device
+    bench: bool
+    seed_offset: int
+
+
+def quiet_tilelang() -> None:
+    """TileLang logs every compile at INFO on stderr; learners need none of it."""
+    os.environ.setdefault("TILELANG_PRINT_ON_COMPILATION", "0")
+    logging.getLogger("tilelang").setLevel(logging.WARNING)
+
+
+def pick_device(requested: str) -> Device:
+    import torch
+
+    from grader.build import COMPILE_ONLY_TARGET, NVCC_HELP
+
+    if requested in ("auto", "cuda") and torch.cuda.is_available():
+        return Device("cuda", torch.cuda.get_device_name(), "cuda")
+    if requested == "cuda":
+        return Device("compile", "no CUDA GPU", COMPILE_ONLY_TARGET, problem="--device cuda, but torch sees no CUDA GPU")
+    from tilelang import env
+
+    nvcc = Path(env.CUDA_HOME or "/nonexistent") / "bin" / "nvcc"
+    problem = "" if nvcc.exists() else NVCC_HELP
+    return Device("compile", "no CUDA GPU: compile-only for sm_90a", COMPILE_ONLY_TARGET, problem=problem)
+
+
+def load_learner(source: Path) -> tuple[Any, str, str]:
+    """The learner's module, or a one-line reason it cannot be imported (and the trace)."""
+    from grader.discover import load_module
+
+    try:
+        return load_module(source), "", ""
+    except SyntaxError as error:
+        return None, f"{source.name}:{error.lineno}: syntax error: {error.msg}", traceback.format_exc()
+    except Exception as error:
+        from grader.build import learner_location, summarize
+
+        where = learner_location(error, source) or source.name
+        return None, f"{where}: importing the file failed: {summarize(error)}", traceback.format_exc()
+
+
+def serve(conn: Any, request: dict[str, Any]) -> None:
+    quiet_tilelang()
+    from grader.discover import load_module, load_puzzle
+
+    puzzle = load_puzzle(load_module(Path(request["spec_file"])))
+    source = Path(request["kernel_file"])
+    module, load_problem, load_trace = load_learner(source)
+    device = pick_device(request.get("device", "auto"))
+    conn.send({"event": "described", "device": device.name, "mode": device.mode, "puzzle": _describe(puzzle)})
+    plan = conn.recv()["plan"]
+    ctx = Context(puzzle, source, module, None, device, request.get("bench", False), request.get("seed_offset", 0))
+    for function, case_names in plan:
+        kernel = puzzle.kernel(function)
+        for name in case_names:
+            case = kernel.case(name)
+            conn.send({"event": "case_start", "kernel": function, "case": name})
+            if load_problem:
+                result = _result(ctx, kernel, case, outcome.ERROR, load_problem, trace=load_trace)
+            else:
+                result = grade_case(ctx, kernel, case)
+            conn.send({"event": "result", "result": result.to_dict()})
+            if result.status == outcome.CRASHED:
+                conn.close()
+                os._exit(3)
+    conn.send({"event": "done"})
+    conn.close()
+
+
+def _describe(puzzle: Puzzle) -> dict[str, Any]:
+    return {
+        "id": puzzle.id,
+        "title": puzzle.title,
+        "kernels": [
+            {
+                "function": k.function,
+                "title": k.title,
+                "cases": [
+                    {"name": c.name, "sizes": dict(c.sizes), "params": dict(c.params), "bench": c.bench}
+                    for c in k.cases
+                ],
+            }
+            for k in puzzle.kernels
+        ],
+    }
+
+
+def _result(ctx: Context, kernel: Kernel, case: Case, status: str, message: str, **extra: Any) -> CaseResult:
+    return CaseResult(ctx.puzzle.id, kernel.function, case.name, status, dict(case.sizes), message, **extra)
+
+
+def grade_case(ctx: Context, kernel: Kernel, case: Case) -> CaseResult:
+    """The pipeline for one case: build, run, compare, and bench when asked."""
+    from grader.build import BuildFailed, NotImplementedYet, build, kernel_function
+
+    started = time.perf_counter()
+    if ctx.device.problem:
+        return _result(ctx, kernel, case, outcome.SETUP, ctx.device.problem)
+    try:
+        function = kernel_function(ctx.module, kernel)
+        built = build(function, kernel, case, ctx.device.target, ctx.source)
+    except NotImplementedYet:
+        return _result(
+            ctx, kernel, case, outcome.NOT_IMPLEMENTED,
+            f"not implemented yet: fill in the TODO of `{kernel.function}` in {ctx.source.name}",
+        )
+    except BuildFailed as error:
+        where = f" ({error.location})" if error.location else ""
+        return _result(ctx, kernel, case, outcome.ERROR, error.summary + where, trace=error.trace)
+    if ctx.device.mode == "compile":
+        return _result(
+            ctx, kernel, case, outcome.COMPILED,
+            "compiled for sm_90a: TileLang accepts it (numbers need a GPU)",
+            seconds=time.perf_counter() - started,
+        )
+    result = run_and_compare(ctx, kernel, case, built.kernel)
+    result.seconds = time.perf_counter() - started
+    if ctx.bench and case.bench and result.status == outcome.PASSED:
+        result.bench = bench_case(ctx, kernel, case, built.kernel)
+    return result
+
+
+def run_and_compare(ctx: Context, kernel: Kernel, case: Case, compiled: Any) -> CaseResult:
+    from grader.compare import compare
+    from grader.run import launch, make_inputs, poisoned_outputs, reference_outputs
+
+    inputs = make_inputs(kernel, case, "cuda", ctx.seed_offset)
+    outputs = poisoned_outputs(kernel, case, "cuda")
+    try:
+        launch(compiled, inputs, outputs)
+    except Exception as error:  # an illegal address or a launch failure: the kernel's verdict
+        from grader.build import summarize
+
+        return _result(
+            ctx, kernel, case, outcome.CRASHED,
+            f"the kernel crashed on the GPU: {summarize(error)}",
+            hint="Look for an index past the end of a buffer, or a block needing more shared memory than the GPU has.",
+            trace=traceback.format_exc(),
+        )
+    expected = reference_outputs(kernel, inputs)
+    details: list[str] = []
+    hint = ""
+    wrong = total = 0
+    max_abs = max_rel = 0.0
+    for spec, got, want in zip(kernel.outputs, outputs, expected):
+        tile = tuple(case.params.get(p) if p else None for p in kernel.tiles.get(spec.name, ()))
+        verdict = compare(spec.name, got, want.to(got.device), kernel.tolerance_for(spec.dtype), tile)
+        wrong += verdict.wrong
+        total += verdict.total
+        max_abs, max_rel = max(max_abs, verdict.max_abs_error), max(max_rel, verdict.max_rel_error)
+        details += verdict.details
+        hint = hint or verdict.hint
+    status = outcome.PASSED if wrong == 0 else outcome.FAILED
+    message = f"max abs err {max_abs:.3g}" if wrong == 0 else f"{wrong} of {total} output elements wrong"
+    return _result(
+        ctx, kernel, case, status, message, details=details, hint=hint,
+        max_abs_error=max_abs, max_rel_error=max_rel, wrong=wrong, total=total,
+    )
+
+
+def bench_case(ctx: Context, kernel: Kernel, case: Case, compiled: Any) -> Bench:
+    from grader.bench import INPUT_SETS, median_ms
+    from grader.run import make_inputs, poisoned_outputs
+
+    sets = [make_inputs(kernel, case, "cuda", ctx.seed_offset + 1000 * (i + 1)) for i in range(INPUT_SETS)]
+    outputs = poisoned_outputs(kernel, case, "cuda")
+    ours = median_ms(lambda args: compiled(*args, *outputs), sets)
+    theirs = median_ms(lambda args: kernel.baseline(*args), sets)
+    return Bench(
+        kernel_ms=ours,
+        torch_ms=theirs,
+        tflops=kernel.flops(case.sizes) / ours / 1e9 if kernel.flops else None,
+        gbps=kernel.bytes_moved(case.sizes) / ours / 1e6 if kernel.bytes_moved else None,
+    )
