@@ -28,7 +28,8 @@ def parser() -> argparse.ArgumentParser:
     source = p.add_mutually_exclusive_group()
     source.add_argument("--solutions", action="store_true", help="grade solutions/ instead of puzzles/")
     source.add_argument("--file", type=Path, metavar="PATH", help="grade the kernels defined in PATH")
-    p.add_argument("-k", dest="kernels", metavar="NAME", help="only kernels (or cases) matching NAME, as pytest -k")
+    p.add_argument("-k", dest="kernels", metavar="NAME",
+                   help="only kernels whose name contains NAME (comma-separated for several)")
     p.add_argument("--bench", action="store_true", help="time each kernel's large case against torch (GPU)")
     p.add_argument("--json", type=Path, metavar="PATH", help="write machine-readable results to PATH")
     p.add_argument("--device", choices=("auto", "cuda", "compile"), default="auto",
@@ -83,7 +84,7 @@ def pytest_args(args: argparse.Namespace, chosen: list[tuple[str, Path]]) -> lis
         "--grade-seed-offset", str(args.seed_offset),
     ]
     if args.kernels:
-        out += ["-k", args.kernels]
+        out += ["--grade-kernels", args.kernels]
     if args.bench:
         out.append("--grade-bench")
     if args.json:

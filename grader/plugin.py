@@ -47,6 +47,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="folder whose pNN_*.py files hold the trusted cases (default: solutions/)")
     group.addoption("--grade-device", default="auto", choices=("auto", "cuda", "compile"),
                     help="auto: run on a CUDA GPU if there is one, else compile-only for sm_90a")
+    group.addoption("--grade-kernels", default="", metavar="NAMES",
+                    help="only kernels whose name contains one of these comma-separated NAMES")
     group.addoption("--grade-bench", action="store_true", help="time each kernel's large case against torch")
     group.addoption("--grade-json", default=None, metavar="PATH", help="write results as JSON to PATH")
     group.addoption("--grade-timeout", type=float, default=180.0, metavar="S",
@@ -101,7 +103,10 @@ class PuzzleFile(pytest.File):
         description = run.describe()
         if description is None:
             raise CollectError(f"could not load puzzle {puzzle_id}: {run.startup_problem}")
+        wanted = [n.strip() for n in opt("grade_kernels").split(",") if n.strip()]
         for kernel in description["kernels"]:
+            if wanted and not any(n in kernel["function"] for n in wanted):
+                continue
             for case in kernel["cases"]:
                 item = CaseItem.from_parent(
                     self, name=f"{kernel['function']}[{case['name']}]",
