@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import traceback
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +25,6 @@ class BuildFailed(Exception):
         self.summary = summary
         self.location = location
         self.trace = trace
-
-
-@dataclass
-class Built:
-    kernel: Any  # tilelang.jit.kernel.JITKernel taking inputs then outputs
-    tir: Any
 
 
 def kernel_function(module: Any, kernel: Kernel) -> Any:
@@ -111,8 +104,3 @@ def compile_tir(tir: Any, target: Any, source: Path) -> Any:
         if "CUDA installation" in message or "nvcc" in message.lower() and "not found" in message.lower():
             raise BuildFailed(NVCC_HELP, "", traceback.format_exc()) from error
         raise BuildFailed(summarize(error), learner_location(error, source), traceback.format_exc()) from error
-
-
-def build(function: Any, kernel: Kernel, case: Case, target: Any, source: Path) -> Built:
-    tir = trace_tir(function, kernel, case, source)
-    return Built(kernel=compile_tir(tir, target, source), tir=tir)

@@ -39,6 +39,7 @@ class CaseResult:
     status: str
     sizes: dict[str, int]
     message: str = ""
+    file: str = ""  # the graded source file
     details: list[str] = field(default_factory=list)
     hint: str = ""
     trace: str = ""

@@ -148,12 +148,14 @@ class PuzzleRun:
     def _give_up(self, kernel: str, in_flight: tuple[str, str] | None, status: str, reason: str) -> Iterator[CaseResult]:
         """Mark the case in flight with ``status`` and the rest of that kernel as not run."""
         puzzle = (self.description or {}).get("id", self.request.get("puzzle_id", ""))
+        source = self.request.get("kernel_file", "")
         for key in [k for k in self._pending if k[0] == kernel]:
             self._pending.remove(key)
             if key == in_flight:
-                yield CaseResult(puzzle, key[0], key[1], status, {}, reason)
+                yield CaseResult(puzzle, key[0], key[1], status, {}, reason, source)
             else:
-                yield CaseResult(puzzle, key[0], key[1], outcome.NOT_RUN, {}, f"not run: {reason}" if not reason.startswith("not run") else reason)
+                note = reason if reason.startswith("not run") else f"not run: {reason}"
+                yield CaseResult(puzzle, key[0], key[1], outcome.NOT_RUN, {}, note, source)
 
     def _death_reason(self, when: str) -> str:
         code = self._process.exitcode if self._process is not None else None

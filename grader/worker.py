@@ -15,6 +15,7 @@ import logging
 import os
 import time
 import traceback
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -91,19 +92,18 @@ def serve(conn: Any, request: dict[str, Any]) -> None:
     conn.send({"event": "described", "device": device.name, "mode": device.mode, "puzzle": _describe(puzzle)})
     plan = conn.recv()["plan"]
     ctx = Context(puzzle, source, module, None, device, request.get("bench", False), request.get("seed_offset", 0))
-    for function, case_names in plan:
-        kernel = puzzle.kernel(function)
-        for name in case_names:
-            case = kernel.case(name)
-            conn.send({"event": "case_start", "kernel": function, "case": name})
-            if load_problem:
-                result = _result(ctx, kernel, case, outcome.ERROR, load_problem, trace=load_trace)
-            else:
-                result = grade_case(ctx, kernel, case)
-            conn.send({"event": "result", "result": result.to_dict()})
-            if result.status == outcome.CRASHED:
-                conn.close()
-                os._exit(3)
+    work = [(puzzle.kernel(function), puzzle.kernel(function).case(name)) for function, names in plan for name in names]
+    builds = {} if load_problem or device.problem else start_builds(ctx, work)
+    for kernel, case in work:
+        conn.send({"event": "case_start", "kernel": kernel.function, "case": case.name})
+        if load_problem:
+            result = _result(ctx, kernel, case, outcome.ERROR, load_problem, trace=load_trace)
+        else:
+            result = grade_case(ctx, kernel, case, builds.get((kernel.function, case.name)))
+        conn.send({"event": "result", "result": result.to_dict()})
+        if result.status == outcome.CRASHED:
+            conn.close()
+            os._exit(3)
     conn.send({"event": "done"})
     conn.close()
 
@@ -127,19 +127,40 @@ def _describe(puzzle: Puzzle) -> dict[str, Any]:
 
 
 def _result(ctx: Context, kernel: Kernel, case: Case, status: str, message: str, **extra: Any) -> CaseResult:
-    return CaseResult(ctx.puzzle.id, kernel.function, case.name, status, dict(case.sizes), message, **extra)
+    return CaseResult(
+        ctx.puzzle.id, kernel.function, case.name, status, dict(case.sizes), message, str(ctx.source), **extra
+    )
 
 
-def grade_case(ctx: Context, kernel: Kernel, case: Case) -> CaseResult:
-    """The pipeline for one case: build, run, compare, and bench when asked."""
-    from grader.build import BuildFailed, NotImplementedYet, build, kernel_function
+def start_builds(ctx: Context, work: list[tuple[Kernel, Case]]) -> dict[tuple[str, str], Future]:
+    """Compile every case at once on a thread pool (TileLang's lowering and nvcc release the
+    GIL), so a cold run costs about the slowest compile rather than their sum. Tracing the
+    learner's function stays on this thread."""
+    from grader.build import compile_tir, kernel_function, trace_tir
+
+    pool = ThreadPoolExecutor(max_workers=max(1, min(len(work), os.cpu_count() or 1)))
+    builds: dict[tuple[str, str], Future] = {}
+    for kernel, case in work:
+        try:
+            tir = trace_tir(kernel_function(ctx.module, kernel), kernel, case, ctx.source)
+            builds[(kernel.function, case.name)] = pool.submit(compile_tir, tir, ctx.device.target, ctx.source)
+        except Exception as error:  # reported when the case's turn comes
+            failed: Future = Future()
+            failed.set_exception(error)
+            builds[(kernel.function, case.name)] = failed
+    pool.shutdown(wait=False)
+    return builds
+
+
+def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Future | None) -> CaseResult:
+    """The pipeline for one case: (its build is already under way), run, compare, bench."""
+    from grader.build import BuildFailed, NotImplementedYet
 
     started = time.perf_counter()
-    if ctx.device.problem:
+    if ctx.device.problem or build is None:
         return _result(ctx, kernel, case, outcome.SETUP, ctx.device.problem)
     try:
-        function = kernel_function(ctx.module, kernel)
-        built = build(function, kernel, case, ctx.device.target, ctx.source)
+        compiled = build.result()
     except NotImplementedYet:
         return _result(
             ctx, kernel, case, outcome.NOT_IMPLEMENTED,
@@ -154,10 +175,10 @@ def grade_case(ctx: Context, kernel: Kernel, case: Case) -> CaseResult:
             "compiled for sm_90a: TileLang accepts it (numbers need a GPU)",
             seconds=time.perf_counter() - started,
         )
-    result = run_and_compare(ctx, kernel, case, built.kernel)
+    result = run_and_compare(ctx, kernel, case, compiled)
     result.seconds = time.perf_counter() - started
     if ctx.bench and case.bench and result.status == outcome.PASSED:
-        result.bench = bench_case(ctx, kernel, case, built.kernel)
+        result.bench = bench_case(ctx, kernel, case, compiled)
     return result
 
 
