@@ -61,6 +61,9 @@ def learner_location(error: BaseException, source: Path) -> str:
 def summarize(error: BaseException) -> str:
     """One line out of a TVM/TileLang error: its last meaningful line, shortened."""
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    cuda = [line for line in lines if "CUDA error" in line]
+    if cuda:  # torch's CUDA errors end with advice about debug builds; the cause comes first
+        return cuda[0]
     meaningful = [line for line in lines if not line.startswith(("File ", "at ", "0:", "1:"))]
     text = (meaningful or lines or [type(error).__name__])[-1]
     if len(text) > 300:

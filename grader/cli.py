@@ -28,14 +28,24 @@ def parser() -> argparse.ArgumentParser:
     source = p.add_mutually_exclusive_group()
     source.add_argument("--solutions", action="store_true", help="grade solutions/ instead of puzzles/")
     source.add_argument("--file", type=Path, metavar="PATH", help="grade the kernels defined in PATH")
-    p.add_argument("-k", dest="kernels", metavar="NAME",
-                   help="only kernels whose name contains NAME (comma-separated for several)")
+    p.add_argument(
+        "-k", dest="kernels", metavar="NAME", help="only kernels whose name contains NAME (comma-separated for several)"
+    )
     p.add_argument("--bench", action="store_true", help="time each kernel's large case against torch (GPU)")
     p.add_argument("--json", type=Path, metavar="PATH", help="write machine-readable results to PATH")
-    p.add_argument("--device", choices=("auto", "cuda", "compile"), default="auto",
-                   help="auto (default): GPU if present, else compile-only for sm_90a")
-    p.add_argument("--timeout", type=float, default=180.0, metavar="S",
-                   help="seconds one case may take, compile included (default 180)")
+    p.add_argument(
+        "--device",
+        choices=("auto", "cuda", "compile"),
+        default="auto",
+        help="auto (default): GPU if present, else compile-only for sm_90a",
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=180.0,
+        metavar="S",
+        help="seconds one case may take, compile included (default 180)",
+    )
     p.add_argument("--seed-offset", type=int, default=0, metavar="N", help="shift every case's seed by N")
     p.add_argument("--verbose", action="store_true", help="show full TileLang/TVM traces")
     return p
@@ -74,14 +84,25 @@ def pytest_args(args: argparse.Namespace, chosen: list[tuple[str, Path]]) -> lis
     for puzzle_id, path in chosen:
         out += ["--grade", f"{puzzle_id}={path.resolve()}"]
     out += [
-        "-p", "grader.plugin",
-        "-p", "no:cacheprovider",
-        "--rootdir", str(chosen[0][1].resolve().parent),
-        "-c", str(Path(__file__).with_name("pytest.ini")),
-        "-q", "--no-header", "--tb=no", "-rN", "--color=auto",
-        "--grade-device", args.device,
-        "--grade-timeout", str(args.timeout),
-        "--grade-seed-offset", str(args.seed_offset),
+        "-p",
+        "grader.plugin",
+        "-p",
+        "no:cacheprovider",
+        "--rootdir",
+        str(chosen[0][1].resolve().parent),
+        "-c",
+        str(Path(__file__).with_name("pytest.ini")),
+        "-q",
+        "--no-header",
+        "--tb=no",
+        "-rN",
+        "--color=auto",
+        "--grade-device",
+        args.device,
+        "--grade-timeout",
+        str(args.timeout),
+        "--grade-seed-offset",
+        str(args.seed_offset),
     ]
     if args.kernels:
         out += ["--grade-kernels", args.kernels]
@@ -109,7 +130,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if code == pytest.ExitCode.TESTS_FAILED:
         return EXIT_FAILED
     if code == pytest.ExitCode.NO_TESTS_COLLECTED:
-        print(f"grader: nothing matched -k {args.kernels!r}" if args.kernels else "grader: nothing to grade", file=sys.stderr)
+        print(
+            f"grader: nothing matched -k {args.kernels!r}" if args.kernels else "grader: nothing to grade",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     if code == pytest.ExitCode.USAGE_ERROR:
         return EXIT_USAGE

@@ -92,8 +92,7 @@ def compare(
     for flat in first:
         where = ", ".join(str(i) for i in _index(flat, shape))
         result.details.append(
-            f"{name}[{where}] = {_fmt(got.flatten()[flat].item())}, expected "
-            f"{_fmt(want.flatten()[flat].item())}"
+            f"{name}[{where}] = {_fmt(got.flatten()[flat].item())}, expected {_fmt(want.flatten()[flat].item())}"
         )
     tiles = _wrong_tiles(bad, tile)
     if tiles:
@@ -142,8 +141,9 @@ def _hint(result: Comparison, bad: torch.Tensor, tile: tuple[int | None, ...], o
         )
     if result.never_written:
         return (
-            f"{result.never_written} elements were never written (they still hold the poison NaN): "
-            "check the grid covers the whole output (T.ceildiv) and the store offsets."
+            f"{result.never_written} elements are NaN: never written (the output starts as NaN), or "
+            "computed from something never initialised. Check the grid covers the whole output "
+            "(T.ceildiv), the store offsets, and that the accumulator is cleared."
         )
     if result.max_rel_error < 0.05 and not result.never_written:
         return (

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from grader import outcome, report
-from grader.discover import course_root, puzzle_id_of
+from grader.discover import course_root
 from grader.outcome import CaseResult
 from grader.supervisor import PuzzleRun
 
@@ -41,18 +41,40 @@ STATE = pytest.StashKey[GradeState]()
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("grader", "tilelang-course grader")
-    group.addoption("--grade", action="append", default=[], metavar="ID=PATH",
-                    help="grade the kernels in PATH against puzzle ID (repeatable)")
-    group.addoption("--grade-spec-dir", default=None, metavar="DIR",
-                    help="folder whose pNN_*.py files hold the trusted cases (default: solutions/)")
-    group.addoption("--grade-device", default="auto", choices=("auto", "cuda", "compile"),
-                    help="auto: run on a CUDA GPU if there is one, else compile-only for sm_90a")
-    group.addoption("--grade-kernels", default="", metavar="NAMES",
-                    help="only kernels whose name contains one of these comma-separated NAMES")
+    group.addoption(
+        "--grade",
+        action="append",
+        default=[],
+        metavar="ID=PATH",
+        help="grade the kernels in PATH against puzzle ID (repeatable)",
+    )
+    group.addoption(
+        "--grade-spec-dir",
+        default=None,
+        metavar="DIR",
+        help="folder whose pNN_*.py files hold the trusted cases (default: solutions/)",
+    )
+    group.addoption(
+        "--grade-device",
+        default="auto",
+        choices=("auto", "cuda", "compile"),
+        help="auto: run on a CUDA GPU if there is one, else compile-only for sm_90a",
+    )
+    group.addoption(
+        "--grade-kernels",
+        default="",
+        metavar="NAMES",
+        help="only kernels whose name contains one of these comma-separated NAMES",
+    )
     group.addoption("--grade-bench", action="store_true", help="time each kernel's large case against torch")
     group.addoption("--grade-json", default=None, metavar="PATH", help="write results as JSON to PATH")
-    group.addoption("--grade-timeout", type=float, default=180.0, metavar="S",
-                    help="seconds a case may take (compile included) before it counts as hung")
+    group.addoption(
+        "--grade-timeout",
+        type=float,
+        default=180.0,
+        metavar="S",
+        help="seconds a case may take (compile included) before it counts as hung",
+    )
     group.addoption("--grade-seed-offset", type=int, default=0, help="shift every case's seed")
     group.addoption("--grade-verbose", action="store_true", help="show full TileLang/TVM traces")
 
@@ -109,8 +131,11 @@ class PuzzleFile(pytest.File):
                 continue
             for case in kernel["cases"]:
                 item = CaseItem.from_parent(
-                    self, name=f"{kernel['function']}[{case['name']}]",
-                    kernel=kernel["function"], case=case["name"], sizes=case["sizes"],
+                    self,
+                    name=f"{kernel['function']}[{case['name']}]",
+                    kernel=kernel["function"],
+                    case=case["name"],
+                    sizes=case["sizes"],
                 )
                 item.add_marker(f"p{puzzle_id}")
                 yield item
@@ -243,8 +268,15 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         run.close()
     path = session.config.getoption("grade_json")
     if path:
-        runs = [
-            {"puzzle": pid, "file": str(p), "device": state.runs[p].device if p in state.runs else ""}
-            for p, pid in state.targets.items()
-        ]
+        runs = []
+        for source, puzzle_id in state.targets.items():
+            run = state.runs.get(source)
+            runs.append(
+                {
+                    "puzzle": puzzle_id,
+                    "file": str(source),
+                    "device": run.device if run else "",
+                    "startup_seconds": run.timings if run else {},
+                }
+            )
         report.write_json(Path(path), report.to_json(state.results, runs))

@@ -29,7 +29,8 @@ def sizes_text(sizes: dict[str, int]) -> str:
 
 def case_lines(result: CaseResult, verbose: bool = False) -> list[str]:
     """The lines one case prints: a verdict line, then details for anything but a pass."""
-    head = f"  {LABELS.get(result.status, result.status):5} {result.case:22} {sizes_text(result.sizes):26} {result.message}"
+    label = LABELS.get(result.status, result.status)
+    head = f"  {label:5} {result.case:22} {sizes_text(result.sizes):26} {result.message}"
     lines = [head.rstrip()]
     if result.status in (outcome.PASSED, outcome.COMPILED):
         return lines
@@ -52,9 +53,8 @@ def bench_lines(results: list[CaseResult]) -> list[str]:
         b = r.bench
         tflops = f"{b.tflops:8.1f}" if b.tflops is not None else f"{'-':>8}"
         gbps = f"{b.gbps:8.0f}" if b.gbps is not None else f"{'-':>8}"
-        lines.append(
-            f"{r.puzzle + ' ' + r.kernel:22} {r.case:16} {b.kernel_ms:9.4f} {tflops} {gbps} {b.torch_ms:9.4f} {b.speedup:8.2f}x"
-        )
+        name = f"{r.puzzle} {r.kernel}"
+        lines.append(f"{name:22} {r.case:16} {b.kernel_ms:9.4f} {tflops} {gbps} {b.torch_ms:9.4f} {b.speedup:8.2f}x")
     lines.append("vs torch = torch time / kernel time (above 1.00x: faster than torch); median of CUDA-event timings")
     return lines
 

@@ -29,6 +29,7 @@ class PuzzleRun:
         self._process: Any = None
         self._conn: Any = None
         self.startup_problem = ""
+        self.timings: dict[str, float] = {}
 
     # ------------------------------------------------------------------ child process
     def _start(self) -> dict[str, Any] | None:
@@ -76,6 +77,7 @@ class PuzzleRun:
                 return None
             self.description = message["puzzle"]
             self.device, self.mode = message["device"], message["mode"]
+            self.timings = message.get("timings", {})
         return self.description
 
     def set_plan(self, cases: list[tuple[str, str]]) -> None:
@@ -123,7 +125,10 @@ class PuzzleRun:
                 alive = self._process is not None and self._process.is_alive()
                 if alive:
                     status = outcome.TIMED_OUT
-                    reason = f"no answer within {self.timeout:g} s: the kernel hangs, or compiling took too long (raise --timeout)"
+                    reason = (
+                        f"no answer within {self.timeout:g} s: the kernel hangs, "
+                        "or compiling took too long (raise --timeout)"
+                    )
                 else:
                     status = outcome.CRASHED
                     reason = self._death_reason("while running this case")
@@ -140,12 +145,22 @@ class PuzzleRun:
                 yield result
                 if result.status == outcome.CRASHED:
                     self._stop()
-                    yield from self._give_up(result.kernel, None, outcome.NOT_RUN, f"not run: `{result.kernel}` crashed on case {result.case}")
+                    yield from self._give_up(
+                        result.kernel,
+                        None,
+                        outcome.NOT_RUN,
+                        f"not run: `{result.kernel}` crashed on case {result.case}",
+                    )
                     return
             elif event == "done":
+                # Everything is in hand: stop the child now rather than wait for its CUDA and
+                # TileLang teardown, which costs seconds on a GPU machine.
+                self._stop()
                 return
 
-    def _give_up(self, kernel: str, in_flight: tuple[str, str] | None, status: str, reason: str) -> Iterator[CaseResult]:
+    def _give_up(
+        self, kernel: str, in_flight: tuple[str, str] | None, status: str, reason: str
+    ) -> Iterator[CaseResult]:
         """Mark the case in flight with ``status`` and the rest of that kernel as not run."""
         puzzle = (self.description or {}).get("id", self.request.get("puzzle_id", ""))
         source = self.request.get("kernel_file", "")

@@ -58,7 +58,9 @@ def pick_device(requested: str) -> Device:
     if requested in ("auto", "cuda") and torch.cuda.is_available():
         return Device("cuda", torch.cuda.get_device_name(), "cuda")
     if requested == "cuda":
-        return Device("compile", "no CUDA GPU", COMPILE_ONLY_TARGET, problem="--device cuda, but torch sees no CUDA GPU")
+        return Device(
+            "compile", "no CUDA GPU", COMPILE_ONLY_TARGET, problem="--device cuda, but torch sees no CUDA GPU"
+        )
     from tilelang import env
 
     nvcc = Path(env.CUDA_HOME or "/nonexistent") / "bin" / "nvcc"
@@ -82,14 +84,32 @@ def load_learner(source: Path) -> tuple[Any, str, str]:
 
 
 def serve(conn: Any, request: dict[str, Any]) -> None:
+    started = time.perf_counter()
     quiet_tilelang()
+    import tilelang  # noqa: F401  (timed on its own: it is most of a warm run)
+
     from grader.discover import load_module, load_puzzle
 
+    imported = time.perf_counter()
+    device = pick_device(request.get("device", "auto"))
+    device_ready = time.perf_counter()
     puzzle = load_puzzle(load_module(Path(request["spec_file"])))
     source = Path(request["kernel_file"])
     module, load_problem, load_trace = load_learner(source)
-    device = pick_device(request.get("device", "auto"))
-    conn.send({"event": "described", "device": device.name, "mode": device.mode, "puzzle": _describe(puzzle)})
+    timings = {
+        "import_torch_tilelang_s": imported - started,
+        "device_s": device_ready - imported,
+        "load_modules_s": time.perf_counter() - device_ready,
+    }
+    conn.send(
+        {
+            "event": "described",
+            "device": device.name,
+            "mode": device.mode,
+            "puzzle": _describe(puzzle),
+            "timings": timings,
+        }
+    )
     plan = conn.recv()["plan"]
     ctx = Context(puzzle, source, module, None, device, request.get("bench", False), request.get("seed_offset", 0))
     work = [(puzzle.kernel(function), puzzle.kernel(function).case(name)) for function, names in plan for name in names]
@@ -163,7 +183,10 @@ def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Future | None) -
         compiled = build.result()
     except NotImplementedYet:
         return _result(
-            ctx, kernel, case, outcome.NOT_IMPLEMENTED,
+            ctx,
+            kernel,
+            case,
+            outcome.NOT_IMPLEMENTED,
             f"not implemented yet: fill in the TODO of `{kernel.function}` in {ctx.source.name}",
         )
     except BuildFailed as error:
@@ -171,7 +194,10 @@ def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Future | None) -
         return _result(ctx, kernel, case, outcome.ERROR, error.summary + where, trace=error.trace)
     if ctx.device.mode == "compile":
         return _result(
-            ctx, kernel, case, outcome.COMPILED,
+            ctx,
+            kernel,
+            case,
+            outcome.COMPILED,
             "compiled for sm_90a: TileLang accepts it (numbers need a GPU)",
             seconds=time.perf_counter() - started,
         )
@@ -194,7 +220,10 @@ def run_and_compare(ctx: Context, kernel: Kernel, case: Case, compiled: Any) -> 
         from grader.build import summarize
 
         return _result(
-            ctx, kernel, case, outcome.CRASHED,
+            ctx,
+            kernel,
+            case,
+            outcome.CRASHED,
             f"the kernel crashed on the GPU: {summarize(error)}",
             hint="Look for an index past the end of a buffer, or a block needing more shared memory than the GPU has.",
             trace=traceback.format_exc(),
@@ -215,8 +244,17 @@ def run_and_compare(ctx: Context, kernel: Kernel, case: Case, compiled: Any) -> 
     status = outcome.PASSED if wrong == 0 else outcome.FAILED
     message = f"max abs err {max_abs:.3g}" if wrong == 0 else f"{wrong} of {total} output elements wrong"
     return _result(
-        ctx, kernel, case, status, message, details=details, hint=hint,
-        max_abs_error=max_abs, max_rel_error=max_rel, wrong=wrong, total=total,
+        ctx,
+        kernel,
+        case,
+        status,
+        message,
+        details=details,
+        hint=hint,
+        max_abs_error=max_abs,
+        max_rel_error=max_rel,
+        wrong=wrong,
+        total=total,
     )
 
 

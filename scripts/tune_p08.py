@@ -1,7 +1,7 @@
 """Measure puzzle 08's kernels at several tilings on a GPU, to choose the bench cases' blocks.
 
-    python scripts/tune_p08.py            # on a CUDA GPU: correctness + median ms vs torch
-    python scripts/tune_p08.py --compile  # here, without a GPU: only check every variant compiles
+python scripts/tune_p08.py            # on a CUDA GPU: correctness + median ms vs torch
+python scripts/tune_p08.py --compile  # here, without a GPU: only check every variant compiles
 """
 
 from __future__ import annotations
@@ -19,7 +19,9 @@ from grader.discover import course_root, load_module  # noqa: E402
 
 
 @tilelang.jit
-def matmul_swizzled(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int = 3, THREADS: int = 128, PANEL: int = 10):
+def matmul_swizzled(
+    A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int = 3, THREADS: int = 128, PANEL: int = 10
+):
     M, N, K = T.const("M, N, K")
     A: T.Tensor((M, K), T.float16)
     B: T.Tensor((K, N), T.float16)
@@ -44,11 +46,20 @@ def variants(p08):
     gemm = []
     for size in (4096, 8192):
         s = {"M": size, "N": size, "K": size}
-        for bm, bn, bk, st, th in ((128, 128, 32, 3, 128), (128, 128, 64, 3, 128), (128, 256, 64, 3, 256),
-                                   (256, 128, 64, 3, 256), (128, 256, 64, 4, 256)):
-            gemm.append(("pipelined", p08.matmul_pipelined, s, dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, STAGES=st, THREADS=th)))
+        for bm, bn, bk, st, th in (
+            (128, 128, 32, 3, 128),
+            (128, 128, 64, 3, 128),
+            (128, 256, 64, 3, 256),
+            (256, 128, 64, 3, 256),
+            (128, 256, 64, 4, 256),
+        ):
+            gemm.append(
+                ("pipelined", p08.matmul_pipelined, s, dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, STAGES=st, THREADS=th))
+            )
         for bm, bn, bk, st, th in ((128, 256, 64, 3, 256), (256, 128, 64, 3, 256), (128, 256, 64, 4, 256)):
-            gemm.append(("swizzled", matmul_swizzled, s, dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, STAGES=st, THREADS=th)))
+            gemm.append(
+                ("swizzled", matmul_swizzled, s, dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, STAGES=st, THREADS=th))
+            )
         gemm.append(("naive", p08.matmul_naive, s, dict(BLOCK_M=64, BLOCK_N=64, BLOCK_K=32)))
         gemm.append(("naive", p08.matmul_naive, s, dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=32)))
     gemv = []
@@ -72,7 +83,10 @@ def main() -> None:
 
     from grader.bench import median_ms
 
-    print(f"{'variant':10} {'size':>6} {'params':58} {'ms':>8} {'TFLOP/s':>8} {'GB/s':>7} {'torch':>8} {'ratio':>6} {'err':>8}")
+    print(
+        f"{'variant':10} {'size':>6} {'params':58} {'ms':>8} {'TFLOP/s':>8} {'GB/s':>7} "
+        f"{'torch':>8} {'ratio':>6} {'err':>8}"
+    )
     for name, fn, sizes, params in variants(p08):
         try:
             kernel = tilelang.compile(fn.get_tir(**sizes, **params).without_attr("tilelang_out_idx"), target="cuda")
@@ -83,19 +97,25 @@ def main() -> None:
         sets = []
         for _ in range(3):
             a = torch.randn(sizes["M"], sizes["K"], device="cuda", generator=gen).half()
-            b = torch.randn(*((sizes["K"], sizes["N"]) if "N" in sizes else (sizes["K"],)), device="cuda", generator=gen).half()
+            b = torch.randn(
+                *((sizes["K"], sizes["N"]) if "N" in sizes else (sizes["K"],)), device="cuda", generator=gen
+            ).half()
             sets.append([a, b])
         out_shape = (sizes["M"], sizes["N"]) if "N" in sizes else (sizes["M"],)
         out = torch.full(out_shape, float("nan"), device="cuda", dtype=torch.float16)
         kernel(*sets[0], out)
-        ref = (sets[0][0].double() @ sets[0][1].double())
+        ref = sets[0][0].double() @ sets[0][1].double()
         err = ((out.double() - ref).abs().max() / ref.abs().max()).item()
-        ours = median_ms(lambda s: kernel(*s, out), sets)
+        ours = median_ms(lambda s, k=kernel, o=out: k(*s, o), sets)
         theirs = median_ms(lambda s: s[0] @ s[1], sets)
         flops = 2.0 * sizes["M"] * sizes["K"] * sizes.get("N", 1)
         nbytes = 2.0 * (sizes["M"] * sizes["K"] + sizes["K"] * sizes.get("N", 1) + sizes["M"] * sizes.get("N", 1))
-        print(f"{name:10} {sizes['M']:6} {str(params):58} {ours:8.4f} {flops / ours / 1e9:8.1f} {nbytes / ours / 1e6:7.0f} "
-              f"{theirs:8.4f} {theirs / ours:6.2f} {err:8.1e}", flush=True)
+        print(
+            f"{name:10} {sizes['M']:6} {str(params):58} {ours:8.4f} {flops / ours / 1e9:8.1f} "
+            f"{nbytes / ours / 1e6:7.0f} "
+            f"{theirs:8.4f} {theirs / ours:6.2f} {err:8.1e}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -108,9 +108,7 @@ def matmul_naive(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, THREADS: int = 
 
 
 @tilelang.jit
-def matmul_pipelined(
-    A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int = 3, THREADS: int = 128
-):
+def matmul_pipelined(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int = 3, THREADS: int = 128):
     M, N, K = T.const("M, N, K")
     A: T.Tensor((M, K), T.float16)
     B: T.Tensor((K, N), T.float16)
@@ -176,22 +174,18 @@ def puzzle() -> Puzzle:
                     Case("odd_127x129", {"M": 127, "K": 129}, gemv_blocks, seed=8103, simulate=True),
                     Case("long_k_64x8191", {"M": 64, "K": 8191}, gemv_blocks, seed=8104),
                     # 8192 x 8192 fp16 is 128 MiB: larger than the H200's L2, so timing sees HBM.
-                    Case("large_8192", {"M": 8192, "K": 8192}, {"BLOCK_M": 16, "BLOCK_K": 256},
-                         seed=8105, bench=True),
+                    Case("large_8192", {"M": 8192, "K": 8192}, {"BLOCK_M": 16, "BLOCK_K": 256}, seed=8105, bench=True),
                 ),
             ),
             Kernel(
                 function="matmul_naive",
                 title="GEMM with tiles in registers and a serial K loop",
                 cases=(
-                    Case("square_256", {"M": 256, "N": 256, "K": 256}, naive_blocks, seed=8201,
-                         simulate=True),
+                    Case("square_256", {"M": 256, "N": 256, "K": 256}, naive_blocks, seed=8201, simulate=True),
                     Case("tail_1000", {"M": 1000, "N": 1000, "K": 1000}, naive_blocks, seed=8202),
-                    Case("odd_127x129x131", {"M": 127, "N": 129, "K": 131}, naive_blocks, seed=8203,
-                         simulate=True),
+                    Case("odd_127x129x131", {"M": 127, "N": 129, "K": 131}, naive_blocks, seed=8203, simulate=True),
                     Case("skinny_33x1024x200", {"M": 33, "N": 1024, "K": 200}, naive_blocks, seed=8204),
-                    Case("large_4096", {"M": 4096, "N": 4096, "K": 4096}, naive_blocks, seed=8205,
-                         bench=True),
+                    Case("large_4096", {"M": 4096, "N": 4096, "K": 4096}, naive_blocks, seed=8205, bench=True),
                 ),
                 **gemm_common,
             ),
@@ -199,15 +193,17 @@ def puzzle() -> Puzzle:
                 function="matmul_pipelined",
                 title="GEMM with tiles in shared memory and a pipelined K loop",
                 cases=(
-                    Case("square_256", {"M": 256, "N": 256, "K": 256}, piped_blocks, seed=8301,
-                         simulate=True),
+                    Case("square_256", {"M": 256, "N": 256, "K": 256}, piped_blocks, seed=8301, simulate=True),
                     Case("tail_1000", {"M": 1000, "N": 1000, "K": 1000}, piped_blocks, seed=8302),
-                    Case("odd_127x129x131", {"M": 127, "N": 129, "K": 131}, piped_blocks, seed=8303,
-                         simulate=True),
+                    Case("odd_127x129x131", {"M": 127, "N": 129, "K": 131}, piped_blocks, seed=8303, simulate=True),
                     Case("skinny_33x1024x200", {"M": 33, "N": 1024, "K": 200}, piped_blocks, seed=8304),
-                    Case("large_4096", {"M": 4096, "N": 4096, "K": 4096},
-                         {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "STAGES": 3, "THREADS": 256},
-                         seed=8305, bench=True),
+                    Case(
+                        "large_4096",
+                        {"M": 4096, "N": 4096, "K": 4096},
+                        {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "STAGES": 3, "THREADS": 256},
+                        seed=8305,
+                        bench=True,
+                    ),
                 ),
                 **gemm_common,
             ),
