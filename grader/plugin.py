@@ -3,7 +3,7 @@
 Hooks, each with one job:
   pytest_addoption          the "grader" option group
   pytest_configure          markers p01..p10 and gpu; the run's state in config.stash
-  pytest_collect_file       a graded puzzle file becomes a PuzzleFile
+  pytest_pycollect_makemodule  a graded puzzle file becomes a PuzzleFile
   pytest_collection_finish  each puzzle's child process learns which cases were selected
   pytest_runtest_protocol   prints the verdict line of each case after it ran
   pytest_report_teststatus  hides pytest's own progress letters for graded cases
@@ -95,10 +95,13 @@ def _state(config: pytest.Config) -> GradeState | None:
     return config.stash.get(STATE, None)
 
 
-def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+@pytest.hookimpl(tryfirst=True)
+def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    # Claim the graded file before pytest's Python collector imports it as a test module: that
+    # would load torch and TileLang into this process and break on a learner's syntax error.
     state = _state(parent.config)
-    if state is not None and file_path.resolve() in state.targets:
-        return PuzzleFile.from_parent(parent, path=file_path)
+    if state is not None and module_path.resolve() in state.targets:
+        return PuzzleFile.from_parent(parent, path=module_path)
     return None
 
 

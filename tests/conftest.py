@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def cuda_available() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if cuda_available():
+        return
+    skip = pytest.mark.skip(reason="needs a CUDA GPU")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+class GraderRun:
+    def __init__(self, completed: subprocess.CompletedProcess, json_path: Path):
+        self.code = completed.returncode
+        self.out = completed.stdout
+        self.err = completed.stderr
+        self.doc = json.loads(json_path.read_text()) if json_path.exists() else None
+
+    def statuses(self, kernel: str | None = None, file: str | None = None) -> dict[str, str]:
+        return {
+            f"{r['kernel']}[{r['case']}]": r["status"]
+            for r in self.doc["results"]
+            if (kernel is None or r["kernel"] == kernel) and (file is None or r["file"].endswith(file))
+        }
+
+    def results(self, kernel: str | None = None) -> list[dict]:
+        return [r for r in self.doc["results"] if kernel is None or r["kernel"] == kernel]
+
+
+@pytest.fixture
+def grade(tmp_path: Path):
+    """Run `python -m grader ARGS --json FILE` as a learner would, in a fresh process."""
+
+    def run(*args: str, timeout: float = 900) -> GraderRun:
+        json_path = tmp_path / f"result{len(list(tmp_path.iterdir()))}.json"
+        completed = subprocess.run(
+            [sys.executable, "-m", "grader", *args, "--json", str(json_path)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+        return GraderRun(completed, json_path)
+
+    return run

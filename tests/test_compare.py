@@ -1,0 +1,89 @@
+import math
+
+import torch
+
+from grader.compare import compare
+from grader.spec import DEFAULT_TOLERANCES
+
+FP16 = DEFAULT_TOLERANCES["float16"]
+
+
+def reference(shape=(100, 70), seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(shape, generator=g, dtype=torch.float64) * 30
+
+
+def test_fp16_rounding_of_the_exact_answer_passes():
+    want = reference()
+    got = want.to(torch.float16)
+    result = compare("C", got, want, FP16)
+    assert result.ok and result.wrong == 0 and result.details == []
+    assert 0 < result.max_abs_error < 0.05
+
+
+def test_fp16_accumulation_sized_error_fails_with_precision_hint():
+    want = reference()
+    noise = torch.randn(want.shape, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+    got = (want + noise * 0.005 * want.pow(2).mean().sqrt()).to(torch.float16)
+    result = compare("C", got, want, FP16)
+    assert not result.ok
+    assert 0 < result.wrong < result.total
+    assert "float16" in result.hint and "float32" in result.hint
+
+
+def test_nan_and_inf_never_pass_and_unwritten_is_counted():
+    want = reference((8, 8))
+    got = want.clone().to(torch.float16)
+    got[0, 0] = float("nan")
+    got[7, 7] = float("inf")
+    result = compare("C", got, want, FP16)
+    assert not result.ok
+    assert result.wrong == 2
+    assert result.never_written == 1
+    assert math.isinf(result.max_abs_error)
+    assert "C[0, 0] = nan" in result.details[1]
+    assert "C[7, 7] = inf" in result.details[2]
+
+
+def test_wrong_count_and_first_indices_are_reported():
+    want = reference((10, 10))
+    got = want.clone()
+    got[3, 4] += 100
+    got[9, 0] -= 100
+    result = compare("C", got, want, FP16)
+    assert result.wrong == 2
+    assert result.details[0] == "2 of 100 elements of C are wrong"
+    assert result.details[1].startswith("C[3, 4] = ")
+    assert result.details[2].startswith("C[9, 0] = ")
+
+
+def test_only_tail_tiles_wrong_gets_the_tail_hint():
+    want = reference((100, 70))
+    got = want.clone()
+    got[96:, :] = float("nan")  # rows past the last full 32-row tile were never written
+    result = compare("C", got, want, FP16, tile=(32, 64))
+    assert not result.ok
+    assert "wrong tiles: 2 of 8" in " ".join(result.details)
+    assert "partial tiles at the edge" in result.hint
+
+
+def test_nothing_written():
+    want = reference((16,))
+    got = torch.full((16,), float("nan"), dtype=torch.float16)
+    result = compare("C", got, want, FP16, tile=(8,))
+    assert result.never_written == 16
+    assert "Nothing was written" in result.hint
+
+
+def test_shape_mismatch_is_a_reason_not_an_exception():
+    result = compare("C", torch.zeros(4, 5), reference((5, 4)), FP16)
+    assert not result.ok
+    assert "shape (4, 5), expected (5, 4)" in result.details[0]
+
+
+def test_every_element_wrong():
+    want = reference((64, 64))
+    result = compare("C", -want, want, FP16, tile=(32, 32))
+    assert result.wrong > 0.9 * result.total  # a few near-zero elements pass within atol
+    assert "Nearly every element is wrong" in result.hint
+    assert "wrong tiles: 4 of 4" in " ".join(result.details)

@@ -1,0 +1,122 @@
+"""`python -m grader` end to end, as a learner runs it. Without a GPU these compile for sm_90a."""
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, cuda_available
+
+WRONG = sorted((ROOT / "tests" / "wrong" / "p08").glob("*.py"))
+
+
+def kernel_of(path: Path) -> str:
+    return next(line.split('"')[1] for line in path.read_text().splitlines() if line.startswith("KERNEL ="))
+
+
+def caught_by(path: Path) -> str:
+    return next(line.split('"')[1] for line in path.read_text().splitlines() if line.startswith("CAUGHT_BY ="))
+
+
+def test_solutions_build_for_every_case(grade):
+    run = grade("08", "--solutions")
+    assert run.code == 0, run.out + run.err
+    statuses = run.statuses()
+    assert len(statuses) == 15
+    expected = "passed" if cuda_available() else "compiled"
+    assert set(statuses.values()) == {expected}, statuses
+    if not cuda_available():
+        assert "numbers were not checked" in run.out
+
+
+def test_untouched_stubs_are_not_implemented(grade):
+    run = grade("08")
+    assert run.code == 1
+    assert set(run.statuses().values()) == {"not_implemented"}
+    assert run.out.count("not implemented yet") == 15
+    assert "Traceback" not in run.out + run.err
+
+
+def test_k_picks_kernels(grade):
+    run = grade("08", "-k", "naive")
+    assert set(run.statuses()) == {
+        f"matmul_naive[{c}]" for c in ("square_256", "tail_1000", "odd_127x129x131", "skinny_33x1024x200", "large_4096")
+    }
+
+
+def test_usage_errors_exit_2(grade):
+    assert grade("42").code == 2
+    assert grade("08", "-k", "no_such_kernel").code == 2
+    missing = grade("08", "--file", "nowhere.py")
+    assert missing.code == 2 and "there is no file" in missing.err
+
+
+@pytest.mark.parametrize("path", [p for p in WRONG if caught_by(p) == "compile"], ids=lambda p: p.stem)
+def test_wrong_kernels_rejected_at_compile(grade, path):
+    run = grade("08", "--file", str(path), "-k", kernel_of(path))
+    assert run.code == 1
+    results = run.results(kernel_of(path))
+    assert results and all(r["status"] == "error" for r in results)
+    assert path.name in results[0]["message"]  # names the learner's file and line
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_syntax_error_names_the_line(grade, tmp_path):
+    path = write(tmp_path, "mine.py", "import tilelang\n\ndef gemv(:\n    pass\n")
+    run = grade("08", "--file", str(path), "-k", "gemv")
+    assert run.code == 1
+    result = run.results("gemv")[0]
+    assert result["status"] == "error"
+    assert "mine.py:3: syntax error" in result["message"]
+    assert "Traceback" not in run.out
+
+
+def test_missing_kernel_and_plain_python_function(grade, tmp_path):
+    path = write(tmp_path, "mine.py", "def matmul_naive(A, B, **blocks):\n    return A @ B\n")
+    run = grade("08", "--file", str(path), "-k", "gemv,naive")
+    assert "has no kernel named `gemv`" in run.results("gemv")[0]["message"]
+    assert "is not a @tilelang.jit function" in run.results("matmul_naive")[0]["message"]
+
+
+def test_a_hang_costs_one_kernel_within_the_timeout(grade, tmp_path):
+    path = write(tmp_path, "mine.py", "import time\ntime.sleep(600)\n")
+    run = grade("08", "--file", str(path), "-k", "gemv", "--timeout", "20", timeout=120)
+    assert run.code == 1
+    statuses = list(run.statuses("gemv").values())
+    assert statuses[0] == "timed_out"
+    assert set(statuses[1:]) == {"not_run"}
+    assert "no answer within 20 s" in run.results("gemv")[0]["message"]
+
+
+def test_a_crashing_process_costs_one_kernel(grade, tmp_path):
+    path = write(tmp_path, "mine.py", "import os\nos._exit(7)\n")
+    run = grade("08", "--file", str(path), "-k", "gemv,naive", timeout=300)
+    assert run.code == 1
+    for kernel in ("gemv", "matmul_naive"):  # the next kernel gets a fresh process, and crashes again
+        statuses = list(run.statuses(kernel).values())
+        assert statuses[0] == "crashed" and set(statuses[1:]) == {"not_run"}
+    assert "exited with code 7" in run.results("gemv")[0]["message"]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("path", WRONG, ids=lambda p: p.stem)
+def test_wrong_kernels_rejected_on_gpu(grade, path):
+    run = grade("08", "--file", str(path), "-k", kernel_of(path))
+    assert run.code == 1
+    results = run.results(kernel_of(path))
+    assert any(r["status"] in ("failed", "error", "crashed") for r in results), results
+    assert all(r["message"] for r in results if r["status"] != "passed")
+
+
+@pytest.mark.gpu
+def test_bench_prints_every_kernel_against_torch(grade):
+    run = grade("08", "--solutions", "--bench")
+    assert run.code == 0
+    benched = [r for r in run.results() if r["bench"]]
+    assert {r["kernel"] for r in benched} == {"gemv", "matmul_naive", "matmul_pipelined"}
+    assert all(r["bench"]["kernel_ms"] > 0 and r["bench"]["torch_ms"] > 0 for r in benched)
+    assert "vs torch" in run.out
