@@ -30,9 +30,17 @@ def _random(tensor: Tensor, case: Case, device: str, generator: torch.Generator)
     shape = tensor.concrete_shape(case.sizes)
     dtype = TORCH_DTYPES[tensor.dtype]
     if dtype.is_floating_point:
-        return torch.randn(shape, generator=generator, device=device, dtype=torch.float32).to(dtype)
-    info = torch.iinfo(dtype)
-    return torch.randint(info.min, info.max, shape, generator=generator, device=device, dtype=dtype)
+        if tensor.init == "normal":
+            values = torch.randn(shape, generator=generator, device=device, dtype=torch.float32)
+        elif tensor.init == "uniform":
+            values = torch.rand(shape, generator=generator, device=device, dtype=torch.float32)
+        elif tensor.init == "positive":
+            values = torch.rand(shape, generator=generator, device=device, dtype=torch.float32) + 0.5
+        else:
+            raise ValueError(f"unknown init {tensor.init!r} for {tensor.name}")
+        return values.to(dtype)
+    low, high = tensor.int_range or (torch.iinfo(dtype).min, torch.iinfo(dtype).max)
+    return torch.randint(low, high + 1, shape, generator=generator, device=device, dtype=dtype)
 
 
 def poisoned_outputs(kernel: Kernel, case: Case, device: str) -> list[torch.Tensor]:

@@ -26,6 +26,10 @@ class Tensor:
     name: str
     shape: tuple[str, ...]
     dtype: str
+    # How inputs are drawn: "normal" N(0, 1), "uniform" U[0, 1), "positive" U[0.5, 1.5).
+    # Integer inputs are uniform over int_range (inclusive), or the dtype's whole range.
+    init: str = "normal"
+    int_range: tuple[int, int] | None = None
 
     def concrete_shape(self, sizes: Mapping[str, int]) -> tuple[int, ...]:
         return tuple(int(sizes[dim]) for dim in self.shape)

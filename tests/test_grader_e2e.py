@@ -6,7 +6,11 @@ import pytest
 
 from tests.conftest import ROOT, cuda_available
 
-WRONG = sorted((ROOT / "tests" / "wrong" / "p08").glob("*.py"))
+WRONG = sorted((ROOT / "tests" / "wrong").glob("p[0-9][0-9]/*.py"))
+
+
+def puzzle_of(path: Path) -> str:
+    return path.parent.name[1:]
 
 
 def kernel_of(path: Path) -> str:
@@ -52,7 +56,7 @@ def test_usage_errors_exit_2(grade):
 
 @pytest.mark.parametrize("path", [p for p in WRONG if caught_by(p) == "compile"], ids=lambda p: p.stem)
 def test_wrong_kernels_rejected_at_compile(grade, path):
-    run = grade("08", "--file", str(path), "-k", kernel_of(path))
+    run = grade(puzzle_of(path), "--file", str(path), "-k", kernel_of(path))
     assert run.code == 1
     results = run.results(kernel_of(path))
     assert results and all(r["status"] == "error" for r in results)
@@ -105,7 +109,7 @@ def test_a_crashing_process_costs_one_kernel(grade, tmp_path):
 @pytest.mark.gpu
 @pytest.mark.parametrize("path", WRONG, ids=lambda p: p.stem)
 def test_wrong_kernels_rejected_on_gpu(grade, path):
-    run = grade("08", "--file", str(path), "-k", kernel_of(path))
+    run = grade(puzzle_of(path), "--file", str(path), "-k", kernel_of(path))
     assert run.code == 1
     results = run.results(kernel_of(path))
     assert any(r["status"] in ("failed", "error", "crashed") for r in results), results
