@@ -13,6 +13,7 @@ Hooks, each with one job:
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -146,6 +147,13 @@ class PuzzleFile(pytest.File):
 
 class CollectError(Exception):
     pass
+
+
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    """A puzzle that cannot be loaded at all says why in one line (pytest's --tb=no hides it)."""
+    if report.failed and "CollectError" in str(report.longrepr):
+        message = str(report.longrepr).strip().splitlines()[-1].removeprefix("E").strip()
+        print(f"grader: {message.removeprefix('grader.plugin.CollectError: ')}", file=sys.stderr)
 
 
 class CaseFailed(Exception):

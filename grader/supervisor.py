@@ -30,6 +30,7 @@ class PuzzleRun:
         self._conn: Any = None
         self.startup_problem = ""
         self.timings: dict[str, float] = {}
+        self._fatal = ""
 
     # ------------------------------------------------------------------ child process
     def _start(self) -> dict[str, Any] | None:
@@ -42,6 +43,9 @@ class PuzzleRun:
         child.close()
         self._conn = parent
         message = self._receive()
+        if message is not None and message.get("event") == "fatal":
+            self._fatal = message["message"]
+            return None
         if message is None or message.get("event") != "described":
             return None  # the caller asks _death_reason why, which also stops the child
         return message
@@ -73,7 +77,8 @@ class PuzzleRun:
         if self.description is None:
             message = self._start()
             if message is None:
-                self.startup_problem = self._death_reason("while loading the puzzle")
+                self.startup_problem = self._fatal or self._death_reason("while loading the puzzle")
+                self._stop()
                 return None
             self.description = message["puzzle"]
             self.device, self.mode = message["device"], message["mode"]
@@ -109,7 +114,7 @@ class PuzzleRun:
     def _run(self) -> Iterator[CaseResult]:
         while self._pending:
             if self._conn is None and self._start() is None:
-                reason = self._death_reason("while starting")
+                reason = self._fatal or self._death_reason("while starting")
                 yield from self._give_up(self._pending[0][0], self._pending[0], outcome.CRASHED, reason)
                 continue
             self._conn.send({"plan": self._plan()})

@@ -86,14 +86,23 @@ def load_learner(source: Path) -> tuple[Any, str, str]:
 def serve(conn: Any, request: dict[str, Any]) -> None:
     started = time.perf_counter()
     quiet_tilelang()
-    import tilelang  # noqa: F401  (timed on its own: it is most of a warm run)
-
+    try:
+        import tilelang  # noqa: F401  (timed on its own: it is most of a warm run)
+    except ImportError as error:
+        conn.send({"event": "fatal", "message": f"TileLang cannot be imported ({error}): run pip install -e . first"})
+        return
     from grader.discover import load_module, load_puzzle
 
     imported = time.perf_counter()
     device = pick_device(request.get("device", "auto"))
     device_ready = time.perf_counter()
-    puzzle = load_puzzle(load_module(Path(request["spec_file"])))
+    try:
+        puzzle = load_puzzle(load_module(Path(request["spec_file"])))
+    except Exception as error:  # the course's own file is broken: a maintainer's problem, said plainly
+        conn.send(
+            {"event": "fatal", "message": f"the puzzle's spec {request['spec_file']} cannot be loaded: {error!r}"}
+        )
+        return
     timings = {
         "import_torch_tilelang_s": imported - started,
         "device_s": device_ready - imported,

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -47,7 +48,7 @@ class GraderRun:
 def grade(tmp_path: Path):
     """Run `python -m grader ARGS --json FILE` as a learner would, in a fresh process."""
 
-    def run(*args: str, timeout: float = 900) -> GraderRun:
+    def run(*args: str, timeout: float = 900, env: dict[str, str] | None = None) -> GraderRun:
         json_path = tmp_path / f"result{len(list(tmp_path.iterdir()))}.json"
         completed = subprocess.run(
             [sys.executable, "-m", "grader", *args, "--json", str(json_path)],
@@ -55,6 +56,7 @@ def grade(tmp_path: Path):
             capture_output=True,
             text=True,
             timeout=timeout,
+            env=None if env is None else {**os.environ, **env},
         )
         return GraderRun(completed, json_path)
 

@@ -106,6 +106,16 @@ def test_a_crashing_process_costs_one_kernel(grade, tmp_path):
     assert "exited with code 7" in run.results("gemv")[0]["message"]
 
 
+def test_missing_tilelang_is_one_plain_sentence(grade, tmp_path):
+    fake = tmp_path / "fake" / "tilelang"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text('raise ImportError("no tilelang here")\n')
+    run = grade("08", env={"PYTHONPATH": str(fake.parent)})
+    assert run.code == 1
+    assert "TileLang cannot be imported (no tilelang here): run pip install -e . first" in run.err
+    assert "Traceback" not in run.out + run.err
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("path", WRONG, ids=lambda p: p.stem)
 def test_wrong_kernels_rejected_on_gpu(grade, path):
