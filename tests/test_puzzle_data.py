@@ -27,7 +27,7 @@ def test_every_kernel_has_enough_cases(puzzle):
         assert len(names) >= 4, kernel.function
         assert len(set(names)) == len(names), f"{kernel.function}: duplicate case names"
         assert len({c.seed for c in kernel.cases}) == len(kernel.cases), f"{kernel.function}: seeds repeat"
-        assert sum(c.bench for c in kernel.cases) == 1, f"{kernel.function}: exactly one bench case"
+        assert any(c.bench for c in kernel.cases), f"{kernel.function}: no bench case"
         assert any(c.simulate for c in kernel.cases), f"{kernel.function}: no small case for a CPU simulator"
 
 

@@ -1,0 +1,64 @@
+"""Try block parameters for one kernel on a GPU: correctness on the case, then time vs torch.
+
+    python scripts/sweep.py 08 matmul_tuned large_4096 '{"STAGES": 3}' '{"STAGES": 4, "PANEL": 8}'
+Each JSON object overrides the case's params. Prints one line per variant, best last.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+os.environ.setdefault("TILELANG_PRINT_ON_COMPILATION", "0")
+
+
+def main(argv: list[str]) -> None:
+    import torch
+
+    from grader.bench import INPUT_SETS, median_ms
+    from grader.build import compile_tir, trace_tir
+    from grader.compare import compare
+    from grader.discover import course_root, load_module, load_puzzle, puzzle_files
+    from grader.run import launch, make_inputs, poisoned_outputs, reference_outputs
+    from grader.spec import Case
+
+    puzzle_id, function, case_name, *overrides = argv
+    path = puzzle_files(course_root() / "solutions")[puzzle_id]
+    module = load_module(path)
+    kernel = load_puzzle(module).kernel(function)
+    base = kernel.case(case_name)
+    rows = []
+    for text in overrides or ["{}"]:
+        params = {**base.params, **json.loads(text)}
+        case = Case(base.name, base.sizes, params, base.seed, bench=True)
+        try:
+            compiled = compile_tir(trace_tir(getattr(module, function), kernel, case, path), "cuda", path)
+        except Exception as error:  # one bad tiling must not end the sweep
+            print(f"{json.dumps(params):90} build failed: {str(error).splitlines()[0][:100]}", flush=True)
+            continue
+        inputs, outputs = make_inputs(kernel, case, "cuda"), poisoned_outputs(kernel, case, "cuda")
+        launch(compiled, inputs, outputs)
+        ok = all(
+            compare(t.name, got, want.to(got.device), kernel.tolerance_for(t.dtype)).ok
+            for t, got, want in zip(kernel.outputs, outputs, reference_outputs(kernel, inputs))
+        )
+        sets = [make_inputs(kernel, case, "cuda", 1000 * (i + 1)) for i in range(INPUT_SETS)]
+        ours = median_ms(lambda args, c=compiled, o=outputs: c(*args, *o), sets)
+        theirs = median_ms(lambda args: kernel.baseline(*args), sets)
+        rate = ""
+        if kernel.flops:
+            rate += f" {kernel.flops(case.sizes) / ours / 1e9:7.1f} TFLOP/s"
+        if kernel.bytes_moved:
+            rate += f" {kernel.bytes_moved(case.sizes) / ours / 1e6:6.0f} GB/s"
+        verdict = "ok " if ok else "BAD"
+        line = f"{json.dumps(params):90} {verdict} {ours:8.4f} ms{rate}  torch {theirs:8.4f} ms  {theirs / ours:5.2f}x"
+        print(line, flush=True)
+        rows.append((theirs / ours if ok else 0.0, line))
+        torch.cuda.empty_cache()
+    if rows:
+        print("best:", max(rows)[1])
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
