@@ -35,9 +35,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--json", type=Path, metavar="PATH", help="write machine-readable results to PATH")
     p.add_argument(
         "--device",
-        choices=("auto", "cuda", "compile"),
+        choices=("auto", "cuda", "cpu", "compile"),
         default="auto",
-        help="auto (default): GPU if present, else compile-only for sm_90a",
+        help="auto (default): the GPU if there is one, else cpu: compile for sm_90a and simulate the small cases",
     )
     p.add_argument(
         "--timeout",

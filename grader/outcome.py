@@ -15,6 +15,7 @@ ERROR = "error"
 CRASHED = "crashed"
 TIMED_OUT = "timed_out"
 NOT_RUN = "not_run"
+UNSUPPORTED = "unsupported"  # the CPU simulator cannot run a construct: no verdict on the numbers
 SETUP = "setup"
 
 

@@ -20,6 +20,7 @@ LABELS = {
     outcome.TIMED_OUT: "HANG",
     outcome.NOT_RUN: "SKIP",
     outcome.SETUP: "SETUP",
+    outcome.UNSUPPORTED: "N/A",
 }
 
 

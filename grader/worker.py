@@ -27,7 +27,7 @@ from grader.spec import Case, Kernel, Puzzle
 
 @dataclass
 class Device:
-    mode: str  # "cuda": compile and run on the GPU; "compile": compile for sm_90a only
+    mode: str  # "cuda": run on the GPU; "cpu": compile for sm_90a and simulate; "compile": compile only
     name: str
     target: Any
     problem: str = ""  # why this machine cannot grade at all (e.g. no nvcc)
@@ -57,6 +57,9 @@ def pick_device(requested: str) -> Device:
 
     if requested in ("auto", "cuda") and torch.cuda.is_available():
         return Device("cuda", torch.cuda.get_device_name(), "cuda")
+    mode, name = "compile", "no CUDA GPU: compile-only for sm_90a"
+    if requested in ("auto", "cpu"):
+        mode, name = "cpu", "no CUDA GPU: compiled for sm_90a, simulated on CPU"
     if requested == "cuda":
         return Device(
             "compile", "no CUDA GPU", COMPILE_ONLY_TARGET, problem="--device cuda, but torch sees no CUDA GPU"
@@ -65,7 +68,7 @@ def pick_device(requested: str) -> Device:
 
     nvcc = Path(env.CUDA_HOME or "/nonexistent") / "bin" / "nvcc"
     problem = "" if nvcc.exists() else NVCC_HELP
-    return Device("compile", "no CUDA GPU: compile-only for sm_90a", COMPILE_ONLY_TARGET, problem=problem)
+    return Device(mode, name, COMPILE_ONLY_TARGET, problem=problem)
 
 
 def load_learner(source: Path) -> tuple[Any, str, str]:
@@ -163,27 +166,35 @@ def _result(ctx: Context, kernel: Kernel, case: Case, status: str, message: str,
     )
 
 
-def start_builds(ctx: Context, work: list[tuple[Kernel, Case]]) -> dict[tuple[str, str], Future]:
+@dataclass
+class Build:
+    tir: Any  # the traced TIR (what the simulator runs), None if tracing failed
+    compiled: Future  # the compiled kernel, or the build error
+
+
+def start_builds(ctx: Context, work: list[tuple[Kernel, Case]]) -> dict[tuple[str, str], Build]:
     """Compile every case at once on a thread pool (TileLang's lowering and nvcc release the
     GIL), so a cold run costs about the slowest compile rather than their sum. Tracing the
     learner's function stays on this thread."""
     from grader.build import compile_tir, kernel_function, trace_tir
 
     pool = ThreadPoolExecutor(max_workers=max(1, min(len(work), os.cpu_count() or 1)))
-    builds: dict[tuple[str, str], Future] = {}
+    builds: dict[tuple[str, str], Build] = {}
     for kernel, case in work:
         try:
             tir = trace_tir(kernel_function(ctx.module, kernel), kernel, case, ctx.source)
-            builds[(kernel.function, case.name)] = pool.submit(compile_tir, tir, ctx.device.target, ctx.source)
+            builds[(kernel.function, case.name)] = Build(
+                tir, pool.submit(compile_tir, tir, ctx.device.target, ctx.source)
+            )
         except Exception as error:  # reported when the case's turn comes
             failed: Future = Future()
             failed.set_exception(error)
-            builds[(kernel.function, case.name)] = failed
+            builds[(kernel.function, case.name)] = Build(None, failed)
     pool.shutdown(wait=False)
     return builds
 
 
-def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Future | None) -> CaseResult:
+def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Build | None) -> CaseResult:
     """The pipeline for one case: (its build is already under way), run, compare, bench."""
     from grader.build import BuildFailed, NotImplementedYet
 
@@ -191,7 +202,7 @@ def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Future | None) -
     if ctx.device.problem or build is None:
         return _result(ctx, kernel, case, outcome.SETUP, ctx.device.problem)
     try:
-        compiled = build.result()
+        compiled = build.compiled.result()
     except NotImplementedYet:
         return _result(
             ctx,
@@ -212,16 +223,53 @@ def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Future | None) -
             "compiled for sm_90a: TileLang accepts it (numbers need a GPU)",
             seconds=time.perf_counter() - started,
         )
-    result = run_and_compare(ctx, kernel, case, compiled)
+    if ctx.device.mode == "cpu":
+        if not case.simulate:
+            return _result(
+                ctx,
+                kernel,
+                case,
+                outcome.COMPILED,
+                "compiled for sm_90a (too large to simulate: numbers need a GPU)",
+                seconds=time.perf_counter() - started,
+            )
+        result = simulate_and_compare(ctx, kernel, case, build.tir)
+    else:
+        result = run_and_compare(ctx, kernel, case, compiled)
     result.seconds = time.perf_counter() - started
     if ctx.bench and case.bench and result.status == outcome.PASSED:
         result.bench = bench_case(ctx, kernel, case, compiled)
     return result
 
 
+def simulate_and_compare(ctx: Context, kernel: Kernel, case: Case, tir: Any) -> CaseResult:
+    from grader.compare import compare
+    from grader.run import make_inputs, poisoned_outputs
+    from grader.simulate import SimulationError, Unsupported, simulate
+
+    inputs = make_inputs(kernel, case, "cpu", ctx.seed_offset)
+    outputs = poisoned_outputs(kernel, case, "cpu")
+    tensors = {t.name: x for t, x in zip(kernel.inputs + kernel.outputs, inputs + outputs)}
+    try:
+        simulate(tir, tensors)
+    except SimulationError as error:
+        return _result(ctx, kernel, case, outcome.FAILED, f"simulated on CPU: {error}")
+    except Unsupported as error:
+        return _result(
+            ctx,
+            kernel,
+            case,
+            outcome.UNSUPPORTED,
+            f"the CPU simulator does not support {error}; run on a GPU to check the numbers",
+        )
+    result = judge(ctx, kernel, case, inputs, outputs, compare)
+    result.message = f"simulated on CPU: {result.message}"
+    return result
+
+
 def run_and_compare(ctx: Context, kernel: Kernel, case: Case, compiled: Any) -> CaseResult:
     from grader.compare import compare
-    from grader.run import launch, make_inputs, poisoned_outputs, reference_outputs
+    from grader.run import launch, make_inputs, poisoned_outputs
 
     inputs = make_inputs(kernel, case, "cuda", ctx.seed_offset)
     outputs = poisoned_outputs(kernel, case, "cuda")
@@ -239,6 +287,13 @@ def run_and_compare(ctx: Context, kernel: Kernel, case: Case, compiled: Any) -> 
             hint="Look for an index past the end of a buffer, or a block needing more shared memory than the GPU has.",
             trace=traceback.format_exc(),
         )
+    return judge(ctx, kernel, case, inputs, outputs, compare)
+
+
+def judge(ctx: Context, kernel: Kernel, case: Case, inputs: list, outputs: list, compare: Any) -> CaseResult:
+    """Compare every output with the float64 reference and fold the verdicts into one result."""
+    from grader.run import reference_outputs
+
     expected = reference_outputs(kernel, inputs)
     details: list[str] = []
     hint = ""

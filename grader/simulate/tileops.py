@@ -1,0 +1,156 @@
+"""Tile ops as whole-tile torch operations: copy, fill, reduce, gemm, cumsum."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from grader.simulate.interp import MMA_K, Interpreter, SimulationError, Unsupported
+
+LOWER_FIRST = {"local": 0, "local.fragment": 0, "local.var": 0, "shared": 1, "shared.dyn": 1, "global": 2}
+
+
+@dataclass
+class Region:
+    name: str
+    data: torch.Tensor
+    scope: str
+    base: list[int]
+    extents: list[int]
+
+    def view(self) -> torch.Tensor:
+        """The region as a writable view (clipped at the buffer's edge)."""
+        return self.data[tuple(slice(b, b + e) for b, e in zip(self.base, self.extents))]
+
+
+def region(sim: Interpreter, node: Any) -> Region:
+    if not (isinstance(node, sim.tir.Call) and node.op.name == "tl.region"):
+        raise Unsupported(f"a tile-op operand {node}")
+    load = node.args[0]
+    base = [sim.int_of(i) for i in load.indices]
+    extents = [sim.int_of(e) for e in node.args[2:]]
+    data = sim.buffers[load.buffer.data]
+    return Region(load.buffer.name, data, sim.scopes[load.buffer.data], base, extents)
+
+
+def copy(sim: Interpreter, call: Any) -> None:
+    src, dst = region(sim, call.args[0]), region(sim, call.args[1])
+    low = src if LOWER_FIRST.get(src.scope, 2) <= LOWER_FIRST.get(dst.scope, 2) else dst
+    shape = [e for e in low.extents if e != 1]
+    grid = torch.meshgrid(*[torch.arange(e) for e in shape], indexing="ij") if shape else ()
+    src_index, src_ok = _indices(src, shape, grid)
+    dst_index, dst_ok = _indices(dst, shape, grid)
+    values = torch.zeros(shape, dtype=src.data.dtype)
+    values[src_ok] = src.data[tuple(i[src_ok] for i in src_index)]
+    dst.data[tuple(i[dst_ok] for i in dst_index)] = values[dst_ok].to(dst.data.dtype)
+
+
+def _indices(side: Region, shape: list[int], grid: tuple) -> tuple[list[torch.Tensor], torch.Tensor]:
+    """Full indices of ``side`` for every point of the copy's iteration space, and which are in bounds."""
+    non_unit = [d for d, e in enumerate(side.extents) if e != 1]
+    if len(non_unit) != len(shape) or any(side.extents[d] != e for d, e in zip(non_unit, shape)):
+        raise SimulationError(
+            f"T.copy between regions of different shapes: `{side.name}` region {side.extents} against {shape}"
+        )
+    indices = []
+    axis_of = {d: a for a, d in enumerate(non_unit)}
+    for d, base in enumerate(side.base):
+        if d in axis_of:
+            indices.append(grid[axis_of[d]] + base)
+        else:
+            indices.append(torch.full(shape, base, dtype=torch.int64))
+    ok = torch.ones(shape, dtype=torch.bool)
+    for index, extent in zip(indices, side.data.shape):
+        ok &= (index >= 0) & (index < extent)
+    if side.scope != "global" and not bool(ok.all()):
+        raise SimulationError(f"T.copy reaches past the end of `{side.name}` (shape {list(side.data.shape)})")
+    return indices, ok
+
+
+def fill(sim: Interpreter, call: Any) -> None:
+    dst = region(sim, call.args[0])
+    value = sim.expr(call.args[1])
+    dst.view().fill_(value.item() if isinstance(value, torch.Tensor) else value)
+
+
+REDUCERS = {
+    "sum": lambda x, d: x.sum(dim=d),
+    "abssum": lambda x, d: x.abs().sum(dim=d),
+    "max": lambda x, d: x.amax(dim=d),
+    "absmax": lambda x, d: x.abs().amax(dim=d),
+    "min": lambda x, d: x.amin(dim=d),
+}
+COMBINE = {
+    "sum": torch.add,
+    "abssum": torch.add,
+    "max": torch.maximum,
+    "absmax": torch.maximum,
+    "min": torch.minimum,
+}
+
+
+def reduce(sim: Interpreter, call: Any) -> None:
+    src, dst = region(sim, call.args[0]), region(sim, call.args[1])
+    kind, dim, clear = sim.expr(call.args[2]), sim.int_of(call.args[3]), bool(sim.expr(call.args[4]))
+    if kind not in REDUCERS:
+        raise Unsupported(f"T.reduce of type {kind}")
+    values = src.view()
+    dim = dim % values.dim()
+    wide = torch.float32 if values.dtype in (torch.float16, torch.bfloat16) else values.dtype
+    reduced = REDUCERS[kind](values.to(wide), dim)
+    out = dst.view()
+    if reduced.numel() != out.numel():
+        raise SimulationError(
+            f"T.reduce of `{src.name}` {list(values.shape)} over dim {dim} gives {list(reduced.shape)} values, "
+            f"but `{dst.name}` holds {list(out.shape)}"
+        )
+    reduced = reduced.reshape(out.shape)
+    out.copy_(reduced.to(out.dtype) if clear else COMBINE[kind](out, reduced.to(out.dtype)))
+
+
+def gemm(sim: Interpreter, call: Any) -> None:
+    a, b, c = (region(sim, call.args[i]) for i in range(3))
+    trans_a, trans_b = bool(sim.expr(call.args[3])), bool(sim.expr(call.args[4]))
+    clear = bool(sim.expr(call.args[9]))
+    left = a.view().to(torch.float32)
+    right = b.view().to(torch.float32)
+    left = left.transpose(0, 1) if trans_a else left
+    right = right.transpose(0, 1) if trans_b else right
+    acc = c.view()
+    if left.shape[1] != right.shape[0] or (left.shape[0], right.shape[1]) != tuple(acc.shape):
+        raise SimulationError(
+            f"T.gemm cannot multiply `{a.name}` {list(left.shape)} by `{b.name}` {list(right.shape)} into "
+            f"`{c.name}` {list(acc.shape)}"
+        )
+    total = torch.zeros_like(acc, dtype=torch.float32) if clear else acc.to(torch.float32)
+    if acc.dtype in (torch.float16, torch.bfloat16):
+        # A 16-bit accumulator is rounded after every MMA instruction (16 along K).
+        for k in range(0, left.shape[1], MMA_K):
+            total = (total + left[:, k : k + MMA_K] @ right[k : k + MMA_K]).to(acc.dtype).to(torch.float32)
+    else:
+        total = total + left @ right
+    acc.copy_(total.to(acc.dtype))
+
+
+def cumsum(sim: Interpreter, call: Any) -> None:
+    src, dst = region(sim, call.args[0]), region(sim, call.args[1])
+    dim, reverse = sim.int_of(call.args[2]), bool(sim.expr(call.args[3]))
+    values = src.view().to(torch.float32)
+    dim = dim % values.dim()
+    if reverse:
+        values = values.flip(dim)
+    out = values.cumsum(dim)
+    if reverse:
+        out = out.flip(dim)
+    dst.view().copy_(out.to(dst.data.dtype))
+
+
+HANDLERS = {
+    "tl.tileop.copy": copy,
+    "tl.tileop.fill": fill,
+    "tl.tileop.reduce": reduce,
+    "tl.tileop.gemm": gemm,
+    "tl.tileop.cumsum": cumsum,
+}

@@ -1,0 +1,271 @@
+"""The CPU simulator: tile-op semantics, learner-facing errors, and a canary on TileLang's TIR."""
+
+import time
+from pathlib import Path
+
+import pytest
+import tilelang
+import tilelang.language as T
+import torch
+
+from grader.build import kernel_function, trace_tir
+from grader.discover import course_root, load_module, load_puzzle, puzzle_files
+from grader.simulate import SimulationError, Unsupported, simulate
+from grader.spec import Case, Kernel, Tensor
+
+ROOT = course_root()
+
+
+def run(function, tensors: dict[str, torch.Tensor], **params):
+    tir = function.get_tir(**params).without_attr("tilelang_out_idx")
+    simulate(tir, tensors)
+    return tensors
+
+
+@tilelang.jit
+def shifted_copy(A, OFFSET: int, BLOCK: int):
+    N = T.const("N")
+    A: T.Tensor((N,), T.float32)
+    B = T.empty((N,), T.float32)
+    with T.Kernel(T.ceildiv(N, BLOCK), threads=32) as bx:
+        tile = T.alloc_fragment((BLOCK,), T.float32)
+        T.copy(A[bx * BLOCK + OFFSET], tile)
+        T.copy(tile, B[bx * BLOCK])
+    return B
+
+
+def test_copy_reads_zero_past_the_edge_and_drops_writes_past_it():
+    a = torch.arange(10, dtype=torch.float32)
+    out = run(shifted_copy, {"A": a, "B": torch.full((10,), float("nan"))}, N=10, OFFSET=3, BLOCK=4)["B"]
+    # block 0 reads A[3:7], block 1 A[7:11] (A[10] is past the edge: 0), block 2 A[11:15] (all 0)
+    assert out.tolist() == [3, 4, 5, 6, 7, 8, 9, 0, 0, 0]
+
+
+@tilelang.jit
+def row_max(A, CLEAR: bool):
+    M, N = T.const("M, N")
+    A: T.Tensor((M, N), T.float32)
+    C = T.empty((M,), T.float32)
+    with T.Kernel(1, threads=32) as bx:
+        tile = T.alloc_fragment((M, N), T.float32)
+        acc = T.alloc_fragment((M,), T.float32)
+        T.fill(acc, 5.0)
+        T.copy(A[0, 0], tile)
+        T.reduce_max(tile, acc, dim=-1, clear=CLEAR)
+        T.copy(acc, C[0])
+    return C
+
+
+@pytest.mark.parametrize("clear", [True, False])
+def test_reduce_with_negative_dim_and_clear_flag(clear):
+    a = torch.tensor([[1.0, 9.0, 2.0], [0.0, -1.0, 3.0]])
+    out = run(row_max, {"A": a, "C": torch.empty(2)}, M=2, N=3, CLEAR=clear)["C"]
+    assert out.tolist() == ([9.0, 3.0] if clear else [9.0, 5.0])  # clear=False keeps the old 5
+
+
+@tilelang.jit
+def gemm_tb(A, B):
+    M, N, K = T.const("M, N, K")
+    A: T.Tensor((M, K), T.float16)
+    B: T.Tensor((N, K), T.float16)
+    C = T.empty((M, N), T.float32)
+    with T.Kernel(1, threads=128) as bx:
+        a = T.alloc_shared((M, K), T.float16)
+        b = T.alloc_shared((N, K), T.float16)
+        acc = T.alloc_fragment((M, N), T.float32)
+        T.copy(A[0, 0], a)
+        T.copy(B[0, 0], b)
+        T.gemm(a, b, acc, transpose_B=True, clear_accum=True)
+        T.copy(acc, C[0, 0])
+    return C
+
+
+def test_gemm_transpose_b_and_clear_accum():
+    g = torch.Generator().manual_seed(0)
+    a, b = torch.randn(32, 64, generator=g).half(), torch.randn(16, 64, generator=g).half()
+    out = run(gemm_tb, {"A": a, "B": b, "C": torch.empty(32, 16)}, M=32, N=16, K=64)["C"]
+    torch.testing.assert_close(out, a.float() @ b.float().T, rtol=1e-5, atol=1e-4)
+
+
+@tilelang.jit
+def neighbour_read(A):
+    N = T.const("N")
+    A: T.Tensor((N,), T.float32)
+    B = T.empty((N,), T.float32)
+    with T.Kernel(1, threads=32) as bx:
+        tile = T.alloc_fragment((N,), T.float32)
+        out = T.alloc_fragment((N,), T.float32)
+        T.copy(A[0], tile)
+        for i in T.Parallel(N - 1):
+            out[i] = tile[i + 1]
+        T.copy(out, B[0])
+    return B
+
+
+def test_cross_lane_fragment_read_is_an_error():
+    with pytest.raises(SimulationError, match=r"reads another iteration's element of a fragment.*tile\[i \+ 1\]|tile"):
+        run(neighbour_read, {"A": torch.zeros(8), "B": torch.zeros(8)}, N=8)
+
+
+@tilelang.jit
+def unguarded(A, BLOCK: int):
+    N = T.const("N")
+    A: T.Tensor((N,), T.float32)
+    B = T.empty((N,), T.float32)
+    with T.Kernel(T.ceildiv(N, BLOCK), threads=32) as bx:
+        for i in T.Parallel(BLOCK):
+            B[bx * BLOCK + i] = A[bx * BLOCK + i] * 2.0
+    return B
+
+
+def test_out_of_bounds_index_names_the_buffer():
+    with pytest.raises(SimulationError, match=r"index 11 is out of bounds for dimension 0 of `A` \(size 10\)"):
+        run(unguarded, {"A": torch.zeros(10), "B": torch.zeros(10)}, N=10, BLOCK=4)
+
+
+@tilelang.jit
+def huge_shared(A):
+    N = T.const("N")
+    A: T.Tensor((N,), T.float32)
+    B = T.empty((N,), T.float32)
+    with T.Kernel(1, threads=32) as bx:
+        big = T.alloc_shared((64 * 1024,), T.float32)  # 256 KiB
+        T.copy(A[0], big)
+        T.copy(big, B[0])
+    return B
+
+
+def test_shared_memory_over_the_hopper_limit():
+    with pytest.raises(SimulationError, match="256 KiB of shared memory.*at most 227 KiB"):
+        run(huge_shared, {"A": torch.zeros(16), "B": torch.zeros(16)}, N=16)
+
+
+@tilelang.jit
+def atomic(A):
+    N = T.const("N")
+    A: T.Tensor((N,), T.float32)
+    B = T.empty((1,), T.float32)
+    with T.Kernel(N, threads=32) as bx:
+        T.atomic_add(B[0], A[bx])
+    return B
+
+
+def test_unsupported_construct_is_named_not_passed():
+    with pytest.raises(Unsupported, match="atomic"):
+        run(atomic, {"A": torch.zeros(4), "B": torch.zeros(1)}, N=4)
+
+
+def test_unwritten_fragment_reads_as_nan():
+    @tilelang.jit
+    def no_clear(A):
+        N = T.const("N")
+        A: T.Tensor((N,), T.float32)
+        B = T.empty((N,), T.float32)
+        with T.Kernel(1, threads=32) as bx:
+            acc = T.alloc_fragment((N,), T.float32)
+            for i in T.Parallel(N):
+                acc[i] = acc[i] + A[i]
+            T.copy(acc, B[0])
+        return B
+
+    out = run(no_clear, {"A": torch.ones(4), "B": torch.zeros(4)}, N=4)["B"]
+    assert torch.isnan(out).all()
+
+
+def test_fp16_arithmetic_rounds_after_each_op():
+    @tilelang.jit
+    def add_half(A):
+        N = T.const("N")
+        A: T.Tensor((N,), T.float16)
+        B = T.empty((N,), T.float16)
+        with T.Kernel(1, threads=32) as bx:
+            for i in T.Parallel(N):
+                B[i] = (A[i] + T.float16(1.0)) - T.float16(1.0)
+        return B
+
+    a = torch.tensor([1e-4, 0.5], dtype=torch.float16)
+    out = run(add_half, {"A": a, "B": torch.zeros(2, dtype=torch.float16)}, N=2)["B"]
+    assert out.tolist() == [0.0, 0.5]  # 1 + 1e-4 rounds to 1 in fp16, as on the GPU
+
+
+# ------------------------------------------------------------------ the course's own kernels
+
+SOLUTIONS = puzzle_files(ROOT / "solutions")
+
+
+@pytest.mark.parametrize("puzzle_id", sorted(SOLUTIONS))
+def test_every_reference_kernel_simulates_to_match_torch_quickly(puzzle_id):
+    from grader.compare import compare
+    from grader.run import make_inputs, poisoned_outputs, reference_outputs
+
+    module = load_module(SOLUTIONS[puzzle_id])
+    puzzle = load_puzzle(module)
+    for kernel in puzzle.kernels:
+        started = time.perf_counter()
+        for case in [c for c in kernel.cases if c.simulate]:
+            tir = trace_tir(kernel_function(module, kernel), kernel, case, SOLUTIONS[puzzle_id])
+            inputs, outputs = make_inputs(kernel, case, "cpu"), poisoned_outputs(kernel, case, "cpu")
+            simulate(tir, {t.name: x for t, x in zip(kernel.inputs + kernel.outputs, inputs + outputs)})
+            for spec, got, want in zip(kernel.outputs, outputs, reference_outputs(kernel, inputs)):
+                verdict = compare(spec.name, got, want, kernel.tolerance_for(spec.dtype))
+                assert verdict.ok, (kernel.function, case.name, verdict.details)
+        assert time.perf_counter() - started < 2.0 * 3, f"{kernel.function} simulates too slowly"
+
+
+def test_canary_tir_shapes_the_simulator_relies_on():
+    """If a TileLang upgrade changes these, the simulator must change with it: fail loudly."""
+    tir = gemm_tb.get_tir(M=32, N=16, K=64)
+    from tilelang import tvm
+
+    tirx = tvm.tirx
+    calls = []
+
+    def visit(node):
+        if isinstance(node, tirx.Evaluate) and isinstance(node.value, tirx.Call):
+            calls.append(node.value)
+
+    tirx.stmt_functor.post_order_visit(tir.body, visit)
+    names = [c.op.name for c in calls]
+    assert names == ["tl.tileop.copy", "tl.tileop.copy", "tl.tileop.gemm", "tl.tileop.copy"]
+    gemm = calls[2]
+    assert len(gemm.args) == 13
+    assert [bool(gemm.args[i]) for i in (3, 4, 9)] == [False, True, True]  # transpose_A, transpose_B, clear_accum
+    region = gemm.args[0]
+    assert region.op.name == "tl.region" and isinstance(region.args[0], tirx.BufferLoad)
+    reduce_tir = row_max.get_tir(M=2, N=3, CLEAR=False)
+    found = []
+    tirx.stmt_functor.post_order_visit(
+        reduce_tir.body,
+        lambda n: found.append(n.value) if isinstance(n, tirx.Evaluate) and isinstance(n.value, tirx.Call) else None,
+    )
+    reduce = next(c for c in found if c.op.name == "tl.tileop.reduce")
+    assert [str(reduce.args[2].value), int(reduce.args[3]), bool(reduce.args[4])] == [
+        "max",
+        1,
+        False,
+    ]  # dim=-1 arrives normalised
+    binds = []
+    tirx.stmt_functor.post_order_visit(reduce_tir.body, lambda n: binds.append(n) if isinstance(n, tirx.Bind) else None)
+    assert binds and binds[0].value.op.name == "tl.launch_thread_idx"
+
+
+def _wrong_files():
+    return sorted((ROOT / "tests" / "wrong").glob("p[0-9][0-9]/*.py"))
+
+
+def _constant(path: Path, name: str) -> str | None:
+    for line in path.read_text().splitlines():
+        if line.startswith(f"{name} ="):
+            return line.split('"')[1]
+    return None
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in _wrong_files() if not _constant(p, "SIMULATOR_MISSES")], ids=lambda p: p.stem
+)
+def test_known_wrong_kernels_are_rejected_on_the_cpu(grade, path):
+    """Every wrong kernel is caught without a GPU: by the compile check or by simulation."""
+    run_ = grade(path.parent.name[1:], "--file", str(path), "-k", _constant(path, "KERNEL"), "--device", "cpu")
+    results = run_.results(_constant(path, "KERNEL"))
+    assert run_.code == 1
+    assert any(r["status"] in ("failed", "error") for r in results), [(r["case"], r["status"]) for r in results]
