@@ -11,7 +11,6 @@ import torch
 from grader.build import kernel_function, trace_tir
 from grader.discover import course_root, load_module, load_puzzle, puzzle_files
 from grader.simulate import SimulationError, Unsupported, simulate
-from grader.spec import Case, Kernel, Tensor
 
 ROOT = course_root()
 
