@@ -1,0 +1,95 @@
+"""Run every simulated case on the GPU and in the CPU simulator on the same inputs; print both
+verdicts and the largest difference between the two outputs (the H200 cross-check).
+
+    python scripts/crosscheck.py [--wrong]      # on a CUDA GPU
+References always; with --wrong also every known-wrong kernel under tests/wrong/.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("TILELANG_PRINT_ON_COMPILATION", "0")
+
+
+def main(argv: list[str]) -> int:
+    import torch
+
+    from grader.build import BuildFailed, NotImplementedYet, compile_tir, kernel_function, trace_tir
+    from grader.compare import compare
+    from grader.discover import course_root, load_module, load_puzzle, puzzle_files
+    from grader.run import make_inputs, poisoned_outputs, reference_outputs
+    from grader.simulate import SimulationError, Unsupported, simulate
+
+    root = course_root()
+    specs = {pid: load_puzzle(load_module(path)) for pid, path in puzzle_files(root / "solutions").items()}
+    jobs = [(pid, path, None) for pid, path in puzzle_files(root / "solutions").items()]
+    if "--wrong" in argv:
+        for path in sorted((root / "tests" / "wrong").glob("p[0-9][0-9]/*.py")):
+            kernel = next(line.split('"')[1] for line in path.read_text().splitlines() if line.startswith("KERNEL ="))
+            jobs.append((path.parent.name[1:], path, kernel))
+
+    def verdict(kernel, outputs, expected) -> str:
+        bad = sum(
+            compare(t.name, got.cpu(), want, kernel.tolerance_for(t.dtype)).wrong
+            for t, got, want in zip(kernel.outputs, outputs, expected)
+        )
+        return "pass" if bad == 0 else f"FAIL({bad})"
+
+    disagreements = 0
+    print(f"{'file':40} {'kernel':22} {'case':18} {'gpu':12} {'simulator':12} {'max |gpu-sim|':>14}")
+    for pid, path, only in jobs:
+        module = load_module(path)
+        for kernel in specs[pid].kernels:
+            if only and kernel.function != only:
+                continue
+            for case in [c for c in kernel.cases if c.simulate]:
+                inputs = make_inputs(kernel, case, "cpu")
+                expected = reference_outputs(kernel, inputs)
+                try:
+                    tir = trace_tir(kernel_function(module, kernel), kernel, case, path)
+                    compiled = compile_tir(tir, "cuda", path)
+                except (BuildFailed, NotImplementedYet) as error:
+                    print(
+                        f"{path.name:40} {kernel.function:22} {case.name:18} {'build error':12} {'build error':12} {'-':>14}  {str(error)[:60]}"
+                    )
+                    continue
+                gpu_out = poisoned_outputs(kernel, case, "cuda")
+                try:
+                    compiled(*[x.cuda() for x in inputs], *gpu_out)
+                    torch.cuda.synchronize()
+                    gpu = verdict(kernel, gpu_out, expected)
+                except Exception as error:  # a crash is a verdict; the context is gone, so stop here
+                    print(
+                        f"{path.name:40} {kernel.function:22} {case.name:18} {'CRASH':12} {'-':12} {'-':>14}  {str(error).splitlines()[0][:60]}"
+                    )
+                    return 3
+                sim_out = poisoned_outputs(kernel, case, "cpu")
+                try:
+                    simulate(tir, {t.name: x for t, x in zip(kernel.inputs + kernel.outputs, inputs + sim_out)})
+                    sim = verdict(kernel, sim_out, expected)
+                    diff = max(
+                        float(torch.nan_to_num((g.cpu().double() - s.double()).abs(), nan=float("inf")).max())
+                        for g, s in zip(gpu_out, sim_out)
+                    )
+                except SimulationError as error:
+                    sim, diff = "FAIL(error)", float("nan")
+                    print(f"  simulator: {error}")
+                except Unsupported as error:
+                    sim, diff = "unsupported", float("nan")
+                    print(f"  simulator does not support {error}")
+                agree = (gpu == "pass") == (sim == "pass")
+                disagreements += not agree
+                mark = "" if agree else "   <-- verdicts differ"
+                print(
+                    f"{path.name:40} {kernel.function:22} {case.name:18} {gpu:12} {sim:12} {diff:14.4g}{mark}",
+                    flush=True,
+                )
+    print(f"verdicts differ on {disagreements} case(s)")
+    return 1 if disagreements else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
