@@ -45,6 +45,24 @@ def main(argv: list[str]) -> int:
     disagreements = 0
     if start == 0:
         print(f"{'file':40} {'kernel':22} {'case':18} {'gpu':12} {'simulator':12} {'max |gpu-sim|':>14}")
+    # Compile everything first on a thread pool (TileLang's lowering and nvcc release the GIL).
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 4)
+    builds = {}
+    for number, (pid, path, only) in enumerate(jobs):
+        if number < start:
+            continue
+        module = load_module(path)
+        for kernel in specs[pid].kernels:
+            if only and kernel.function != only:
+                continue
+            for case in [c for c in kernel.cases if c.simulate]:
+                try:
+                    tir = trace_tir(kernel_function(module, kernel), kernel, case, path)
+                    builds[(number, kernel.function, case.name)] = (tir, pool.submit(compile_tir, tir, "cuda", path))
+                except (BuildFailed, NotImplementedYet) as error:
+                    builds[(number, kernel.function, case.name)] = (None, error)
     for number, (pid, path, only) in enumerate(jobs):
         if number < start:
             continue
@@ -55,9 +73,11 @@ def main(argv: list[str]) -> int:
             for case in [c for c in kernel.cases if c.simulate]:
                 inputs = make_inputs(kernel, case, "cpu")
                 expected = reference_outputs(kernel, inputs)
+                tir, pending = builds[(number, kernel.function, case.name)]
                 try:
-                    tir = trace_tir(kernel_function(module, kernel), kernel, case, path)
-                    compiled = compile_tir(tir, "cuda", path)
+                    if isinstance(pending, Exception):
+                        raise pending
+                    compiled = pending.result()
                 except (BuildFailed, NotImplementedYet) as error:
                     row(path, kernel, case, "build error", "build error", "-", str(error)[:60])
                     continue
