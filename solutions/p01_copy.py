@@ -1,0 +1,185 @@
+"""Puzzle 01 · Copy: one block, a grid of blocks, and tiles.
+
+A copy does nothing but move bytes, which makes it the cleanest first kernel: it has a launch
+grid, threads, global reads and global writes, and no arithmetic to get wrong. Its speed on a
+large vector is the memory bandwidth that every later memory-bound puzzle is compared with.
+
+Input ``A``: an fp16 vector of N. Output ``B``: an fp16 vector of N with ``B[i] = A[i]``.
+The three kernels compute the same thing and differ in how the work is spread over the GPU.
+
+``copy_serial``
+    A single block: ``T.Kernel(1, threads=THREADS)``. A ``T.serial`` loop walks the vector
+    THREADS elements per step, and inside it ``T.Parallel(THREADS)`` hands element
+    ``step * THREADS + t`` of the step to thread ``t``. When N is not a multiple of THREADS the
+    last step reaches past the end of the vector, so the copy is guarded with ``if i < N``.
+    It is correct, and slow: one block runs on one of the H200's 132 SMs, and the others idle.
+
+``copy_threads``
+    The launch grid takes the place of the serial loop.
+    ``T.Kernel(T.ceildiv(N, BLOCK), threads=THREADS) as bx`` starts one block per BLOCK
+    elements, and block ``bx`` owns ``B[bx * BLOCK]`` up to ``B[bx * BLOCK + BLOCK - 1]``.
+    ``T.Parallel(BLOCK)`` spreads those elements over the block's THREADS threads, BLOCK /
+    THREADS each. The grid is rounded up (``T.ceildiv``), so the last block may be partial and
+    the guard ``if i < N`` is still needed.
+
+``copy_tiles``
+    The same grid, but each block moves its BLOCK elements as one tile: ``T.copy`` from ``A``
+    into a fragment of BLOCK (registers, spread over the threads), then ``T.copy`` from the
+    fragment into ``B``. ``T.copy`` is given only the tile's first element and takes its
+    extent from the fragment; it checks the edge of the tensor itself (reads past the end give
+    zeros, writes past it are dropped), so there is no hand-written guard.
+
+What it teaches: what ``T.Kernel``'s grid and ``threads`` mean, how ``T.Parallel`` maps loop
+iterations onto a block's threads, block offsets, guarding the tail of a size that is not a
+multiple of the block, and copies of whole tiles. N is a compile-time constant (``T.const``):
+every case compiles its own kernel, and where N is a multiple of the block TileLang drops the
+guard it can prove always true and copies 16 bytes per instruction. On such sizes
+``copy_threads`` and ``copy_tiles`` compile to much the same code; the tile style is the one
+that later puzzles build on (shared memory, ``T.gemm``).
+
+Preconditions: none on N (it need not be a multiple of THREADS or BLOCK). BLOCK is a multiple
+of THREADS in every case.
+"""
+
+from __future__ import annotations
+
+import tilelang
+import tilelang.language as T
+
+from grader.spec import Case, Kernel, Puzzle, Tensor, tensor_bytes
+
+# ---------------------------------------------------------------- references (run on float64)
+
+
+def copy_reference(A):
+    return A.clone()
+
+
+def torch_copy(A):
+    """What --bench times against: torch at the kernel's own dtypes."""
+    return A.clone()
+
+
+# -------------------------------------------------------------------------------- kernels
+
+
+@tilelang.jit
+def copy_serial(A, THREADS: int = 256):
+    N = T.const("N")
+    A: T.Tensor((N,), T.float16)
+    B = T.empty((N,), T.float16)
+
+    with T.Kernel(1, threads=THREADS):
+        # TODO begin: one block walks the whole vector, THREADS elements per step
+        for step in T.serial(T.ceildiv(N, THREADS)):
+            for t in T.Parallel(THREADS):
+                i = step * THREADS + t
+                if i < N:
+                    B[i] = A[i]
+        # TODO end
+
+    return B
+
+
+@tilelang.jit
+def copy_threads(A, BLOCK: int, THREADS: int = 256):
+    N = T.const("N")
+    A: T.Tensor((N,), T.float16)
+    B = T.empty((N,), T.float16)
+
+    with T.Kernel(T.ceildiv(N, BLOCK), threads=THREADS) as bx:
+        # TODO begin: block bx copies its BLOCK elements, one T.Parallel iteration each
+        for t in T.Parallel(BLOCK):
+            i = bx * BLOCK + t
+            if i < N:
+                B[i] = A[i]
+        # TODO end
+
+    return B
+
+
+@tilelang.jit
+def copy_tiles(A, BLOCK: int, THREADS: int = 256):
+    N = T.const("N")
+    A: T.Tensor((N,), T.float16)
+    B = T.empty((N,), T.float16)
+
+    with T.Kernel(T.ceildiv(N, BLOCK), threads=THREADS) as bx:
+        # TODO begin: block bx moves its BLOCK elements as one tile through a fragment
+        tile = T.alloc_fragment((BLOCK,), T.float16)
+        T.copy(A[bx * BLOCK], tile)
+        T.copy(tile, B[bx * BLOCK])
+        # TODO end
+
+    return B
+
+
+# ---------------------------------------------------------------------------------- cases
+
+_A = Tensor("A", ("N",), "float16")
+_B = Tensor("B", ("N",), "float16")
+
+# 2^27 fp16 elements are 256 MiB each way, far beyond the H200's 60 MB L2: timing sees HBM.
+LARGE = 1 << 27
+
+
+def _bytes(s):
+    return tensor_bytes((_A, _B), s)
+
+
+def puzzle() -> Puzzle:
+    common = dict(
+        inputs=(_A,),
+        outputs=(_B,),
+        reference=copy_reference,
+        baseline=torch_copy,
+        bytes_moved=_bytes,
+    )
+    return Puzzle(
+        id="01",
+        title="Copy",
+        kernels=(
+            Kernel(
+                function="copy_serial",
+                title="Copy with one block and a serial loop",
+                tiles={"B": ("THREADS",)},
+                cases=(
+                    Case("even_1024", {"N": 1024}, {"THREADS": 256}, seed=1101, simulate=True),
+                    Case("tail_1000", {"N": 1000}, {"THREADS": 256}, seed=1102, simulate=True),
+                    Case("odd_4097", {"N": 4097}, {"THREADS": 128}, seed=1103),
+                    Case("tail_100003", {"N": 100_003}, {"THREADS": 512}, seed=1104),
+                    # One block on one SM against torch on all of them: the gap is the lesson.
+                    Case("large_2p27", {"N": LARGE}, {"THREADS": 1024}, seed=1105, bench=True),
+                ),
+                **common,
+            ),
+            Kernel(
+                function="copy_threads",
+                title="Copy with a grid of blocks and a guarded T.Parallel",
+                tiles={"B": ("BLOCK",)},
+                cases=(
+                    Case("even_4096", {"N": 4096}, {"BLOCK": 1024, "THREADS": 256}, seed=1201, simulate=True),
+                    Case("tail_1000", {"N": 1000}, {"BLOCK": 256, "THREADS": 128}, seed=1202, simulate=True),
+                    Case("odd_4097", {"N": 4097}, {"BLOCK": 1024, "THREADS": 256}, seed=1203),
+                    Case("tail_1000003", {"N": 1_000_003}, {"BLOCK": 2048, "THREADS": 256}, seed=1204),
+                    Case("large_2p27", {"N": LARGE}, {"BLOCK": 4096, "THREADS": 256}, seed=1205, bench=True),
+                ),
+                **common,
+            ),
+            Kernel(
+                function="copy_tiles",
+                title="Copy tile by tile with T.copy through a fragment",
+                tiles={"B": ("BLOCK",)},
+                cases=(
+                    Case("even_4096", {"N": 4096}, {"BLOCK": 1024, "THREADS": 256}, seed=1301, simulate=True),
+                    Case("tail_1000", {"N": 1000}, {"BLOCK": 256, "THREADS": 128}, seed=1302, simulate=True),
+                    Case("odd_4097", {"N": 4097}, {"BLOCK": 1024, "THREADS": 256}, seed=1303),
+                    Case("tail_1000003", {"N": 1_000_003}, {"BLOCK": 2048, "THREADS": 256}, seed=1304),
+                    # 8192 elements per block: each thread holds 64 bytes, four 16-byte loads in
+                    # flight before its stores, enough to keep HBM busy.
+                    Case("large_2p27", {"N": LARGE}, {"BLOCK": 8192, "THREADS": 256}, seed=1305, bench=True),
+                ),
+                **common,
+            ),
+        ),
+    )

@@ -1,0 +1,20 @@
+"""copy_threads whose grid is N // BLOCK: the last, partial block is never launched."""
+
+KERNEL = "copy_threads"
+CAUGHT_BY = "gpu"
+
+import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit
+def copy_threads(A, BLOCK: int, THREADS: int = 256):
+    N = T.const("N")
+    A: T.Tensor((N,), T.float16)
+    B = T.empty((N,), T.float16)
+    with T.Kernel(N // BLOCK, threads=THREADS) as bx:
+        for t in T.Parallel(BLOCK):
+            i = bx * BLOCK + t
+            if i < N:
+                B[i] = A[i]
+    return B

@@ -1,0 +1,21 @@
+"""copy_tiles with a fragment of THREADS elements (one per thread): T.copy moves only THREADS of each
+block's BLOCK elements.
+"""
+
+KERNEL = "copy_tiles"
+CAUGHT_BY = "gpu"
+
+import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit
+def copy_tiles(A, BLOCK: int, THREADS: int = 256):
+    N = T.const("N")
+    A: T.Tensor((N,), T.float16)
+    B = T.empty((N,), T.float16)
+    with T.Kernel(T.ceildiv(N, BLOCK), threads=THREADS) as bx:
+        tile = T.alloc_fragment((THREADS,), T.float16)
+        T.copy(A[bx * BLOCK], tile)
+        T.copy(tile, B[bx * BLOCK])
+    return B
