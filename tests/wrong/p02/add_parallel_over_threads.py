@@ -1,0 +1,23 @@
+"""add looping T.Parallel(THREADS), one element per thread: each block writes only the first THREADS of
+its BLOCK elements.
+"""
+
+KERNEL = "add"
+CAUGHT_BY = "gpu"
+
+import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit
+def add(A, B, BLOCK: int, THREADS: int = 256):
+    N = T.const("N")
+    A: T.Tensor((N,), T.float16)
+    B: T.Tensor((N,), T.float16)
+    C = T.empty((N,), T.float16)
+    with T.Kernel(T.ceildiv(N, BLOCK), threads=THREADS) as bx:
+        for t in T.Parallel(THREADS):
+            i = bx * BLOCK + t
+            if i < N:
+                C[i] = A[i] + B[i]
+    return C

@@ -1,0 +1,23 @@
+"""mul_relu calling Python's max: it asks whether a symbolic expression is greater than 0, which has no
+answer while the kernel is traced.
+"""
+
+KERNEL = "mul_relu"
+CAUGHT_BY = "compile"
+
+import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit
+def mul_relu(A, B, BLOCK: int, THREADS: int = 256):
+    N = T.const("N")
+    A: T.Tensor((N,), T.float16)
+    B: T.Tensor((N,), T.float16)
+    C = T.empty((N,), T.float16)
+    with T.Kernel(T.ceildiv(N, BLOCK), threads=THREADS) as bx:
+        for t in T.Parallel(BLOCK):
+            i = bx * BLOCK + t
+            if i < N:
+                C[i] = max(A[i] * B[i], 0)
+    return C
