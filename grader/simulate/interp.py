@@ -222,8 +222,19 @@ class Interpreter:
             self._mask = previous
 
     # ------------------------------------------------------------------ stores and loads
+    def tensor_of(self, buffer: Any) -> torch.Tensor:
+        """The storage behind ``buffer``, viewed with the buffer's own shape (T.reshape and
+        T.view make several buffers over one allocation)."""
+        data = self.buffers[buffer.data]
+        shape = [self.int_of(s) for s in buffer.shape]
+        if list(data.shape) != shape:
+            if math.prod(shape) != data.numel():
+                raise Unsupported(f"a view of `{buffer.name}` with another number of elements")
+            data = data.view(shape)
+        return data
+
     def store(self, node: Any) -> None:
-        data = self.buffers[node.buffer.data]
+        data = self.tensor_of(node.buffer)
         indices = [self.expr(i) for i in node.indices]
         value = self.expr(node.value)
         mask = self._mask
@@ -252,7 +263,7 @@ class Interpreter:
         data.index_put_(tuple(flat_indices), flat_value.to(data.dtype))
 
     def load(self, node: Any) -> Any:
-        data = self.buffers[node.buffer.data]
+        data = self.tensor_of(node.buffer)
         indices = [self.expr(i) for i in node.indices]
         if self.scopes[node.buffer.data] == "local.fragment" and self.parallel_vars:
             self.check_lane_access(node)
@@ -263,7 +274,7 @@ class Interpreter:
         grids = torch.broadcast_tensors(*[self.as_tensor(i) for i in indices])
         if self._mask is not None:
             # Lanes switched off by an if may index past the end; read a safe element there.
-            mask = torch.broadcast_to(self._mask, grids[0].shape)
+            *grids, mask = torch.broadcast_tensors(*grids, self._mask)
             grids = [torch.where(mask, g, torch.zeros_like(g)) for g in grids]
         self.check_bounds(node.buffer, [g.reshape(-1) for g in grids])
         return data[tuple(grids)]

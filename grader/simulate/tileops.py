@@ -31,7 +31,7 @@ def region(sim: Interpreter, node: Any) -> Region:
     load = node.args[0]
     base = [sim.int_of(i) for i in load.indices]
     extents = [sim.int_of(e) for e in node.args[2:]]
-    data = sim.buffers[load.buffer.data]
+    data = sim.tensor_of(load.buffer)
     return Region(load.buffer.name, data, sim.scopes[load.buffer.data], base, extents)
 
 
