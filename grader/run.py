@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import torch
@@ -43,21 +44,55 @@ def _random(tensor: Tensor, case: Case, device: str, generator: torch.Generator)
     return torch.randint(low, high + 1, shape, generator=generator, device=device, dtype=dtype)
 
 
+GUARD_BYTES = 4096  # a band before and after each output; a multiple of 128 keeps TMA alignment
+
+
+def _poison(dtype: torch.dtype) -> float | int:
+    return float("nan") if dtype.is_floating_point else torch.iinfo(dtype).max
+
+
 def poisoned_outputs(kernel: Kernel, case: Case, device: str) -> list[torch.Tensor]:
-    """Outputs filled with NaN (or the integer maximum) so unwritten elements are caught."""
+    """Outputs filled with NaN (or the integer maximum) so unwritten elements are caught.
+
+    Each output is a view into a larger allocation whose guard bands before and after hold the
+    same poison; ``writes_outside`` reads them back after the run.
+    """
     outputs = []
     for tensor in kernel.outputs:
         dtype = TORCH_DTYPES[tensor.dtype]
-        fill = float("nan") if dtype.is_floating_point else torch.iinfo(dtype).max
-        outputs.append(torch.full(tensor.concrete_shape(case.sizes), fill, dtype=dtype, device=device))
+        shape = tensor.concrete_shape(case.sizes)
+        guard = GUARD_BYTES // torch.empty((), dtype=dtype).element_size()
+        storage = torch.full((guard + math.prod(shape) + guard,), _poison(dtype), dtype=dtype, device=device)
+        outputs.append(storage[guard : guard + math.prod(shape)].view(shape))
     return outputs
 
 
-def reference_outputs(kernel: Kernel, inputs: list[torch.Tensor]) -> list[torch.Tensor]:
-    """The torch reference on float64 copies of the inputs."""
-    upcast = [x.to(torch.float64) if x.dtype.is_floating_point else x for x in inputs]
-    result = kernel.reference(*upcast)
-    return list(result) if isinstance(result, (tuple, list)) else [result]
+def writes_outside(outputs: list[torch.Tensor], names: list[str]) -> list[str]:
+    """One sentence per output whose guard bands were written: the kernel stored out of bounds."""
+    problems = []
+    for name, out in zip(names, outputs):
+        flat = torch.as_strided(out, (out.untyped_storage().nbytes() // out.element_size(),), (1,), 0)
+        start, end = out.storage_offset(), out.storage_offset() + out.numel()
+        before, after = flat[:start], flat[end:]
+        for where, band in (("before", before), ("after", after)):
+            touched = ~torch.isnan(band) if band.dtype.is_floating_point else band != _poison(band.dtype)
+            if bool(touched.any()):
+                count = int(touched.sum())
+                first = int(torch.nonzero(touched)[0]) if where == "after" else start - int(torch.nonzero(touched)[-1])
+                problems.append(
+                    f"wrote outside the output {name}: {count} element(s) {where} it "
+                    f"(nearest {first} element(s) past the {'end' if where == 'after' else 'start'})"
+                )
+    return problems
+
+
+def changed_inputs(before: list[torch.Tensor], after: list[torch.Tensor], names: list[str]) -> list[str]:
+    """One sentence per input the kernel wrote to (inputs are drawn without NaN, so equal is exact)."""
+    return [
+        f"modified input {name}: the kernel must only read it"
+        for name, a, b in zip(names, before, after)
+        if not torch.equal(a, b)
+    ]
 
 
 def launch(compiled: Any, inputs: list[torch.Tensor], outputs: list[torch.Tensor]) -> None:

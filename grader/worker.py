@@ -269,9 +269,10 @@ def simulate_and_compare(ctx: Context, kernel: Kernel, case: Case, tir: Any) -> 
 
 def run_and_compare(ctx: Context, kernel: Kernel, case: Case, compiled: Any) -> CaseResult:
     from grader.compare import compare
-    from grader.run import launch, make_inputs, poisoned_outputs
+    from grader.run import changed_inputs, launch, make_inputs, poisoned_outputs, writes_outside
 
     inputs = make_inputs(kernel, case, "cuda", ctx.seed_offset)
+    pristine = [x.clone() for x in inputs]
     outputs = poisoned_outputs(kernel, case, "cuda")
     try:
         launch(compiled, inputs, outputs)
@@ -287,7 +288,15 @@ def run_and_compare(ctx: Context, kernel: Kernel, case: Case, compiled: Any) -> 
             hint="Look for an index past the end of a buffer, or a block needing more shared memory than the GPU has.",
             trace=traceback.format_exc(),
         )
-    return judge(ctx, kernel, case, inputs, outputs, compare)
+    side_effects = changed_inputs(pristine, inputs, [t.name for t in kernel.inputs])
+    side_effects += writes_outside(outputs, [t.name for t in kernel.outputs])
+    result = judge(ctx, kernel, case, pristine, outputs, compare)
+    if side_effects:
+        result.status = outcome.FAILED
+        result.message = side_effects[0] if result.wrong == 0 else f"{result.message}; {side_effects[0]}"
+        result.details = side_effects + result.details
+        result.hint = result.hint or "Check every store's index against the output's shape, and write only to outputs."
+    return result
 
 
 def judge(ctx: Context, kernel: Kernel, case: Case, inputs: list, outputs: list, compare: Any) -> CaseResult:

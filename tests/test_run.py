@@ -1,0 +1,53 @@
+"""Inputs, poisoned and guarded outputs, side-effect checks: the run step on CPU tensors."""
+
+import torch
+
+from grader.run import changed_inputs, make_inputs, poisoned_outputs, writes_outside
+from grader.spec import Case, Kernel, Tensor
+
+KERNEL = Kernel(
+    function="k",
+    title="",
+    inputs=(Tensor("A", ("N",), "float16"), Tensor("Q", ("N",), "uint8", int_range=(0, 15))),
+    outputs=(Tensor("C", ("M", "N"), "float32"),),
+    reference=lambda a, q: a,
+    baseline=lambda a, q: a,
+    cases=(Case("c", {"M": 3, "N": 5}, {}, seed=7),),
+)
+CASE = KERNEL.cases[0]
+
+
+def test_inputs_are_seeded_and_respect_ranges():
+    first, again = make_inputs(KERNEL, CASE, "cpu"), make_inputs(KERNEL, CASE, "cpu")
+    assert all(torch.equal(a, b) for a, b in zip(first, again))
+    assert not torch.equal(first[0], make_inputs(KERNEL, CASE, "cpu", seed_offset=1)[0])
+    assert first[1].dtype == torch.uint8 and int(first[1].max()) <= 15
+
+
+def test_outputs_start_as_nan_inside_guard_bands():
+    (out,) = poisoned_outputs(KERNEL, CASE, "cpu")
+    assert out.shape == (3, 5) and torch.isnan(out).all()
+    assert writes_outside([out], ["C"]) == []
+    out.fill_(1.0)  # writing the whole output is fine
+    assert writes_outside([out], ["C"]) == []
+
+
+def test_a_store_past_the_end_is_reported():
+    (out,) = poisoned_outputs(KERNEL, CASE, "cpu")
+    torch.as_strided(out, (out.numel() + 2,), (1,), out.storage_offset())[-2:] = 0.0  # two past the end
+    (problem,) = writes_outside([out], ["C"])
+    assert problem.startswith("wrote outside the output C: 2 element(s) after it")
+
+
+def test_a_store_before_the_start_is_reported():
+    (out,) = poisoned_outputs(KERNEL, CASE, "cpu")
+    torch.as_strided(out, (1,), (1,), out.storage_offset() - 1).fill_(3.0)
+    (problem,) = writes_outside([out], ["C"])
+    assert "1 element(s) before it" in problem
+
+
+def test_modified_input_is_reported():
+    inputs = make_inputs(KERNEL, CASE, "cpu")
+    pristine = [x.clone() for x in inputs]
+    inputs[0][2] = 0
+    assert changed_inputs(pristine, inputs, ["A", "Q"]) == ["modified input A: the kernel must only read it"]
