@@ -98,3 +98,10 @@ def changed_inputs(before: list[torch.Tensor], after: list[torch.Tensor], names:
 def launch(compiled: Any, inputs: list[torch.Tensor], outputs: list[torch.Tensor]) -> None:
     compiled(*inputs, *outputs)
     torch.cuda.synchronize()
+
+
+def reference_outputs(kernel: Kernel, inputs: list[torch.Tensor]) -> list[torch.Tensor]:
+    """The torch reference on float64 copies of the inputs."""
+    upcast = [x.to(torch.float64) if x.dtype.is_floating_point else x for x in inputs]
+    result = kernel.reference(*upcast)
+    return list(result) if isinstance(result, (tuple, list)) else [result]
