@@ -15,7 +15,7 @@ timed() {
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$OUT/summary.txt"
 timed all-cold python -m grader --solutions --bench --json "$OUT/solutions.json" > "$OUT/solutions.log" 2>&1
 timed p08-warm python -m grader 08 --solutions > /dev/null 2>&1
-TILELANG_CACHE_DIR=/tmp/tilelang-cache-p08 timed p08-cold python -m grader 08 --solutions > /dev/null 2>&1
+timed p08-cold env TILELANG_CACHE_DIR=/tmp/tilelang-cache-p08 python -m grader 08 --solutions > /dev/null 2>&1
 timed stubs python -m grader --json "$OUT/stubs.json" > "$OUT/stubs.log" 2>&1
 timed crosscheck python scripts/crosscheck.py --wrong > "$OUT/crosscheck.log" 2>&1
 timed sweep python scripts/sweep.py 08 matmul_tuned large_4096 '{}' '{"STAGES": 3}' '{"PANEL": 4}' '{"PANEL": 16}' \
