@@ -1,0 +1,155 @@
+"""Puzzle 03 · Outer vector add: a 2-D grid of 2-D tiles, and broadcasting.
+
+Combining a column vector with a row vector into a matrix is how a bias or a mask is spread
+over a whole tile of scores, and how every pair of two index sets is visited. It is also the
+first puzzle whose output is much larger than its inputs: the time goes almost all into
+writing C.
+
+Inputs: ``A``, an fp16 vector of M, and ``B``, an fp16 vector of N. Output ``C``: an fp16
+matrix of M x N with ``C[i, j] = A[i] + B[j]``.
+
+``outer_add``
+    A 2-D launch grid: ``T.Kernel(T.ceildiv(N, BLOCK_N), T.ceildiv(M, BLOCK_M), threads=...)
+    as (bx, by)``. The first grid axis, ``bx``, counts column tiles and the second, ``by``,
+    row tiles; the first axis varies fastest, so blocks that run together write neighbouring
+    tiles of the same rows. Block ``(bx, by)`` owns the BLOCK_M x BLOCK_N tile of C whose
+    top-left element is ``C[by * BLOCK_M, bx * BLOCK_N]``. A 2-D
+    ``T.Parallel(BLOCK_M, BLOCK_N)`` visits it; its last variable runs along a row of the
+    row-major ``C``, so neighbouring threads write neighbouring addresses. It reads ``A`` and
+    ``B`` straight from global memory and guards both the row and the column, since either
+    dimension may end inside the tile.
+
+``outer_add_fragments``
+    The same grid and tile, written as load, compute, store: ``T.copy`` the block's BLOCK_M
+    slice of ``A`` and BLOCK_N slice of ``B`` into two 1-D fragments, fill a 2-D fragment with
+    ``a[i] + b[j]`` in ``T.Parallel(BLOCK_M, BLOCK_N)``, and ``T.copy`` it to ``C`` at the
+    tile's corner. Each block reads its slices of the inputs once (``outer_add`` asks for
+    ``A[row]`` and ``B[col]`` at every element and leaves the rest to the caches), and
+    ``T.copy`` handles both edges of ``C``. A 1-D fragment used along a 2-D loop is broadcast:
+    TileLang gives each thread the elements of ``a`` and ``b`` that its part of the tile needs.
+
+What it teaches: how a 2-D grid and a 2-D ``T.Parallel`` map onto a row-major matrix, tile
+corner offsets, guarding two dimensions, broadcasting fragments, and a kernel bound by its writes
+(bytes moved are 2 (M + N + M N), nearly all of it C).
+
+Preconditions: none on M and N (tiles may be partial along either dimension).
+"""
+
+from __future__ import annotations
+
+import tilelang
+import tilelang.language as T
+
+from grader.spec import Case, Kernel, Puzzle, Tensor, tensor_bytes
+
+# ---------------------------------------------------------------- references (run on float64)
+
+
+def outer_add_reference(A, B):
+    return A[:, None] + B[None, :]
+
+
+def torch_outer_add(A, B):
+    """What --bench times against: torch at the kernel's own dtypes (a broadcast add)."""
+    return A[:, None] + B[None, :]
+
+
+# -------------------------------------------------------------------------------- kernels
+
+
+@tilelang.jit
+def outer_add(A, B, BLOCK_M: int, BLOCK_N: int, THREADS: int = 256):
+    M, N = T.const("M, N")
+    A: T.Tensor((M,), T.float16)
+    B: T.Tensor((N,), T.float16)
+    C = T.empty((M, N), T.float16)
+
+    with T.Kernel(T.ceildiv(N, BLOCK_N), T.ceildiv(M, BLOCK_M), threads=THREADS) as (bx, by):
+        # TODO begin: block (bx, by) writes its BLOCK_M x BLOCK_N tile of C, guarded
+        for i, j in T.Parallel(BLOCK_M, BLOCK_N):
+            row = by * BLOCK_M + i
+            col = bx * BLOCK_N + j
+            if row < M and col < N:
+                C[row, col] = A[row] + B[col]
+        # TODO end
+
+    return C
+
+
+@tilelang.jit
+def outer_add_fragments(A, B, BLOCK_M: int, BLOCK_N: int, THREADS: int = 256):
+    M, N = T.const("M, N")
+    A: T.Tensor((M,), T.float16)
+    B: T.Tensor((N,), T.float16)
+    C = T.empty((M, N), T.float16)
+
+    with T.Kernel(T.ceildiv(N, BLOCK_N), T.ceildiv(M, BLOCK_M), threads=THREADS) as (bx, by):
+        # TODO begin: load the two slices into fragments, build the tile, store it
+        a = T.alloc_fragment((BLOCK_M,), T.float16)
+        b = T.alloc_fragment((BLOCK_N,), T.float16)
+        c = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float16)
+        T.copy(A[by * BLOCK_M], a)
+        T.copy(B[bx * BLOCK_N], b)
+        for i, j in T.Parallel(BLOCK_M, BLOCK_N):
+            c[i, j] = a[i] + b[j]
+        T.copy(c, C[by * BLOCK_M, bx * BLOCK_N])
+        # TODO end
+
+    return C
+
+
+# ---------------------------------------------------------------------------------- cases
+
+_A = Tensor("A", ("M",), "float16")
+_B = Tensor("B", ("N",), "float16")
+_C = Tensor("C", ("M", "N"), "float16")
+
+
+def _bytes(s):
+    return tensor_bytes((_A, _B, _C), s)
+
+
+def _cases(first_seed: int, bench_blocks: dict) -> tuple[Case, ...]:
+    small = {"BLOCK_M": 16, "BLOCK_N": 64, "THREADS": 128}
+    medium = {"BLOCK_M": 32, "BLOCK_N": 128, "THREADS": 128}
+    return (
+        Case("square_64", {"M": 64, "N": 64}, small, seed=first_seed, simulate=True),
+        Case("odd_33x127", {"M": 33, "N": 127}, small, seed=first_seed + 1, simulate=True),
+        Case("tail_1000", {"M": 1000, "N": 1000}, medium, seed=first_seed + 2),
+        Case("wide_7x5003", {"M": 7, "N": 5003}, medium, seed=first_seed + 3),
+        Case("tall_3001x65", {"M": 3001, "N": 65}, medium, seed=first_seed + 4),
+        # 16384 x 16384 fp16 is 512 MiB of output, far beyond the H200's 60 MB L2.
+        Case("large_16384", {"M": 16384, "N": 16384}, bench_blocks, seed=first_seed + 5, bench=True),
+    )
+
+
+def puzzle() -> Puzzle:
+    common = dict(
+        inputs=(_A, _B),
+        outputs=(_C,),
+        reference=outer_add_reference,
+        baseline=torch_outer_add,
+        bytes_moved=_bytes,
+        tiles={"C": ("BLOCK_M", "BLOCK_N")},
+    )
+    # 32 x 256 tiles with 256 threads: each thread writes 32 elements as four 16-byte stores,
+    # and a warp covers 512 contiguous bytes of a row.
+    wide = {"BLOCK_M": 32, "BLOCK_N": 256, "THREADS": 256}
+    return Puzzle(
+        id="03",
+        title="Outer vector add",
+        kernels=(
+            Kernel(
+                function="outer_add",
+                title="C[i, j] = A[i] + B[j] on a 2-D grid, guarded by hand",
+                cases=_cases(3101, wide),
+                **common,
+            ),
+            Kernel(
+                function="outer_add_fragments",
+                title="The outer add through fragments: load, broadcast, store",
+                cases=_cases(3201, wide),
+                **common,
+            ),
+        ),
+    )
