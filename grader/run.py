@@ -16,7 +16,10 @@ TORCH_DTYPES = {
     "float64": torch.float64,
     "int8": torch.int8,
     "uint8": torch.uint8,
+    "int16": torch.int16,
     "int32": torch.int32,
+    "int64": torch.int64,
+    "bool": torch.bool,
 }
 
 

@@ -26,22 +26,11 @@ from typing import Any
 
 import torch
 
+from grader.run import TORCH_DTYPES
+
 RANK = 8  # axes available to vectorised loop variables (parallel nests, nested)
 SHARED_LIMIT = 227 * 1024  # bytes of shared memory a Hopper block may use
 MMA_K = 16
-
-DTYPES = {
-    "float16": torch.float16,
-    "bfloat16": torch.bfloat16,
-    "float32": torch.float32,
-    "float64": torch.float64,
-    "int8": torch.int8,
-    "uint8": torch.uint8,
-    "int16": torch.int16,
-    "int32": torch.int32,
-    "int64": torch.int64,
-    "bool": torch.bool,
-}
 
 
 PY_OPS = {
@@ -67,9 +56,9 @@ class Unsupported(Exception):
 
 def torch_dtype(dtype: Any) -> torch.dtype:
     name = str(dtype)
-    if name not in DTYPES:
+    if name not in TORCH_DTYPES:
         raise Unsupported(f"the dtype {name}")
-    return DTYPES[name]
+    return TORCH_DTYPES[name]
 
 
 @dataclass
