@@ -54,19 +54,26 @@ def _poison(dtype: torch.dtype) -> float | int:
     return float("nan") if dtype.is_floating_point else torch.iinfo(dtype).max
 
 
+def _guard(dtype: torch.dtype) -> float | int:
+    """What the bands around an output hold: not NaN, so a stray store of a NaN is seen too."""
+    return -1234.0 if dtype.is_floating_point else torch.iinfo(dtype).min
+
+
 def poisoned_outputs(kernel: Kernel, case: Case, device: str) -> list[torch.Tensor]:
     """Outputs filled with NaN (or the integer maximum) so unwritten elements are caught.
 
-    Each output is a view into a larger allocation whose guard bands before and after hold the
-    same poison; ``writes_outside`` reads them back after the run.
+    Each output is a view into a larger allocation whose guard bands before and after hold a
+    sentinel; ``writes_outside`` reads them back after the run.
     """
     outputs = []
     for tensor in kernel.outputs:
         dtype = TORCH_DTYPES[tensor.dtype]
         shape = tensor.concrete_shape(case.sizes)
         guard = GUARD_BYTES // torch.empty((), dtype=dtype).element_size()
-        storage = torch.full((guard + math.prod(shape) + guard,), _poison(dtype), dtype=dtype, device=device)
-        outputs.append(storage[guard : guard + math.prod(shape)].view(shape))
+        storage = torch.full((guard + math.prod(shape) + guard,), _guard(dtype), dtype=dtype, device=device)
+        output = storage[guard : guard + math.prod(shape)].view(shape)
+        output.fill_(_poison(dtype))
+        outputs.append(output)
     return outputs
 
 
@@ -78,7 +85,7 @@ def writes_outside(outputs: list[torch.Tensor], names: list[str]) -> list[str]:
         start, end = out.storage_offset(), out.storage_offset() + out.numel()
         before, after = flat[:start], flat[end:]
         for where, band in (("before", before), ("after", after)):
-            touched = ~torch.isnan(band) if band.dtype.is_floating_point else band != _poison(band.dtype)
+            touched = band != _guard(band.dtype)  # NaN != anything, so NaN stores count
             if bool(touched.any()):
                 count = int(touched.sum())
                 first = int(torch.nonzero(touched)[0]) if where == "after" else start - int(torch.nonzero(touched)[-1])

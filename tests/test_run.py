@@ -46,6 +46,12 @@ def test_a_store_before_the_start_is_reported():
     assert "1 element(s) before it" in problem
 
 
+def test_a_stray_nan_store_is_seen_too():
+    (out,) = poisoned_outputs(KERNEL, CASE, "cpu")
+    torch.as_strided(out, (out.numel() + 1,), (1,), out.storage_offset())[-1:] = float("nan")
+    assert len(writes_outside([out], ["C"])) == 1
+
+
 def test_modified_input_is_reported():
     inputs = make_inputs(KERNEL, CASE, "cpu")
     pristine = [x.clone() for x in inputs]
