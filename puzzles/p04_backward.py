@@ -1,0 +1,201 @@
+"""Puzzle 04 · Backward op: a broadcast multiply with ReLU, forward and backward.
+
+Training needs, for every forward kernel, a backward kernel that turns the gradient of the
+output into gradients of the inputs. This puzzle writes both for a small fused op, a column
+scale followed by a ReLU (the shape of a learned per-feature gain), and meets the rule behind
+every broadcast: what the forward copied along a dimension, the backward sums along it.
+
+Inputs and outputs (fp16 tensors, arithmetic in fp32):
+
+``mul_relu_forward``
+    ``A`` is M x N, ``B`` is a vector of N. Output ``C`` of M x N with
+    ``C[i, j] = relu(A[i, j] * B[j])``: puzzle 02's ``mul_relu`` with B broadcast over the
+    rows as in puzzle 03's ``outer_add_fragments``. A 2-D grid of blocks, one (BLOCK_M,
+    BLOCK_N) tile of C each; the block copies its tile of A and the matching BLOCK_N slice of
+    B, and computes the tile in a ``T.Parallel`` loop where ``B`` is indexed by the column
+    only. (For speed: the layout of the B fragment decides how the threads split the tile;
+    with BLOCK_N = 8 x THREADS each thread owns 8 adjacent columns and moves them with one
+    16-byte load or store.)
+
+``mul_relu_backward``
+    Inputs ``A``, ``B`` and the upstream gradient ``dC`` (M x N). Outputs, in this order:
+    ``dA`` (M x N, fp16) and ``dB`` (N, **fp32**), with ``mask = A[i, j] * B[j] > 0``:
+    ``dA[i, j] = mask ? dC[i, j] * B[j] : 0``   (elementwise, like the forward)
+    ``dB[j] = sum_i (mask ? dC[i, j] * A[i, j] : 0)``   (a sum over the broadcast dim M)
+    What changed: dB needs every row of its column, so the grid now has one block per BLOCK_N
+    columns and each block walks all of M in BLOCK_M steps with a serial loop, writing its dA
+    tiles on the way. The products are added element by element into a float32
+    (BLOCK_M, BLOCK_N) fragment cleared before the loop, and after it one
+    ``T.reduce_sum(..., dim=0)`` folds the rows into the BLOCK_N values of dB. A kernel returns
+    several outputs as a tuple: ``return dA, dB``.
+
+Why dB is float32: it sums M products, far more significant bits than fp16 holds, and a
+parameter's gradient is normally kept in fp32 for the optimizer. The graded tolerance for
+float32 output is tight enough that an fp16 accumulator, or products rounded to fp16 before
+the sum, fail it: cast to float32 before multiplying.
+
+The mask is the derivative of the ReLU at ``A * B`` (taken as 0 at 0, as torch does). Compute
+``A * B`` in float32: the product of two fp16 numbers is exact there, so the sign is right even
+for tiny products that would round to zero in fp16.
+
+What it teaches: broadcasting in a tile (a vector fragment indexed by one loop variable of a
+2-D ``T.Parallel``); that the backward of a broadcast is a reduction over the broadcast
+dimension; a kernel with two outputs; and accumulating a column reduction in registers with
+one ``T.reduce_sum`` at the end rather than one per tile.
+
+Preconditions: none on M and N. They need not be multiples of the block sizes: ``T.copy``
+reads zeros past the edge (a zero A or dC adds nothing to dB) and drops writes past it. Bench
+cases are 8192 x 16384 fp16 (256 MiB per tensor), larger than the H200's L2, so the timing
+measures HBM bandwidth.
+"""
+
+from __future__ import annotations
+
+import tilelang
+import tilelang.language as T
+
+from grader.spec import Case, Kernel, Puzzle, Tensor, tensor_bytes
+
+# ---------------------------------------------------------------- references (run on float64)
+
+
+def mul_relu_forward_reference(A, B):
+    return (A * B).clamp_min(0)
+
+
+def mul_relu_backward_reference(A, B, dC):
+    grad = dC * (A * B > 0)
+    return grad * B, (grad * A).sum(dim=0)
+
+
+def torch_mul_relu_forward(A, B):
+    """What --bench times against: torch at the kernel's own dtypes."""
+    return (A * B).relu()
+
+
+def torch_mul_relu_backward(A, B, dC):
+    """What --bench times against: the same gradients in torch (fp16, dB summed in fp32)."""
+    import torch
+
+    grad = dC * (A * B > 0)
+    return grad * B, (grad * A).sum(dim=0, dtype=torch.float32)
+
+
+# -------------------------------------------------------------------------------- kernels
+
+
+@tilelang.jit
+def mul_relu_forward(A, B, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
+    M, N = T.const("M, N")
+    A: T.Tensor((M, N), T.float16)
+    B: T.Tensor((N,), T.float16)
+    C = T.empty((M, N), T.float16)
+
+    with T.Kernel(T.ceildiv(N, BLOCK_N), T.ceildiv(M, BLOCK_M), threads=THREADS) as (bx, by):
+        # TODO begin: one block computes the tile C[by, bx] = relu(A tile * B slice)
+        # Fragments for the (BLOCK_M, BLOCK_N) tile of A, the BLOCK_N slice of B, and the output tile.
+        # Copy the A tile at (by * BLOCK_M, bx * BLOCK_N) and the B slice at bx * BLOCK_N.
+        # In a T.Parallel loop over the tile, multiply A[i, j] by B[j] in float32 (B is indexed by
+        # the column only: that is the broadcast), clamp at 0 with T.max, cast to float16.
+        # One T.copy stores the output tile into C at the same offset as the A tile.
+        raise NotImplementedError("mul_relu_forward")
+        # TODO end
+
+    return C
+
+
+@tilelang.jit
+def mul_relu_backward(A, B, dC, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
+    M, N = T.const("M, N")
+    A: T.Tensor((M, N), T.float16)
+    B: T.Tensor((N,), T.float16)
+    dC: T.Tensor((M, N), T.float16)
+    dA = T.empty((M, N), T.float16)
+    dB = T.empty((N,), T.float32)
+
+    with T.Kernel(T.ceildiv(N, BLOCK_N), threads=THREADS) as bx:
+        # TODO begin: one block owns BLOCK_N columns: dA tiles down all of M, and dB summed over M
+        # This block owns columns bx * BLOCK_N ...: copy its slice of B once, before the loop.
+        # A float32 (BLOCK_M, BLOCK_N) fragment collects the dB products; clear it first.
+        # Walk the rows with T.serial(T.ceildiv(M, BLOCK_M)): copy the A and dC tiles at row k * BLOCK_M.
+        # In a T.Parallel loop, in float32: the gradient is dC where A * B > 0 and 0 elsewhere (pick
+        # with T.if_then_else); dA gets gradient * B[j] (cast to float16), and gradient * A[i, j] is
+        # added into the float32 fragment. Copy the dA tile out inside the loop.
+        # After the loop, T.reduce_sum the fragment along dim=0 (over the rows) into a float32
+        # fragment of BLOCK_N and copy it into dB. The function already returns dA, dB.
+        raise NotImplementedError("mul_relu_backward")
+        # TODO end
+
+    return dA, dB
+
+
+# ---------------------------------------------------------------------------------- cases
+
+_A = Tensor("A", ("M", "N"), "float16")
+_B = Tensor("B", ("N",), "float16")
+_C = Tensor("C", ("M", "N"), "float16")
+_DC = Tensor("dC", ("M", "N"), "float16")
+_DA = Tensor("dA", ("M", "N"), "float16")
+_DB = Tensor("dB", ("N",), "float32")
+
+
+def puzzle() -> Puzzle:
+    forward_blocks = {"BLOCK_M": 32, "BLOCK_N": 64}
+    backward_blocks = {"BLOCK_M": 32, "BLOCK_N": 64}
+    return Puzzle(
+        id="04",
+        title="Backward op",
+        kernels=(
+            Kernel(
+                function="mul_relu_forward",
+                title="Forward: C = relu(A * B) with B broadcast over the rows",
+                inputs=(_A, _B),
+                outputs=(_C,),
+                reference=mul_relu_forward_reference,
+                baseline=torch_mul_relu_forward,
+                flops=lambda s: 2.0 * s["M"] * s["N"],
+                bytes_moved=lambda s: tensor_bytes((_A, _B, _C), s),
+                tiles={"C": ("BLOCK_M", "BLOCK_N")},
+                cases=(
+                    Case("square_256", {"M": 256, "N": 256}, forward_blocks, seed=4101, simulate=True),
+                    Case("tail_1000", {"M": 1000, "N": 1000}, forward_blocks, seed=4102),
+                    Case("odd_127x129", {"M": 127, "N": 129}, forward_blocks, seed=4103, simulate=True),
+                    Case("tall_4097x96", {"M": 4097, "N": 96}, forward_blocks, seed=4104),
+                    # 8192 x 16384 fp16 is 256 MiB: larger than the H200's L2, so timing sees HBM.
+                    Case(
+                        "large_8192x16384",
+                        {"M": 8192, "N": 16384},
+                        {"BLOCK_M": 8, "BLOCK_N": 1024, "THREADS": 128},
+                        seed=4105,
+                        bench=True,
+                    ),
+                ),
+            ),
+            Kernel(
+                function="mul_relu_backward",
+                title="Backward: dA elementwise, dB summed over the broadcast dim",
+                inputs=(_A, _B, _DC),
+                outputs=(_DA, _DB),
+                reference=mul_relu_backward_reference,
+                baseline=torch_mul_relu_backward,
+                # dA: multiply and select; dB: multiply and add
+                flops=lambda s: 4.0 * s["M"] * s["N"],
+                bytes_moved=lambda s: tensor_bytes((_A, _B, _DC, _DA, _DB), s),
+                tiles={"dA": ("BLOCK_M", "BLOCK_N"), "dB": ("BLOCK_N",)},
+                cases=(
+                    Case("square_256", {"M": 256, "N": 256}, backward_blocks, seed=4201, simulate=True),
+                    Case("tail_1000", {"M": 1000, "N": 1000}, {"BLOCK_M": 128, "BLOCK_N": 64}, seed=4202),
+                    Case("odd_127x129", {"M": 127, "N": 129}, backward_blocks, seed=4203, simulate=True),
+                    # few columns, a long sum: one partial block of columns walks 5000 rows
+                    Case("tall_5000x40", {"M": 5000, "N": 40}, {"BLOCK_M": 128, "BLOCK_N": 64}, seed=4204),
+                    Case(
+                        "large_8192x16384",
+                        {"M": 8192, "N": 16384},
+                        {"BLOCK_M": 128, "BLOCK_N": 64, "THREADS": 256},
+                        seed=4205,
+                        bench=True,
+                    ),
+                ),
+            ),
+        ),
+    )

@@ -1,0 +1,167 @@
+"""Puzzle 05 · Reduce sum: the sum of every row of a matrix, first in one tile, then tile by tile.
+
+A reduction turns many values into one. Row sums are the plainest reduction in a network (the
+denominator of a softmax, the mean and variance of a layer norm), and the pattern they teach
+(each thread sums what it holds, then the threads combine their partial sums) is behind every
+reduction that follows in this course.
+
+Input and output (fp16 in, fp32 out, every sum accumulated in fp32):
+
+``row_sum``
+    ``A`` is M x N. Output ``C`` of M with ``C[i] = sum_j A[i, j]``.
+    Precondition: ``N <= BLOCK_N``, so a whole row fits in one tile. Each block owns BLOCK_M
+    rows: it copies its (BLOCK_M, BLOCK_N) tile into a fragment and calls
+    ``T.reduce_sum(tile, sums, dim=1)`` with ``sums`` a float32 fragment of BLOCK_M. The
+    reduction reads fp16 and adds in the dtype of ``sums``, so float32 there is all it takes.
+
+``row_sum_tiled``
+    The same sums with no limit on N. What changed: a row no longer fits in one tile, so the
+    block walks the columns in BLOCK_N steps with a serial loop. Rather than reducing every
+    tile across threads (a shuffle and a barrier per tile), each thread adds the tile it holds,
+    element by element, into a float32 ``partial`` fragment of (BLOCK_M, BLOCK_N) cleared
+    before the loop; after the loop one ``T.reduce_sum(partial, sums, dim=1)`` combines the
+    threads. (Reducing each tile into ``sums`` with ``clear=False`` is also correct, only
+    slower; with the default ``clear=True`` only the last tile would count.)
+
+Why C is float32: a row sum carries more significant bits than fp16 holds (past 2048, fp16
+cannot even represent every integer) and a long row can overflow fp16's 65504. The graded
+tolerance for float32 output is tight enough that an fp16 accumulator fails it. The torch
+baseline is ``A.sum(dim=1, dtype=torch.float32)``.
+
+What it teaches: ``T.reduce_sum`` and its ``dim``; accumulating in float32; reading past the
+edge of a tensor (``T.copy`` gives zeros there, and zeros do not change a sum, so tail rows and
+columns need nothing more); and keeping communication between threads out of the inner loop.
+
+Preconditions: ``row_sum`` needs N <= BLOCK_N; ``row_sum_tiled`` has none. Otherwise sizes need
+not be multiples of the block sizes. Bench cases are 256 MiB of fp16, larger than the H200's L2,
+so the timing measures HBM bandwidth.
+"""
+
+from __future__ import annotations
+
+import tilelang
+import tilelang.language as T
+
+from grader.spec import Case, Kernel, Puzzle, Tensor, tensor_bytes
+
+# ---------------------------------------------------------------- references (run on float64)
+
+
+def row_sum_reference(A):
+    return A.sum(dim=1)
+
+
+def torch_row_sum(A):
+    """What --bench times against: torch at the kernel's own dtypes."""
+    import torch
+
+    return A.sum(dim=1, dtype=torch.float32)
+
+
+# -------------------------------------------------------------------------------- kernels
+
+
+@tilelang.jit
+def row_sum(A, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
+    M, N = T.const("M, N")
+    A: T.Tensor((M, N), T.float16)
+    C = T.empty((M,), T.float32)
+
+    with T.Kernel(T.ceildiv(M, BLOCK_M), threads=THREADS) as bx:
+        # TODO begin: one block sums BLOCK_M whole rows (N <= BLOCK_N)
+        # Copy this block's (BLOCK_M, BLOCK_N) tile of A into a float16 fragment (rows from
+        # bx * BLOCK_M, columns from 0; T.copy fills the part past the edge with zeros).
+        # Reduce it along the columns (dim=1) with T.reduce_sum into a float32 fragment of
+        # BLOCK_M, then copy that fragment into C at the block's first row.
+        raise NotImplementedError("row_sum")
+        # TODO end
+
+    return C
+
+
+@tilelang.jit
+def row_sum_tiled(A, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
+    M, N = T.const("M, N")
+    A: T.Tensor((M, N), T.float16)
+    C = T.empty((M,), T.float32)
+
+    with T.Kernel(T.ceildiv(M, BLOCK_M), threads=THREADS) as bx:
+        # TODO begin: one block sums BLOCK_M rows of any length, BLOCK_N columns at a time
+        # Keep a float32 fragment of (BLOCK_M, BLOCK_N) for running sums and clear it first.
+        # Loop over the column tiles with T.serial (T.ceildiv, so the last partial tile is
+        # included): copy the tile, then add it into the running sums element by element in
+        # a T.Parallel loop, casting to float32. No thread talks to another inside the loop.
+        # After the loop, one T.reduce_sum along dim=1 into a float32 fragment of BLOCK_M,
+        # and one T.copy into C.
+        raise NotImplementedError("row_sum_tiled")
+        # TODO end
+
+    return C
+
+
+# ---------------------------------------------------------------------------------- cases
+
+_A = Tensor("A", ("M", "N"), "float16")
+_C = Tensor("C", ("M",), "float32")
+
+
+def puzzle() -> Puzzle:
+    common = dict(
+        inputs=(_A,),
+        outputs=(_C,),
+        reference=row_sum_reference,
+        baseline=torch_row_sum,
+        flops=lambda s: float(s["M"] * s["N"]),
+        bytes_moved=lambda s: tensor_bytes((_A, _C), s),
+        tiles={"C": ("BLOCK_M",)},
+    )
+    tiled_blocks = {"BLOCK_M": 8, "BLOCK_N": 256}
+    return Puzzle(
+        id="05",
+        title="Reduce sum",
+        kernels=(
+            Kernel(
+                function="row_sum",
+                title="Row sums with the whole row in one tile (N <= BLOCK_N)",
+                cases=(
+                    Case("square_256", {"M": 256, "N": 256}, {"BLOCK_M": 4, "BLOCK_N": 256}, seed=5101, simulate=True),
+                    Case("tail_1001x1000", {"M": 1001, "N": 1000}, {"BLOCK_M": 4, "BLOCK_N": 1024}, seed=5102),
+                    Case("odd_127x129", {"M": 127, "N": 129}, {"BLOCK_M": 4, "BLOCK_N": 256}, seed=5103, simulate=True),
+                    Case(
+                        "wide_300x4000",
+                        {"M": 300, "N": 4000},
+                        {"BLOCK_M": 2, "BLOCK_N": 4096, "THREADS": 256},
+                        seed=5104,
+                    ),
+                    # 32768 x 4096 fp16 is 256 MiB: larger than the H200's L2, so timing sees HBM.
+                    Case(
+                        "large_32768x4096",
+                        {"M": 32768, "N": 4096},
+                        {"BLOCK_M": 2, "BLOCK_N": 4096, "THREADS": 256},
+                        seed=5105,
+                        bench=True,
+                    ),
+                ),
+                **common,
+            ),
+            Kernel(
+                function="row_sum_tiled",
+                title="Row sums of any length: a serial loop over column tiles",
+                cases=(
+                    Case("square_256", {"M": 256, "N": 256}, {"BLOCK_M": 8, "BLOCK_N": 64}, seed=5201, simulate=True),
+                    Case("tail_1000", {"M": 1000, "N": 1000}, {"BLOCK_M": 16, "BLOCK_N": 256}, seed=5202),
+                    Case("odd_127x129", {"M": 127, "N": 129}, {"BLOCK_M": 8, "BLOCK_N": 64}, seed=5203, simulate=True),
+                    Case("short_rows_515x100", {"M": 515, "N": 100}, tiled_blocks, seed=5204, simulate=True),
+                    Case("long_rows_37x50001", {"M": 37, "N": 50001}, {"BLOCK_M": 8, "BLOCK_N": 512}, seed=5205),
+                    Case(
+                        "large_16384x8192",
+                        {"M": 16384, "N": 8192},
+                        {"BLOCK_M": 4, "BLOCK_N": 512, "THREADS": 128},
+                        seed=5206,
+                        bench=True,
+                    ),
+                ),
+                **common,
+            ),
+        ),
+    )
