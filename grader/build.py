@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import traceback
 from pathlib import Path
 from typing import Any
@@ -59,16 +60,31 @@ def learner_location(error: BaseException, source: Path) -> str:
 
 
 def summarize(error: BaseException) -> str:
-    """One line out of a TVM/TileLang error: its last meaningful line, shortened."""
+    """One line out of a TVM/TileLang error: the failed check's message, else its last
+    meaningful line, shortened."""
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
     cuda = [line for line in lines if "CUDA error" in line]
     if cuda:  # torch's CUDA errors end with advice about debug builds; the cause comes first
         return cuda[0]
-    meaningful = [line for line in lines if not line.startswith(("File ", "at ", "0:", "1:"))]
+    checks = [line for line in lines if line.startswith("Check failed") and " : " in line]
+    if checks:  # "Check failed: <condition> : <what went wrong>"
+        return checks[0].split(" : ", 1)[1]
+    # Skip traceback frames and the source snippets TVM draws under an error ("18 | code", "^").
+    meaningful = [
+        line
+        for line in lines
+        if not line.startswith(("File ", "at ", "|", "-->", "^")) and not re.match(r"^\d+:? ", line)
+    ]
     text = (meaningful or lines or [type(error).__name__])[-1]
     if len(text) > 300:
         text = text[:297] + "..."
     return f"{type(error).__name__}: {text}" if type(error).__name__ not in text else text
+
+
+def tvm_location(error: BaseException) -> str:
+    """'file:line' from the '--> path:line:col' pointer TileLang puts under an error, if any."""
+    match = re.search(r"--> (\S+?):(\d+)", str(error))
+    return f"{Path(match.group(1)).name}:{match.group(2)}" if match else ""
 
 
 def trace_tir(function: Any, kernel: Kernel, case: Case, source: Path) -> Any:
@@ -78,7 +94,8 @@ def trace_tir(function: Any, kernel: Kernel, case: Case, source: Path) -> Any:
     except NotImplementedError as error:
         raise NotImplementedYet(str(error) or "not implemented yet") from error
     except Exception as error:
-        raise BuildFailed(summarize(error), learner_location(error, source), traceback.format_exc()) from error
+        where = learner_location(error, source) or tvm_location(error)
+        raise BuildFailed(summarize(error), where, traceback.format_exc()) from error
     check_signature(tir, kernel)
     # Outputs are passed in (poisoned) by the grader instead of allocated by TileLang.
     return tir.without_attr("tilelang_out_idx")
@@ -106,4 +123,5 @@ def compile_tir(tir: Any, target: Any, source: Path) -> Any:
         message = str(error)
         if "CUDA installation" in message or "nvcc" in message.lower() and "not found" in message.lower():
             raise BuildFailed(NVCC_HELP, "", traceback.format_exc()) from error
-        raise BuildFailed(summarize(error), learner_location(error, source), traceback.format_exc()) from error
+        where = learner_location(error, source) or tvm_location(error)
+        raise BuildFailed(summarize(error), where, traceback.format_exc()) from error

@@ -91,3 +91,17 @@ def test_pytest_args_carry_every_option():
     assert out[out.index("--grade-json") + 1] == "r.json"
     assert out[out.index("--grade-timeout") + 1] == "5.0"
     assert any(a.startswith("08=") and a.endswith("p08_matrix.py") for a in out)
+
+
+def test_tvm_errors_become_one_line_with_the_learners_line():
+    from grader.build import summarize, tvm_location
+
+    error = RuntimeError(
+        "Check failed: layout_map.count(buffer) != 0 (0 vs. 0) : The layout for fragment partial can not be "
+        "inferred correctly.\n  --> /home/me/puzzles/p05_reduce_sum.py:18:1\n     |\n 18 |         partial = "
+        "T.alloc_fragment((BLOCK_M, BLOCK_N), T.float32)\n     |         ^"
+    )
+    assert summarize(error) == "The layout for fragment partial can not be inferred correctly."
+    assert tvm_location(error) == "p05_reduce_sum.py:18"
+    crash = RuntimeError("CUDA error: an illegal memory access was encountered\nCompile with `TORCH_USE_CUDA_DSA`")
+    assert summarize(crash) == "CUDA error: an illegal memory access was encountered"
