@@ -42,7 +42,7 @@ def _random(tensor: Tensor, case: Case, device: str, generator: torch.Generator)
             values = torch.rand(shape, generator=generator, device=device, dtype=torch.float32) + 0.5
         else:
             raise ValueError(f"unknown init {tensor.init!r} for {tensor.name}")
-        return values.to(dtype)
+        return (values * case.scales.get(tensor.name, 1.0)).to(dtype)
     low, high = tensor.int_range or (torch.iinfo(dtype).min, torch.iinfo(dtype).max)
     return torch.randint(low, high + 1, shape, generator=generator, device=device, dtype=dtype)
 

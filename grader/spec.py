@@ -63,7 +63,8 @@ DEFAULT_TOLERANCES: Mapping[str, Tolerance] = {
 class Case:
     """One graded run: sizes, block parameters, seed; ``bench`` marks the case used for timing.
 
-    ``simulate`` marks small cases cheap enough for a CPU simulator.
+    ``simulate`` marks small cases cheap enough for the CPU simulator. ``scales`` multiplies named
+    float inputs, for cases that need large values (softmax logits that overflow exp).
     """
 
     name: str
@@ -72,6 +73,7 @@ class Case:
     seed: int
     bench: bool = False
     simulate: bool = False
+    scales: Mapping[str, float] = field(default_factory=dict)  # multiply these inputs (e.g. large logits)
 
     def describe_sizes(self) -> str:
         return " ".join(f"{k}={v}" for k, v in self.sizes.items())

@@ -169,6 +169,15 @@ def puzzle() -> Puzzle:
                 title="Row softmax with the whole row in one tile (N <= BLOCK_N)",
                 cases=(
                     Case("square_256", {"M": 256, "N": 256}, {"BLOCK_M": 16, "BLOCK_N": 256}, seed=6101, simulate=True),
+                    # Logits around N(0, 100): exp overflows unless the row max is subtracted first.
+                    Case(
+                        "large_logits_64x256",
+                        {"M": 64, "N": 256},
+                        {"BLOCK_M": 16, "BLOCK_N": 256},
+                        seed=6105,
+                        simulate=True,
+                        scales={"A": 100.0},
+                    ),
                     Case("tail_1001x1000", {"M": 1001, "N": 1000}, {"BLOCK_M": 2, "BLOCK_N": 1024}, seed=6102),
                     Case("odd_127x129", {"M": 127, "N": 129}, {"BLOCK_M": 8, "BLOCK_N": 256}, seed=6103, simulate=True),
                     # 127 columns in a 256-wide tile: half the tile is padding, so padding that is
@@ -202,6 +211,14 @@ def puzzle() -> Puzzle:
                 title="Row softmax of any length: online max and sum, then a second pass",
                 cases=(
                     Case("square_256", {"M": 256, "N": 256}, {"BLOCK_M": 32, "BLOCK_N": 64}, seed=6201, simulate=True),
+                    Case(
+                        "large_logits_64x256",
+                        {"M": 64, "N": 256},
+                        {"BLOCK_M": 32, "BLOCK_N": 64},
+                        seed=6205,
+                        simulate=True,
+                        scales={"A": 100.0},
+                    ),
                     Case("tail_1001x1000", {"M": 1001, "N": 1000}, {"BLOCK_M": 2, "BLOCK_N": 256}, seed=6202),
                     Case("odd_127x129", {"M": 127, "N": 129}, {"BLOCK_M": 8, "BLOCK_N": 64}, seed=6203, simulate=True),
                     Case(
