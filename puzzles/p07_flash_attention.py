@@ -1,0 +1,192 @@
+"""Puzzle 07 · Flash attention: softmax(Q K^T / sqrt(D)) V without ever storing the scores.
+
+Attention compares every query with every key: an M x N matrix of scores that, for long
+sequences, is far larger than Q, K, V and O together. Flash attention never writes it out. One
+block owns BLOCK_M queries and walks the keys in tiles of BLOCK_N, so only one BLOCK_M x BLOCK_N
+tile of scores exists at a time, in registers. This puzzle is the single-head, no-mask
+("scalar") version; batches, heads and causal masks are only more indexing.
+
+Inputs and output (fp16 in, fp16 out, every sum accumulated in fp32):
+
+``Q`` is M x D, ``K`` and ``V`` are N x D. Output ``O`` of M x D with
+
+    S = Q @ K^T / sqrt(D)                     (M x N scores)
+    P[i, j] = exp(S[i, j] - max_j S[i, :])    (the max only keeps exp from overflowing)
+    O[i, :] = sum_j P[i, j] * V[j, :] / sum_j P[i, j]
+
+``attention_two_pass``
+    The plain tiled version. Pass 1 walks the key tiles once and keeps only the row maxima m
+    (``T.reduce_max`` with ``clear=False``, so each tile's maxima fold into the running ones).
+    Pass 2 walks them again, now knowing m: for each tile it recomputes the scores, takes
+    ``P = exp(S - m)``, adds the row sums of P to l and ``P @ V`` (``T.gemm``) to an fp32
+    accumulator. At the end ``O = acc / l``. Every exponent uses the final maximum, so nothing
+    is ever corrected, but Q K^T is computed twice and K read twice.
+
+``flash_attention``
+    One pass. Before a tile is added, the maximum so far is updated to
+    ``m_new = max(m_old, rowmax(S_tile))``; everything already summed was taken relative to
+    m_old, so the running sum l and the accumulator are multiplied by ``exp(m_old - m_new)``
+    first, then the tile's ``exp(S - m_new)`` and its ``P @ V`` are added. This is the online
+    softmax: the same result as the two-pass kernel, for half the score computation.
+
+What it teaches: chaining two ``T.gemm``s (Q K^T with ``transpose_B=True``, then P V with P
+cast to fp16 in registers), row reductions on fragments, the online-softmax rescaling, and
+masking. Sizes need not be multiples of the blocks: ``T.copy`` reads zeros past the last key,
+so the scores of those padding keys come out as 0, not as "absent"; they must be set to -inf
+before the max and the exp, or each would add ``exp(0 - m)`` to the row sum. (Every key tile
+holds at least one real key, so a row maximum is never -inf.)
+
+The exp path: ``exp(x) = exp2(x * log2(e))``, and the GPU has a fast base-2 exponential, so
+the kernels fold ``log2(e) / sqrt(D)`` into one constant and call ``T.exp2``.
+
+Tolerance: P is rounded to fp16 before it meets V on the Tensor Cores (``T.gemm`` needs both
+operands in fp16), a relative error of up to 2^-11 on every weight. Those errors mostly average
+out along a row, but not far enough for the default fp16 bound (atol 1e-3 x rms): in a CPU
+emulation of this kernel over 262,144 outputs the worst element already uses 93% of it, and
+larger cases cross it. Attention therefore uses atol 3e-3, of which a correct kernel uses under
+30%. An fp16 accumulator still fails: its worst error is 1.7 times even this bound over 1000
+keys, 2.3 times over 4099, and grows with N.
+
+Preconditions: D is the head size, 64 in every case (the kernels are written for any multiple
+of 16); the block sizes are multiples of 16; M and N are anything.
+"""
+
+from __future__ import annotations
+
+import math
+
+import tilelang
+import tilelang.language as T
+
+from grader.spec import Case, Kernel, Puzzle, Tensor, Tolerance, tensor_bytes
+
+# ---------------------------------------------------------------- references (run on float64)
+
+
+def attention_reference(Q, K, V):
+    scores = (Q @ K.T) / math.sqrt(Q.shape[1])
+    return scores.softmax(dim=-1) @ V
+
+
+def torch_attention(Q, K, V):
+    """What --bench times against: torch's fused attention at fp16 (one batch, one head)."""
+    import torch.nn.functional as F
+
+    return F.scaled_dot_product_attention(Q[None, None], K[None, None], V[None, None])[0, 0]
+
+
+# -------------------------------------------------------------------------------- kernels
+
+
+@tilelang.jit
+def attention_two_pass(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THREADS: int = 128):
+    M, N, D = T.const("M, N, D")
+    Q: T.Tensor((M, D), T.float16)
+    K: T.Tensor((N, D), T.float16)
+    V: T.Tensor((N, D), T.float16)
+    O = T.empty((M, D), T.float16)  # noqa: E741 (O, the output, as in the formulas)
+
+    with T.Kernel(T.ceildiv(M, BLOCK_M), threads=THREADS) as bx:
+        # TODO begin: pass 1 finds each row's max score, pass 2 sums exp(S - max) and P @ V
+        # Fold log2(e) / sqrt(D) into one Python float, so exp(s / sqrt(D)) becomes T.exp2(s * it).
+        # Shared tiles: Q (BLOCK_M, D) copied once; K and V (BLOCK_N, D) per key tile. Fragments in
+        # float32: the scores (BLOCK_M, BLOCK_N), the output accumulator (BLOCK_M, D), the row max and
+        # the row sum (BLOCK_M,); and a float16 fragment for P, the operand of the second T.gemm.
+        # Pass 1, over the key tiles: clear the scores, T.gemm(Q, K tile, scores, transpose_B=True),
+        # set the scores of keys at or past N to -T.infinity (T.if_then_else on the key's global
+        # index), then fold them into the row max with T.reduce_max(..., clear=False).
+        # Pass 2, over the key tiles again: the same scores and mask, then exp2((s - row max) * scale),
+        # add their row sums into the row sum (clear=False), copy them into the fp16 P fragment and
+        # T.gemm(P, V tile, accumulator).
+        # Divide each accumulator row by its row sum and copy it into O at this block's offset.
+        raise NotImplementedError("attention_two_pass")
+        # TODO end
+
+    return O
+
+
+@tilelang.jit
+def flash_attention(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THREADS: int = 128):
+    M, N, D = T.const("M, N, D")
+    Q: T.Tensor((M, D), T.float16)
+    K: T.Tensor((N, D), T.float16)
+    V: T.Tensor((N, D), T.float16)
+    O = T.empty((M, D), T.float16)  # noqa: E741 (O, the output, as in the formulas)
+
+    with T.Kernel(T.ceildiv(M, BLOCK_M), threads=THREADS) as bx:
+        # TODO begin: one pass over the key tiles with a running max, a running sum and rescaling
+        # The tiles, fragments and per-tile scores (with the -inf mask past N) are as in
+        # attention_two_pass, in a single loop over the key tiles. Start the row max at -inf and the
+        # row sum and the accumulator at 0. For each tile:
+        #   keep the old row max, fold the tile into the row max (T.reduce_max, clear=False);
+        #   correction = exp2((old max - new max) * scale), one per row;
+        #   P = exp2((s - new max) * scale); the tile's row sums come from T.reduce_sum;
+        #   row sum = row sum * correction + tile sum; multiply every accumulator row by its correction;
+        #   then add P @ V (P in fp16) to the accumulator with T.gemm.
+        # Finally divide by the row sums and store, as before.
+        raise NotImplementedError("flash_attention")
+        # TODO end
+
+    return O
+
+
+# ---------------------------------------------------------------------------------- cases
+
+_Q = Tensor("Q", ("M", "D"), "float16")
+_K = Tensor("K", ("N", "D"), "float16")
+_V = Tensor("V", ("N", "D"), "float16")
+_O = Tensor("O", ("M", "D"), "float16")
+
+# P is rounded to fp16 before P @ V: see the module docstring.
+ATTENTION_TOLERANCES = {"float16": Tolerance(rtol=2e-3, atol=3e-3)}
+
+
+def puzzle() -> Puzzle:
+    small = {"BLOCK_M": 64, "BLOCK_N": 64}
+    # TileLang cannot multi-buffer a shared tile that two pipelined loops both fill (an
+    # internal layout error), so the two-pass bench keeps STAGES=1, which works whether or not
+    # the passes share K_tile; flash attention double-buffers K and V.
+    large_two_pass = {"BLOCK_M": 128, "BLOCK_N": 128, "STAGES": 1, "THREADS": 256}
+    large = {"BLOCK_M": 128, "BLOCK_N": 128, "STAGES": 2, "THREADS": 256}
+    common = dict(
+        inputs=(_Q, _K, _V),
+        outputs=(_O,),
+        reference=attention_reference,
+        baseline=torch_attention,
+        bytes_moved=lambda s: tensor_bytes((_Q, _K, _V, _O), s),
+        tiles={"O": ("BLOCK_M", None)},
+        tolerances=ATTENTION_TOLERANCES,
+    )
+    return Puzzle(
+        id="07",
+        title="Flash attention",
+        kernels=(
+            Kernel(
+                function="attention_two_pass",
+                title="Attention in two passes: the row max first, then exp and P @ V",
+                # Pass 1 computes Q K^T a second time: 6 M N D flops instead of 4.
+                flops=lambda s: 6.0 * s["M"] * s["N"] * s["D"],
+                cases=(
+                    Case("square_256", {"M": 256, "N": 256, "D": 64}, small, seed=7101, simulate=True),
+                    Case("tail_1000", {"M": 1000, "N": 1000, "D": 64}, small, seed=7102),
+                    Case("few_keys_100x37", {"M": 100, "N": 37, "D": 64}, small, seed=7103, simulate=True),
+                    Case("long_keys_127x4099", {"M": 127, "N": 4099, "D": 64}, small, seed=7104),
+                    Case("large_16384", {"M": 16384, "N": 16384, "D": 64}, large_two_pass, seed=7105, bench=True),
+                ),
+                **common,
+            ),
+            Kernel(
+                function="flash_attention",
+                title="Flash attention: one pass with the online softmax",
+                flops=lambda s: 4.0 * s["M"] * s["N"] * s["D"],
+                cases=(
+                    Case("square_256", {"M": 256, "N": 256, "D": 64}, small, seed=7201, simulate=True),
+                    Case("tail_1000", {"M": 1000, "N": 1000, "D": 64}, small, seed=7202),
+                    Case("few_keys_100x37", {"M": 100, "N": 37, "D": 64}, small, seed=7203, simulate=True),
+                    Case("long_keys_127x4099", {"M": 127, "N": 4099, "D": 64}, small, seed=7204),
+                    Case("large_16384", {"M": 16384, "N": 16384, "D": 64}, large, seed=7205, bench=True),
+                ),
+                **common,
+            ),
+        ),
+    )

@@ -1,0 +1,217 @@
+"""Puzzle 10 · Dequantized matmul: fp16 activations times 4-bit weights, unpacked on the fly.
+
+Large language models are often served with their weights stored in 4 bits: a quarter of the
+memory of fp16, and when a few tokens are decoded at a time, a quarter of the time, because
+such a matrix product is limited by reading the weights, not by the arithmetic. The GPU still
+multiplies in fp16, so a kernel loads the packed weights, unpacks them in shared memory, and
+feeds them to the Tensor Cores. This puzzle writes the unpacking alone, then fused into a GEMM.
+
+The format (group-wise, symmetric around a zero point of 8), for a weight matrix W of N x K:
+
+``B`` (uint8, N x K/2) packs two 4-bit values per byte: ``B[n, j]`` holds column ``2j`` of row
+n in its low nibble (bits 0-3) and column ``2j + 1`` in its high nibble (bits 4-7). A nibble q
+is unsigned, 0..15, and stands for ``q - 8``, so -8..7. ``S`` (fp16, N x K/G) holds one scale
+per row and group of G consecutive columns. Then
+
+    W[n, k] = (nibble(n, k) - 8) * S[n, k // G]
+
+W is an fp16 matrix: each weight is rounded to fp16 once, as the Tensor Cores take it, and the
+reference for ``C`` below multiplies that rounded W. (Against the unrounded W, the rounding of
+every weight by up to 2^-11 would use up most of the fp16 tolerance on its own.)
+
+The sizes are named M, N, K, with ``KH = K / 2`` (bytes per row of B) and ``NG = K / G``
+(groups per row); the group size is ``G = K // NG``.
+
+``dequantize_int4``
+    Inputs ``B``, ``S``; output ``W`` (fp16, N x K) as defined above. One block owns a
+    BLOCK_N x BLOCK_K tile of W: it copies the BLOCK_N x BLOCK_K/2 bytes and the BLOCK_N
+    scales of the tile's group into shared memory, then each element picks its byte
+    (``k // 2``), shifts it right by 0 or 4 (``k % 2``), masks with 15, subtracts 8, converts
+    to fp16 and multiplies by its row's scale.
+
+``dequant_matmul``
+    Inputs ``A`` (fp16, M x K), ``B``, ``S``; output ``C`` (fp16, M x N) with ``C = A @ W^T``.
+    The pipelined GEMM of puzzle 08 with B's tile replaced. The scales of the block's BLOCK_N
+    rows (BLOCK_N x NG, a few KiB) do not depend on the K step, so they are copied into shared
+    memory once, before the loop. Each K step copies the A tile and the packed bytes, unpacks
+    the bytes as ``dequantize_int4`` does into a BLOCK_N x BLOCK_K fp16 fragment (registers),
+    stores it to a shared tile with one ``T.copy`` (one barrier for the whole tile, rather than
+    shared-memory stores interleaved with the arithmetic), and multiplies with
+    ``T.gemm(A_tile, W_tile, acc, transpose_B=True)`` into an fp32 accumulator. W is never
+    written to global memory: 0.5 bytes per weight are read instead of 2.
+
+What it teaches: bit manipulation on tiles (shifts, masks, integer to float), group-wise
+scales, and fusing a producer (the unpacking) into a consumer (the GEMM) through shared memory.
+
+Preconditions: G is a multiple of BLOCK_K (so a K tile lies inside one group and needs one
+scale per row), hence K is a multiple of BLOCK_K; BLOCK_K is a multiple of 16. M and N are
+anything. The scales are drawn from [0.5, 1.5), so W is -12..10.5 and no product overflows.
+
+The bench case is decode-shaped, M = 16 tokens against an 8192 x 8192 weight: that is where
+4-bit weights pay off (the product reads 32 MiB of packed weights instead of 128 MiB of fp16),
+and where the fair torch alternative, unpacking W with tensor ops and calling a fp16 matmul,
+pays for the full-size W several times over in memory traffic.
+"""
+
+from __future__ import annotations
+
+import tilelang
+import tilelang.language as T
+
+from grader.spec import Case, Kernel, Puzzle, Tensor, tensor_bytes
+
+# ---------------------------------------------------------------- references (run on float64)
+
+
+def unpack_reference(B, S):
+    """W from the packed nibbles and the group scales, written with integer ops."""
+    import torch
+
+    B = B.to(torch.int64)
+    low, high = B & 15, (B >> 4) & 15
+    nibbles = torch.stack((low, high), dim=-1).reshape(B.shape[0], 2 * B.shape[1])  # column 2j, then 2j + 1
+    group = nibbles.shape[1] // S.shape[1]
+    return (nibbles - 8).to(S.dtype) * S.repeat_interleave(group, dim=1)
+
+
+def dequant_matmul_reference(A, B, S):
+    import torch
+
+    W = unpack_reference(B, S).to(torch.float16).to(A.dtype)  # the fp16 W the Tensor Cores multiply
+    return A @ W.T
+
+
+def torch_dequantize(B, S):
+    """What --bench times against: the unpacking as torch tensor ops, at fp16."""
+    import torch
+
+    n, groups = S.shape
+    nibbles = torch.stack((B & 15, B >> 4), dim=-1).reshape(n, groups, -1)
+    return ((nibbles.to(torch.float16) - 8) * S[:, :, None]).reshape(n, -1)
+
+
+def torch_dequant_matmul(A, B, S):
+    """What --bench times against: unpack W with torch, then a fp16 matmul (cuBLAS)."""
+    return A @ torch_dequantize(B, S).T
+
+
+# -------------------------------------------------------------------------------- kernels
+
+
+@tilelang.jit
+def dequantize_int4(B, S, BLOCK_N: int, BLOCK_K: int, THREADS: int = 128):
+    N, K, NG = T.const("N, K, NG")
+    B: T.Tensor((N, K // 2), T.uint8)
+    S: T.Tensor((N, NG), T.float16)
+    W = T.empty((N, K), T.float16)
+
+    with T.Kernel(T.ceildiv(K, BLOCK_K), T.ceildiv(N, BLOCK_N), threads=THREADS) as (bx, by):
+        # TODO begin: unpack one BLOCK_N x BLOCK_K tile of W from its bytes and its group's scales
+        # G = K // NG is the group size; this tile's columns all lie in group bx * BLOCK_K // G.
+        # Copy the (BLOCK_N, BLOCK_K // 2) bytes of B at column bx * BLOCK_K // 2, and the BLOCK_N scales
+        # of that group (a column slice of S), into shared memory.
+        # In a T.Parallel over (BLOCK_N, BLOCK_K): cast the byte packed[n, k // 2] to int32, shift it right
+        # by 4 * (k % 2), keep the low 4 bits (& 15), subtract 8, cast to float16 and multiply by the row's
+        # scale, into a float16 fragment; then copy the fragment into W.
+        raise NotImplementedError("dequantize_int4")
+        # TODO end
+
+    return W
+
+
+@tilelang.jit
+def dequant_matmul(A, B, S, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int = 3, THREADS: int = 128):
+    M, N, K, NG = T.const("M, N, K, NG")
+    A: T.Tensor((M, K), T.float16)
+    B: T.Tensor((N, K // 2), T.uint8)
+    S: T.Tensor((N, NG), T.float16)
+    C = T.empty((M, N), T.float16)
+
+    with T.Kernel(T.ceildiv(N, BLOCK_N), T.ceildiv(M, BLOCK_M), threads=THREADS) as (bx, by):
+        # TODO begin: pipelined GEMM whose B tile is unpacked from 4 bits in shared memory
+        # Start from the pipelined GEMM of puzzle 08. Before the loop, copy the block's rows of S
+        # (BLOCK_N, NG) into shared memory: they do not change with k. Clear a float32 accumulator.
+        # Each K step (K // BLOCK_K of them): copy the A tile and the (BLOCK_N, BLOCK_K // 2) packed bytes;
+        # unpack them as in dequantize_int4 into a float16 fragment, using the scale of group
+        # k * BLOCK_K // G; T.copy the fragment into a shared (BLOCK_N, BLOCK_K) tile; then
+        # T.gemm(A tile, weight tile, acc, transpose_B=True), since the tile holds W's rows, not its columns.
+        # Store the accumulator into C.
+        raise NotImplementedError("dequant_matmul")
+        # TODO end
+
+    return C
+
+
+# ---------------------------------------------------------------------------------- cases
+
+_A = Tensor("A", ("M", "K"), "float16")
+_B = Tensor("B", ("N", "KH"), "uint8", int_range=(0, 255))
+_S = Tensor("S", ("N", "NG"), "float16", init="positive")
+_W = Tensor("W", ("N", "K"), "float16")
+_C = Tensor("C", ("M", "N"), "float16")
+
+
+def _sizes(n, k, groups, m=None):
+    sizes = {"N": n, "K": k, "KH": k // 2, "NG": groups}
+    return sizes if m is None else {"M": m, **sizes}
+
+
+def puzzle() -> Puzzle:
+    unpack = {"BLOCK_N": 64, "BLOCK_K": 64}
+    gemm = {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 64, "STAGES": 3}
+    return Puzzle(
+        id="10",
+        title="Dequantized matmul",
+        kernels=(
+            Kernel(
+                function="dequantize_int4",
+                title="Unpack 4-bit weights with their group scales",
+                inputs=(_B, _S),
+                outputs=(_W,),
+                reference=unpack_reference,
+                baseline=torch_dequantize,
+                bytes_moved=lambda s: tensor_bytes((_B, _S, _W), s),
+                tiles={"W": ("BLOCK_N", "BLOCK_K")},
+                cases=(
+                    Case("small_64x256_g64", _sizes(64, 256, 4), unpack, seed=10101, simulate=True),
+                    Case("odd_37x128_g64", _sizes(37, 128, 2), unpack, seed=10102, simulate=True),
+                    Case("tail_1000x1024_g128", _sizes(1000, 1024, 8), unpack, seed=10103),
+                    Case("per_row_300x512", _sizes(300, 512, 1), unpack, seed=10104),
+                    # 32 MiB in, 128 MiB out: memory-bound.
+                    Case(
+                        "large_8192_g128",
+                        _sizes(8192, 8192, 64),
+                        {"BLOCK_N": 64, "BLOCK_K": 128, "THREADS": 256},
+                        seed=10105,
+                        bench=True,
+                    ),
+                ),
+            ),
+            Kernel(
+                function="dequant_matmul",
+                title="GEMM with 4-bit weights unpacked in shared memory",
+                inputs=(_A, _B, _S),
+                outputs=(_C,),
+                reference=dequant_matmul_reference,
+                baseline=torch_dequant_matmul,
+                flops=lambda s: 2.0 * s["M"] * s["N"] * s["K"],
+                bytes_moved=lambda s: tensor_bytes((_A, _B, _S, _C), s),
+                tiles={"C": ("BLOCK_M", "BLOCK_N")},
+                cases=(
+                    Case("square_256_g64", _sizes(256, 256, 4, m=256), gemm, seed=10201, simulate=True),
+                    Case("odd_37x200x512_g64", _sizes(200, 512, 8, m=37), gemm, seed=10202, simulate=True),
+                    Case("tail_1000_g128", _sizes(1000, 1024, 8, m=1000), gemm, seed=10203),
+                    # One scale per row (G = K) and 2048-term sums.
+                    Case("per_row_100x300x2048", _sizes(300, 2048, 1, m=100), gemm, seed=10204),
+                    # Decode: 16 tokens. BLOCK_N = 64 gives 128 blocks for the 132 SMs.
+                    Case(
+                        "decode_16x8192x8192_g128",
+                        _sizes(8192, 8192, 64, m=16),
+                        {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_K": 128, "STAGES": 4},
+                        seed=10205,
+                        bench=True,
+                    ),
+                ),
+            ),
+        ),
+    )

@@ -1,0 +1,290 @@
+"""Puzzle 09 · Convolution: a 1-D convolution three ways, ending on the Tensor Cores.
+
+A 1-D convolution slides a short filter along a signal: audio filters, the token mixers of
+speech and state-space models, the temporal layers of video networks. Like torch's ``conv1d``
+it is a cross-correlation (the filter is not flipped), with "same" zero padding: the output is
+as long as the input, and the signal is taken as zero outside ``[0, L)``.
+
+Inputs and outputs (fp16 in, fp16 out, every sum accumulated in fp32), with ``P = (K - 1) / 2``:
+
+``conv1d_naive``
+    ``X`` is a signal of L, ``W`` a filter of K taps. Output ``Y`` of L with
+    ``Y[t] = sum_k W[k] * X[t + k - P]``. One block owns BLOCK_L outputs; they need the input
+    window ``X[t0 - P, t0 - P + BLOCK_L + K - 1)``: the tile plus a halo of K - 1 elements.
+    Copy that window once into shared memory (``T.copy`` fills the part outside the signal
+    with zeros, which is exactly the padding), then add the K shifted products tap by tap.
+
+``conv1d_channels``
+    ``X`` is C_in x L, ``W`` is C_out x C_in x K. Output ``Y`` of C_out x L with
+    ``Y[o, t] = sum_c sum_k W[o, c, k] * X[c, t + k - P]``. A block now owns BLOCK_O output
+    channels by BLOCK_L positions; for each input channel it loads that channel's window and
+    the BLOCK_O x K slice of W, and every output channel reuses the same window. Still on the
+    CUDA cores, one multiply-add at a time.
+
+``conv1d_im2col``
+    The same convolution as a matrix product. Number the pairs (c, k) as ``r = c * K + k``:
+    then ``Y = W2 @ cols`` where ``W2`` is W seen as C_out x (C_in * K) (``T.reshape``: the
+    same memory) and ``cols[r, t] = X[c, t + k - P]`` is the "im2col" matrix, each input
+    element copied K times. The block walks the input channels BLOCK_C at a time: it copies
+    the windows of BLOCK_C channels and the matching BLOCK_O x (BLOCK_C * K) tile of W2 into
+    shared memory, builds the (BLOCK_C * K) x BLOCK_L tile of cols from the windows in shared
+    memory (never in global memory), and multiplies with ``T.gemm``. The copies are
+    pipelined (``T.Pipelined``) so the next windows load while this tile multiplies. The
+    windows' halo is rounded up from K - 1 to a multiple of 8 elements: a row of 16-byte
+    multiples can be moved by the Tensor Memory Accelerator (TMA) asynchronously, while an odd
+    width makes TileLang fall back to copying element by element with the compute threads.
+
+What it teaches: halos (a tile that reads more input than it writes output), zero padding for
+free from ``T.copy``'s bounds checks, reuse of one input tile by many outputs, and how a
+convolution becomes a GEMM so the Tensor Cores can do it.
+
+Preconditions: K is odd (so "same" padding is symmetric); ``BLOCK_C * K`` is a multiple of 16
+(the fp16 ``T.gemm`` K step), true whenever BLOCK_C is; L > BLOCK_L, so the grid has at least
+two blocks along L (see the note below). C_in, C_out and L are otherwise anything: a partial
+channel block reads zeros for the missing channels from both X and W2.
+
+TileLang note, negative indices: an index that TileLang can prove negative is read the Python
+way, counted back from the end (``X[-3]`` is ``X[L - 3]``), before ``T.copy``'s bounds checks
+see it. The first window starts at ``bx * BLOCK_L - P``: with two or more blocks along L this
+is negative only for some blocks, nothing can be proved, and ``T.copy`` zero-fills the part
+before 0 as it should. With a single block, bx is 0, the start is the constant -P, and the
+window would silently be read from the far end of the signal.
+"""
+
+from __future__ import annotations
+
+import tilelang
+import tilelang.language as T
+
+from grader.spec import Case, Kernel, Puzzle, Tensor, tensor_bytes
+
+# ---------------------------------------------------------------- references (run on float64)
+
+
+def conv1d_reference(X, W):
+    import torch.nn.functional as F
+
+    K = W.shape[-1]
+    return F.conv1d(X[None, None], W[None, None], padding=(K - 1) // 2)[0, 0]
+
+
+def conv1d_channels_reference(X, W):
+    import torch.nn.functional as F
+
+    K = W.shape[-1]
+    return F.conv1d(X[None], W, padding=(K - 1) // 2)[0]
+
+
+def torch_conv1d(X, W):
+    """What --bench times against: torch's conv1d (cuDNN) at fp16."""
+    import torch.nn.functional as F
+
+    return F.conv1d(X[None, None], W[None, None], padding=(W.shape[-1] - 1) // 2)[0, 0]
+
+
+def torch_conv1d_channels(X, W):
+    """What --bench times against: torch's conv1d (cuDNN) at fp16, one batch."""
+    import torch.nn.functional as F
+
+    return F.conv1d(X[None], W, padding=(W.shape[-1] - 1) // 2)[0]
+
+
+# -------------------------------------------------------------------------------- kernels
+
+
+@tilelang.jit
+def conv1d_naive(X, W, BLOCK_L: int, THREADS: int = 128):
+    L, K = T.const("L, K")
+    X: T.Tensor((L,), T.float16)
+    W: T.Tensor((K,), T.float16)
+    Y = T.empty((L,), T.float16)
+
+    with T.Kernel(T.ceildiv(L, BLOCK_L), threads=THREADS) as bx:
+        # TODO begin: one block computes BLOCK_L outputs from a window of BLOCK_L + K - 1 inputs
+        P = (K - 1) // 2
+        window = T.alloc_shared((BLOCK_L + K - 1,), T.float16)
+        taps = T.alloc_shared((K,), T.float16)
+        acc = T.alloc_fragment((BLOCK_L,), T.float32)
+        T.copy(X[bx * BLOCK_L - P], window)
+        T.copy(W[0], taps)
+        T.clear(acc)
+        for k in T.serial(K):
+            for i in T.Parallel(BLOCK_L):
+                acc[i] += T.cast(window[i + k], T.float32) * T.cast(taps[k], T.float32)
+        T.copy(acc, Y[bx * BLOCK_L])
+        # TODO end
+
+    return Y
+
+
+@tilelang.jit
+def conv1d_channels(X, W, BLOCK_O: int, BLOCK_L: int, THREADS: int = 128):
+    C_in, L, C_out, K = T.const("C_in, L, C_out, K")
+    X: T.Tensor((C_in, L), T.float16)
+    W: T.Tensor((C_out, C_in, K), T.float16)
+    Y = T.empty((C_out, L), T.float16)
+
+    with T.Kernel(T.ceildiv(L, BLOCK_L), T.ceildiv(C_out, BLOCK_O), threads=THREADS) as (bx, by):
+        # TODO begin: one block computes BLOCK_O channels x BLOCK_L positions, one input channel at a time
+        P = (K - 1) // 2
+        t0 = bx * BLOCK_L - P
+        window = T.alloc_shared((BLOCK_L + K - 1,), T.float16)
+        taps = T.alloc_shared((BLOCK_O, K), T.float16)
+        acc = T.alloc_fragment((BLOCK_O, BLOCK_L), T.float32)
+        T.clear(acc)
+        for c in T.serial(C_in):
+            T.copy(X[c, t0 : t0 + BLOCK_L + K - 1], window)
+            T.copy(W[by * BLOCK_O : (by + 1) * BLOCK_O, c, 0:K], taps)
+            for k in T.serial(K):
+                for o, i in T.Parallel(BLOCK_O, BLOCK_L):
+                    acc[o, i] += T.cast(taps[o, k], T.float32) * T.cast(window[i + k], T.float32)
+        T.copy(acc, Y[by * BLOCK_O, bx * BLOCK_L])
+        # TODO end
+
+    return Y
+
+
+@tilelang.jit
+def conv1d_im2col(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int = 2, THREADS: int = 128):
+    C_in, L, C_out, K = T.const("C_in, L, C_out, K")
+    X: T.Tensor((C_in, L), T.float16)
+    W: T.Tensor((C_out, C_in, K), T.float16)
+    Y = T.empty((C_out, L), T.float16)
+
+    with T.Kernel(T.ceildiv(L, BLOCK_L), T.ceildiv(C_out, BLOCK_O), threads=THREADS) as (bx, by):
+        # TODO begin: build the im2col tile in shared memory and multiply it with T.gemm
+        P = (K - 1) // 2
+        W2 = T.reshape(W, (C_out, C_in * K))  # W2[o, c * K + k] == W[o, c, k]
+        HALO = (K - 1 + 7) // 8 * 8  # K - 1 rounded up to 16 bytes, so the rows can move by TMA
+        windows = T.alloc_shared((BLOCK_C, BLOCK_L + HALO), T.float16)
+        w_tile = T.alloc_shared((BLOCK_O, BLOCK_C * K), T.float16)
+        cols = T.alloc_shared((BLOCK_C * K, BLOCK_L), T.float16)
+        acc = T.alloc_fragment((BLOCK_O, BLOCK_L), T.float32)
+        T.clear(acc)
+        for cb in T.Pipelined(T.ceildiv(C_in, BLOCK_C), num_stages=STAGES):
+            T.copy(X[cb * BLOCK_C, bx * BLOCK_L - P], windows)
+            T.copy(W2[by * BLOCK_O, cb * BLOCK_C * K], w_tile)
+            for r, t in T.Parallel(BLOCK_C * K, BLOCK_L):
+                cols[r, t] = windows[r // K, t + r % K]
+            T.gemm(w_tile, cols, acc)
+        T.copy(acc, Y[by * BLOCK_O, bx * BLOCK_L])
+        # TODO end
+
+    return Y
+
+
+# ---------------------------------------------------------------------------------- cases
+
+_X1 = Tensor("X", ("L",), "float16")
+_W1 = Tensor("W", ("K",), "float16")
+_Y1 = Tensor("Y", ("L",), "float16")
+_X = Tensor("X", ("C_in", "L"), "float16")
+_W = Tensor("W", ("C_out", "C_in", "K"), "float16")
+_Y = Tensor("Y", ("C_out", "L"), "float16")
+
+
+def _conv_flops(s):
+    return 2.0 * s["C_out"] * s["C_in"] * s["K"] * s["L"]
+
+
+def _sizes(c_in, c_out, length, taps):
+    return {"C_in": c_in, "L": length, "C_out": c_out, "K": taps}
+
+
+def puzzle() -> Puzzle:
+    naive = {"BLOCK_L": 256}
+    channels = {"BLOCK_O": 32, "BLOCK_L": 128}
+    im2col = {"BLOCK_O": 64, "BLOCK_L": 64, "BLOCK_C": 16, "STAGES": 2}
+    channel_io = dict(
+        inputs=(_X, _W),
+        outputs=(_Y,),
+        reference=conv1d_channels_reference,
+        baseline=torch_conv1d_channels,
+        flops=_conv_flops,
+        bytes_moved=lambda s: tensor_bytes((_X, _W, _Y), s),
+        tiles={"Y": ("BLOCK_O", "BLOCK_L")},
+    )
+    return Puzzle(
+        id="09",
+        title="Convolution",
+        kernels=(
+            Kernel(
+                function="conv1d_naive",
+                title="One channel: a window with a halo, K taps",
+                inputs=(_X1, _W1),
+                outputs=(_Y1,),
+                reference=conv1d_reference,
+                baseline=torch_conv1d,
+                flops=lambda s: 2.0 * s["L"] * s["K"],
+                bytes_moved=lambda s: tensor_bytes((_X1, _W1, _Y1), s),
+                tiles={"Y": ("BLOCK_L",)},
+                cases=(
+                    Case("tail_1000_k3", {"L": 1000, "K": 3}, naive, seed=9101, simulate=True),
+                    # The window (62 inputs) is wider than the signal: padding on both sides.
+                    Case("short_37_k31", {"L": 37, "K": 31}, {"BLOCK_L": 32}, seed=9102, simulate=True),
+                    Case("odd_4099_k7", {"L": 4099, "K": 7}, naive, seed=9103),
+                    # A long FIR filter: 1001-term sums, which an fp16 accumulator cannot keep.
+                    Case("fir_100000_k1001", {"L": 100000, "K": 1001}, naive, seed=9104),
+                    Case(
+                        "large_2e24_k31",
+                        {"L": 1 << 24, "K": 31},
+                        {"BLOCK_L": 1024, "THREADS": 256},
+                        seed=9105,
+                        bench=True,
+                    ),
+                ),
+            ),
+            Kernel(
+                function="conv1d_channels",
+                title="Many channels on the CUDA cores: one window, BLOCK_O filters",
+                cases=(
+                    Case("small_4to8_256_k3", _sizes(4, 8, 256, 3), channels, seed=9201, simulate=True),
+                    Case(
+                        "odd_3to5_37_k9",
+                        _sizes(3, 5, 37, 9),
+                        {"BLOCK_O": 32, "BLOCK_L": 32},
+                        seed=9202,
+                        simulate=True,
+                    ),
+                    Case("tail_16to40_1000_k5", _sizes(16, 40, 1000, 5), channels, seed=9203),
+                    # 200 channels x 7 taps: 1400-term sums.
+                    Case("deep_200to24_700_k7", _sizes(200, 24, 700, 7), channels, seed=9204),
+                    Case(
+                        "large_128_65536_k5",
+                        _sizes(128, 128, 65536, 5),
+                        {"BLOCK_O": 64, "BLOCK_L": 256, "THREADS": 256},
+                        seed=9205,
+                        bench=True,
+                    ),
+                ),
+                **channel_io,
+            ),
+            Kernel(
+                function="conv1d_im2col",
+                title="im2col in shared memory and T.gemm on the Tensor Cores",
+                cases=(
+                    Case("small_20to24_300_k3", _sizes(20, 24, 300, 3), im2col, seed=9301, simulate=True),
+                    Case(
+                        "odd_3to5_37_k9",
+                        _sizes(3, 5, 37, 9),
+                        {"BLOCK_O": 64, "BLOCK_L": 32, "BLOCK_C": 16, "STAGES": 2},
+                        seed=9302,
+                        simulate=True,
+                    ),
+                    Case("tail_40to72_1000_k5", _sizes(40, 72, 1000, 5), im2col, seed=9303),
+                    # 300 channels x 7 taps: 2100-term sums.
+                    Case("deep_300to64_999_k7", _sizes(300, 64, 999, 7), im2col, seed=9304),
+                    # 86 GFLOP: W2 is 256 x 1280, cols 1280 x 131072. One block holds all 256
+                    # output channels, so each im2col tile feeds a 256-row product.
+                    Case(
+                        "large_256_131072_k5",
+                        _sizes(256, 256, 1 << 17, 5),
+                        {"BLOCK_O": 256, "BLOCK_L": 128, "BLOCK_C": 32, "STAGES": 2, "THREADS": 256},
+                        seed=9305,
+                        bench=True,
+                    ),
+                ),
+                **channel_io,
+            ),
+        ),
+    )
