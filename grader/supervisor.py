@@ -31,6 +31,7 @@ class PuzzleRun:
         self.startup_problem = ""
         self.timings: dict[str, float] = {}
         self._fatal = ""
+        self._died = False
 
     # ------------------------------------------------------------------ child process
     def _start(self) -> dict[str, Any] | None:
@@ -51,12 +52,16 @@ class PuzzleRun:
         return message
 
     def _receive(self) -> dict[str, Any] | None:
-        """The child's next message; None if it died or stayed silent past the timeout."""
+        """The child's next message; None if it died (self._died set) or stayed silent past the timeout."""
+        self._died = False
         try:
             if not self._conn.poll(self.timeout):
                 return None
             return self._conn.recv()
         except (EOFError, OSError):
+            self._died = True
+            if self._process is not None:
+                self._process.join(timeout=5)  # let it finish dying so its exit code can be read
             return None
 
     def _stop(self) -> None:
@@ -127,7 +132,7 @@ class PuzzleRun:
             message = self._receive()
             if message is None:
                 in_flight = current or self._pending[0]
-                alive = self._process is not None and self._process.is_alive()
+                alive = not self._died and self._process is not None and self._process.is_alive()
                 if alive:
                     status = outcome.TIMED_OUT
                     reason = (

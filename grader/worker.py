@@ -133,7 +133,20 @@ def serve(conn: Any, request: dict[str, Any]) -> None:
         if load_problem:
             result = _result(ctx, kernel, case, outcome.ERROR, load_problem, trace=load_trace)
         else:
-            result = grade_case(ctx, kernel, case, builds.get((kernel.function, case.name)))
+            try:
+                result = grade_case(ctx, kernel, case, builds.get((kernel.function, case.name)))
+            except Exception as error:  # a grader bug must still give this case a verdict
+                from grader.build import summarize
+
+                result = _result(
+                    ctx,
+                    kernel,
+                    case,
+                    outcome.ERROR,
+                    f"the grader hit an internal error on this case: {summarize(error)} (please report it; "
+                    "--verbose shows the trace)",
+                    trace=traceback.format_exc(),
+                )
         conn.send({"event": "result", "result": result.to_dict()})
         if result.status == outcome.CRASHED:
             conn.close()
