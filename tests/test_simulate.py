@@ -279,3 +279,24 @@ def test_known_wrong_kernels_are_rejected_on_the_cpu(grade, path):
     results = run_.results(_constant(path, "KERNEL"))
     assert run_.code == 1
     assert any(r["status"] in ("failed", "error") for r in results), [(r["case"], r["status"]) for r in results]
+
+
+@tilelang.jit
+def halo_copy(A, BLOCK: int):
+    N = T.const("N")
+    A: T.Tensor((N,), T.float32)
+    B = T.empty((N,), T.float32)
+    with T.Kernel(T.ceildiv(N, BLOCK), threads=32) as bx:
+        window = T.alloc_fragment((BLOCK,), T.float32)
+        T.copy(A[bx * BLOCK - 1], window)
+        T.copy(window, B[bx * BLOCK])
+    return B
+
+
+def test_provably_negative_tile_start_is_flagged_but_a_runtime_one_zero_fills():
+    # One block: bx * BLOCK - 1 folds to -1, which TileLang turns into "from the end" indexing.
+    with pytest.raises(SimulationError, match="starts at index -1, which TileLang can prove"):
+        run(halo_copy, {"A": torch.ones(8), "B": torch.zeros(8)}, N=8, BLOCK=8)
+    # Two blocks: the start is only known at run time, and T.copy's guard fills a zero.
+    out = run(halo_copy, {"A": torch.arange(1.0, 9.0), "B": torch.zeros(8)}, N=8, BLOCK=4)["B"]
+    assert out.tolist() == [0, 1, 2, 3, 4, 5, 6, 7]

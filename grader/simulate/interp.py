@@ -95,6 +95,7 @@ class Interpreter:
         self.scopes: dict[Any, str] = {}
         self.lanes = Lanes()
         self.parallel_vars: set[Any] = set()
+        self.block_extents: dict[Any, int] = {}
         for param in func.params:
             buffer = func.buffer_map.get(param)
             if buffer is None:
@@ -166,6 +167,7 @@ class Interpreter:
             tag = node.thread_binding.thread_tag if node.thread_binding is not None else ""
             if not tag.startswith("blockIdx"):
                 raise Unsupported(f"a loop bound to {tag}")
+            self.block_extents[node.loop_var] = extent
             for index in range(start, start + extent):
                 self.env[node.loop_var] = index
                 self.stmt(node.body)
@@ -277,6 +279,13 @@ class Interpreter:
                     f"index {bad} is out of bounds for dimension {axis} of `{buffer.name}` (size {extent}): "
                     "guard the access, or let T.copy handle the edge"
                 )
+
+    def provably_constant(self, expr: Any) -> bool:
+        """True when TileLang can fold ``expr`` to a constant at compile time: every variable in
+        it is a block index of a grid dimension of extent 1."""
+        found: list[Any] = []
+        self.tir.stmt_functor.post_order_visit(expr, lambda n: found.append(n) if isinstance(n, self.tir.Var) else None)
+        return all(self.block_extents.get(v) == 1 for v in found)
 
     def check_lane_access(self, node: Any) -> None:
         """A fragment element belongs to one thread: inside T.Parallel an iteration may read its

@@ -31,6 +31,15 @@ def region(sim: Interpreter, node: Any) -> Region:
     load = node.args[0]
     base = [sim.int_of(i) for i in load.indices]
     extents = [sim.int_of(e) for e in node.args[2:]]
+    for index, value in zip(load.indices, base):
+        if value < 0 and sim.scopes[load.buffer.data] == "global" and sim.provably_constant(index):
+            # TileLang folds a provably negative start to a constant and then indexes from the end
+            # of the tensor, as Python does: the zero fill past the edge does not happen.
+            raise SimulationError(
+                f"a tile of `{load.buffer.name}` starts at index {value}, which TileLang can prove at compile "
+                "time; it then reads from the end of the tensor instead of filling zeros. Launch more than one "
+                "block along that axis, or keep the start index from being negative"
+            )
     data = sim.tensor_of(load.buffer)
     return Region(load.buffer.name, data, sim.scopes[load.buffer.data], base, extents)
 
