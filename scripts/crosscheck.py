@@ -19,7 +19,7 @@ def main(argv: list[str]) -> int:
     from grader.build import BuildFailed, NotImplementedYet, compile_tir, kernel_function, trace_tir
     from grader.compare import compare
     from grader.discover import course_root, load_module, load_puzzle, puzzle_files
-    from grader.run import make_inputs, poisoned_outputs, reference_outputs
+    from grader.run import changed_inputs, make_inputs, poisoned_outputs, reference_outputs, writes_outside
     from grader.simulate import SimulationError, Unsupported, simulate
 
     root = course_root()
@@ -83,9 +83,15 @@ def main(argv: list[str]) -> int:
                     continue
                 gpu_out = poisoned_outputs(kernel, case, "cuda")
                 try:
-                    compiled(*[x.cuda() for x in inputs], *gpu_out)
+                    gpu_in = [x.cuda() for x in inputs]
+                    compiled(*gpu_in, *gpu_out)
                     torch.cuda.synchronize()
                     gpu = verdict(kernel, gpu_out, expected)
+                    # the grader's side-effect checks are part of the GPU verdict
+                    side = writes_outside(gpu_out, [t.name for t in kernel.outputs])
+                    side += changed_inputs([x.cuda() for x in inputs], gpu_in, [t.name for t in kernel.inputs])
+                    if side:
+                        gpu = "FAIL(guard)" if gpu == "pass" else gpu
                 except Exception as error:  # a crash is a verdict; the CUDA context is gone: restart after it
                     row(path, kernel, case, "CRASH", "-", "-", str(error).splitlines()[0][:60])
                     sys.stdout.flush()

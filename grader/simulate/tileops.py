@@ -107,9 +107,12 @@ def reduce(sim: Interpreter, call: Any) -> None:
         raise Unsupported(f"T.reduce of type {kind}")
     values = src.view()
     dim = dim % values.dim()
-    wide = torch.float32 if values.dtype in (torch.float16, torch.bfloat16) else values.dtype
-    reduced = REDUCERS[kind](values.to(wide), dim)
     out = dst.view()
+    if kind in ("sum", "abssum") and out.dtype in (torch.float16, torch.bfloat16):
+        reduced = _tree_sum(values.abs() if kind == "abssum" else values, dim, out.dtype)
+    else:
+        wide = torch.float32 if values.dtype in (torch.float16, torch.bfloat16) else values.dtype
+        reduced = REDUCERS[kind](values.to(wide), dim)
     if reduced.numel() != out.numel():
         raise SimulationError(
             f"T.reduce of `{src.name}` {list(values.shape)} over dim {dim} gives {list(reduced.shape)} values, "
@@ -117,6 +120,17 @@ def reduce(sim: Interpreter, call: Any) -> None:
         )
     reduced = reduced.reshape(out.shape)
     out.copy_(reduced.to(out.dtype) if clear else COMBINE[kind](out, reduced.to(out.dtype)))
+
+
+def _tree_sum(values: torch.Tensor, dim: int, dtype: torch.dtype) -> torch.Tensor:
+    """Sum along ``dim`` in a 16-bit dtype, rounding after every addition, pairwise as the
+    GPU's per-thread partial sums and warp shuffles do."""
+    x = values.to(dtype).movedim(dim, -1)
+    while x.shape[-1] > 1:
+        if x.shape[-1] % 2:
+            x = torch.cat([x, torch.zeros_like(x[..., :1])], dim=-1)
+        x = x[..., 0::2] + x[..., 1::2]  # fp16 + fp16 rounds to fp16, as on the GPU
+    return x[..., 0]
 
 
 def gemm(sim: Interpreter, call: Any) -> None:
