@@ -117,9 +117,28 @@ def unguarded(A, BLOCK: int):
     return B
 
 
-def test_out_of_bounds_index_names_the_buffer():
-    with pytest.raises(SimulationError, match=r"index 11 is out of bounds for dimension 0 of `A` \(size 10\)"):
-        run(unguarded, {"A": torch.zeros(10), "B": torch.zeros(10)}, N=10, BLOCK=4)
+def test_global_accesses_past_the_end_are_guarded_as_tilelang_does():
+    # TileLang's LegalizeSafeMemoryAccess guards global loads and stores: this kernel is correct.
+    out = run(unguarded, {"A": torch.arange(10.0), "B": torch.zeros(10)}, N=10, BLOCK=4)["B"]
+    assert out.tolist() == [2.0 * i for i in range(10)]
+
+
+@tilelang.jit
+def fragment_overrun(A, BLOCK: int):
+    N = T.const("N")
+    A: T.Tensor((N,), T.float32)
+    B = T.empty((N,), T.float32)
+    with T.Kernel(T.ceildiv(N, BLOCK), threads=32) as bx:
+        tile = T.alloc_fragment((BLOCK,), T.float32)
+        T.copy(A[bx * BLOCK], tile)
+        for i in T.Parallel(BLOCK):
+            B[bx * BLOCK + i] = tile[i * 2]
+    return B
+
+
+def test_out_of_bounds_fragment_index_names_the_buffer():
+    with pytest.raises(SimulationError, match=r"index 6 is out of bounds for dimension 0 of `tile` \(size 4\)"):
+        run(fragment_overrun, {"A": torch.zeros(8), "B": torch.zeros(8)}, N=8, BLOCK=4)
 
 
 @tilelang.jit

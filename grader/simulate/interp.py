@@ -235,8 +235,8 @@ class Interpreter:
             and not isinstance(value, torch.Tensor)
         ):
             position = tuple(int(i) for i in indices)
-            self.check_bounds(node.buffer, [torch.tensor(p) for p in position])
-            data[position] = value
+            if self.in_global_bounds(node.buffer, [torch.tensor(p) for p in position]).all():
+                data[position] = value
             return
         grids = torch.broadcast_tensors(
             *[self.as_tensor(i) for i in indices],
@@ -250,8 +250,9 @@ class Interpreter:
         if keep is not None:
             flat_indices = [f[keep] for f in flat_indices]
             flat_value = flat_value[keep]
-        self.check_bounds(node.buffer, flat_indices)
-        data.index_put_(tuple(flat_indices), flat_value.to(data.dtype))
+        inside = self.in_global_bounds(node.buffer, flat_indices)
+        flat_indices = [f[inside] for f in flat_indices]
+        data.index_put_(tuple(flat_indices), flat_value[inside].to(data.dtype))
 
     def load(self, node: Any) -> Any:
         data = self.tensor_of(node.buffer)
@@ -260,15 +261,30 @@ class Interpreter:
             self.check_lane_access(node)
         if not any(isinstance(i, torch.Tensor) for i in indices):
             position = tuple(int(i) for i in indices)
-            self.check_bounds(node.buffer, [torch.tensor(p) for p in position])
+            if not self.in_global_bounds(node.buffer, [torch.tensor(p) for p in position]).all():
+                return torch.zeros((), dtype=data.dtype)
             return data[position]
         grids = torch.broadcast_tensors(*[self.as_tensor(i) for i in indices])
         if self._mask is not None:
             # Lanes switched off by an if may index past the end; read a safe element there.
             *grids, mask = torch.broadcast_tensors(*grids, self._mask)
             grids = [torch.where(mask, g, torch.zeros_like(g)) for g in grids]
-        self.check_bounds(node.buffer, [g.reshape(-1) for g in grids])
-        return data[tuple(grids)]
+        inside = self.in_global_bounds(node.buffer, [g.reshape(-1) for g in grids]).reshape(grids[0].shape)
+        safe = [torch.where(inside, g, torch.zeros_like(g)) for g in grids]
+        values = data[tuple(safe)]
+        return torch.where(inside, values, torch.zeros((), dtype=values.dtype))
+
+    def in_global_bounds(self, buffer: Any, indices: list[torch.Tensor]) -> torch.Tensor:
+        """Which accesses are inside the buffer. TileLang's LegalizeSafeMemoryAccess pass guards
+        global accesses (out-of-range loads read 0, stores are dropped), so for global buffers
+        this is a mask; for fragments and shared memory an access outside is the learner's bug."""
+        if self.scopes[buffer.data] != "global":
+            self.check_bounds(buffer, indices)
+        shape = [self.int_of(s) for s in buffer.shape]
+        inside = torch.ones(indices[0].shape if indices else (), dtype=torch.bool)
+        for index, extent in zip(indices, shape):
+            inside = inside & (index >= 0) & (index < extent)
+        return inside
 
     def check_bounds(self, buffer: Any, indices: list[torch.Tensor]) -> None:
         shape = [self.int_of(s) for s in buffer.shape]
