@@ -47,15 +47,21 @@ def bench_lines(results: list[CaseResult]) -> list[str]:
     rows = [r for r in results if r.bench is not None]
     if not rows:
         return []
+    name_width = max(len("kernel"), *(len(f"{r.puzzle} {r.kernel}") for r in rows))
+    case_width = max(len("case"), *(len(r.case) for r in rows))
     lines = [
-        f"{'kernel':22} {'case':16} {'ms':>9} {'TFLOP/s':>8} {'GB/s':>8} {'torch ms':>9} {'vs torch':>9}",
+        f"{'kernel':{name_width}} {'case':{case_width}} {'ms':>9} {'TFLOP/s':>8} {'GB/s':>8} {'torch ms':>9} "
+        f"{'vs torch':>9}",
     ]
     for r in rows:
         b = r.bench
         tflops = f"{b.tflops:8.1f}" if b.tflops is not None else f"{'-':>8}"
         gbps = f"{b.gbps:8.0f}" if b.gbps is not None else f"{'-':>8}"
         name = f"{r.puzzle} {r.kernel}"
-        lines.append(f"{name:22} {r.case:16} {b.kernel_ms:9.4f} {tflops} {gbps} {b.torch_ms:9.4f} {b.speedup:8.2f}x")
+        lines.append(
+            f"{name:{name_width}} {r.case:{case_width}} {b.kernel_ms:9.4f} {tflops} {gbps} {b.torch_ms:9.4f} "
+            f"{b.speedup:8.2f}x"
+        )
     lines.append("vs torch = torch time / kernel time (above 1.00x: faster than torch); median of CUDA-event timings")
     return lines
 
