@@ -125,7 +125,7 @@ def _wrong_tiles(bad: torch.Tensor, tile: tuple[int | None, ...]) -> tuple[str, 
             partial[tuple(index)] = True
     only_tail = bool(partial.any()) and not bool((per_tile & ~partial).any())
     coords = torch.nonzero(per_tile).tolist()[:SHOW_FIRST]
-    listed = ", ".join("(" + ", ".join(str(c) for c in coord) + ")" for coord in coords)
+    listed = ", ".join(str(c[0]) if len(c) == 1 else "(" + ", ".join(map(str, c)) + ")" for c in coords)
     more = "" if wrong_tiles <= SHOW_FIRST else ", ..."
     text = f"wrong tiles: {wrong_tiles} of {total_tiles} ({listed}{more}); tile = {'x'.join(map(str, sizes))}"
     return text, only_tail
@@ -134,6 +134,11 @@ def _wrong_tiles(bad: torch.Tensor, tile: tuple[int | None, ...]) -> tuple[str, 
 def _hint(result: Comparison, bad: torch.Tensor, tile: tuple[int | None, ...], only_tail: bool) -> str:
     if result.never_written == result.total:
         return "Nothing was written to the output: is the final T.copy into it there, at the right offset?"
+    if only_tail and result.never_written == result.wrong:
+        return (
+            "The partial tiles at the edge were never written: launch enough blocks to cover the "
+            "output, T.ceildiv(size, BLOCK) rather than size // BLOCK."
+        )
     if only_tail:
         return (
             "Only the partial tiles at the edge are wrong: the sizes are not multiples of the "

@@ -63,8 +63,18 @@ def test_only_tail_tiles_wrong_gets_the_tail_hint():
     got[96:, :] = float("nan")  # rows past the last full 32-row tile were never written
     result = compare("C", got, want, FP16, tile=(32, 64))
     assert not result.ok
-    assert "wrong tiles: 2 of 8" in " ".join(result.details)
-    assert "partial tiles at the edge" in result.hint
+    assert "wrong tiles: 2 of 8 ((3, 0), (3, 1))" in " ".join(result.details)
+    assert "partial tiles at the edge were never written" in result.hint
+    assert "T.ceildiv" in result.hint
+
+
+def test_wrong_values_in_the_tail_only_get_the_guard_hint():
+    want = reference((100,))
+    got = want.clone()
+    got[96:] += 50  # computed, but wrongly, only in the partial last tile
+    result = compare("C", got, want, FP16, tile=(32,))
+    assert "wrong tiles: 1 of 4 (3)" in " ".join(result.details)
+    assert "must be guarded" in result.hint
 
 
 def test_nothing_written():
