@@ -38,7 +38,6 @@ class Context:
     puzzle: Puzzle
     source: Path
     module: Any
-    load_error: CaseResult | None
     device: Device
     bench: bool
     seed_offset: int
@@ -125,7 +124,7 @@ def serve(conn: Any, request: dict[str, Any]) -> None:
         conn.send({"event": "case_start", "kernel": plan[0][0], "case": plan[0][1][0]})
     source = Path(request["kernel_file"])
     module, load_problem, load_trace = load_learner(source)
-    ctx = Context(puzzle, source, module, None, device, request.get("bench", False), request.get("seed_offset", 0))
+    ctx = Context(puzzle, source, module, device, request.get("bench", False), request.get("seed_offset", 0))
     work = [(puzzle.kernel(function), puzzle.kernel(function).case(name)) for function, names in plan for name in names]
     builds = {} if load_problem or device.problem else start_builds(ctx, work)
     for kernel, case in work:
