@@ -204,7 +204,7 @@ def puzzle() -> Puzzle:
                     Case("tail_1000_k3", {"L": 1000, "K": 3}, naive, seed=9101, simulate=True),
                     # The window (62 inputs) is wider than the signal: padding on both sides.
                     Case("short_37_k31", {"L": 37, "K": 31}, {"BLOCK_L": 32}, seed=9102, simulate=True),
-                    Case("odd_4099_k7", {"L": 4099, "K": 7}, naive, seed=9103),
+                    Case("odd_4099_k7", {"L": 4099, "K": 7}, naive, seed=9103, simulate=True),
                     # A long FIR filter: 1001-term sums, which an fp16 accumulator cannot keep.
                     Case("fir_100000_k1001", {"L": 100000, "K": 1001}, naive, seed=9104),
                     Case(
@@ -255,7 +255,7 @@ def puzzle() -> Puzzle:
                     ),
                     Case("tail_40to72_1000_k5", _sizes(40, 72, 1000, 5), im2col, seed=9303),
                     # 300 channels x 7 taps: 2100-term sums.
-                    Case("deep_300to64_999_k7", _sizes(300, 64, 999, 7), im2col, seed=9304),
+                    Case("deep_300to64_999_k7", _sizes(300, 64, 999, 7), im2col, seed=9304, simulate=True),
                     # 86 GFLOP: W2 is 256 x 1280, cols 1280 x 131072. One block holds all 256
                     # output channels, so each im2col tile feeds a 256-row product.
                     Case(
