@@ -105,6 +105,7 @@ class Kernel:
     tiles: Mapping[str, tuple[str | None, ...]] = field(default_factory=dict)
     tolerances: Mapping[str, Tolerance] = field(default_factory=lambda: dict(DEFAULT_TOLERANCES))
     hint: str = ""
+    concepts: tuple[Any, ...] = ()  # grader.concepts.Concept: what the kernel must use, read from its TIR
 
     def case(self, name: str) -> Case:
         for case in self.cases:

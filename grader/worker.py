@@ -249,6 +249,13 @@ def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Build | None) ->
     else:
         result = run_and_compare(ctx, kernel, case, compiled)
     result.seconds = time.perf_counter() - started
+    missed = [sentence for concept in kernel.concepts if (sentence := concept.check(build.tir))]
+    if missed and result.status in (outcome.PASSED, outcome.FAILED):
+        wants = [f"the puzzle wants {m}" for m in missed]
+        if result.status == outcome.PASSED:
+            result.message, wants = f"the numbers are right, but {wants[0]}", wants[1:]
+        result.status = outcome.FAILED
+        result.details = result.details + [f"also: {w}" for w in wants]
     if ctx.bench and case.bench and result.status == outcome.PASSED:
         result.bench = bench_case(ctx, kernel, case, compiled)
     return result

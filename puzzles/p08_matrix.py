@@ -48,6 +48,7 @@ from __future__ import annotations
 import tilelang
 import tilelang.language as T
 
+from grader.concepts import gemm_operands_in_shared, pipelined, uses_tile_op
 from grader.spec import Case, Kernel, Puzzle, Tensor, tensor_bytes
 
 # ---------------------------------------------------------------- references (run on float64)
@@ -169,6 +170,12 @@ def puzzle() -> Puzzle:
         **gemm_io,
     )
     gemv_out = (Tensor("C", ("M",), "float16"),)
+    uses_gemm = uses_tile_op("tl.tileop.gemm", "the product of the tiles to go through T.gemm (the Tensor Cores)")
+    pipeline = (
+        uses_gemm,
+        pipelined(2, "the K loop to be T.Pipelined(..., num_stages=2 or more), so copies overlap the math"),
+        gemm_operands_in_shared("the A and B tiles in shared memory (T.alloc_shared), the accumulator in a fragment"),
+    )
     return Puzzle(
         id="08",
         title="Matrix",
@@ -183,6 +190,7 @@ def puzzle() -> Puzzle:
                 flops=lambda s: 2.0 * s["M"] * s["K"],
                 bytes_moved=lambda s: tensor_bytes((_A, _B_VEC) + gemv_out, s),
                 tiles={"C": ("BLOCK_M",)},
+                concepts=(uses_tile_op("tl.tileop.reduce", "each row's products summed with T.reduce_sum"),),
                 cases=(
                     Case("square_256", {"M": 256, "K": 256}, gemv_blocks, seed=8101, simulate=True),
                     Case("tail_1000", {"M": 1000, "K": 1000}, gemv_blocks, seed=8102),
@@ -195,6 +203,7 @@ def puzzle() -> Puzzle:
             Kernel(
                 function="matmul_naive",
                 title="GEMM with tiles in registers and a serial K loop",
+                concepts=(uses_gemm,),
                 cases=(
                     Case("square_256", {"M": 256, "N": 256, "K": 256}, naive_blocks, seed=8201, simulate=True),
                     Case("tail_1000", {"M": 1000, "N": 1000, "K": 1000}, naive_blocks, seed=8202),
@@ -207,6 +216,7 @@ def puzzle() -> Puzzle:
             Kernel(
                 function="matmul_pipelined",
                 title="GEMM with tiles in shared memory and a pipelined K loop",
+                concepts=pipeline,
                 cases=(
                     Case("square_256", {"M": 256, "N": 256, "K": 256}, piped_blocks, seed=8301, simulate=True),
                     Case("tail_1000", {"M": 1000, "N": 1000, "K": 1000}, piped_blocks, seed=8302),
@@ -225,6 +235,7 @@ def puzzle() -> Puzzle:
             Kernel(
                 function="matmul_tuned",
                 title="GEMM tuned for Hopper: wide tiles, rasterized blocks, staged store",
+                concepts=pipeline,
                 cases=(
                     Case("square_256", {"M": 256, "N": 256, "K": 256}, tuned_blocks, seed=8401, simulate=True),
                     Case("tail_1000", {"M": 1000, "N": 1000, "K": 1000}, tuned_blocks, seed=8402),

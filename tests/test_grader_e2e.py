@@ -143,3 +143,20 @@ def test_bench_prints_every_kernel_against_torch(grade):
     assert {r["kernel"] for r in benched} == {"gemv", "matmul_naive", "matmul_pipelined", "matmul_tuned"}
     assert all(r["bench"]["kernel_ms"] > 0 and r["bench"]["torch_ms"] > 0 for r in benched)
     assert "vs torch" in run.out
+
+
+@pytest.mark.parametrize(
+    ("name", "kernel", "wants"),
+    [
+        ("matmul_pipelined_serial_loop", "matmul_pipelined", "T.Pipelined"),
+        ("matmul_naive_without_gemm", "matmul_naive", "T.gemm"),
+    ],
+)
+def test_right_numbers_without_the_taught_construct_fail_the_concept_check(grade, name, kernel, wants):
+    run = grade("08", "--file", str(ROOT / "tests" / "concept" / f"{name}.py"), "-k", kernel, "--device", "cpu")
+    assert run.code == 1
+    simulated = [r for r in run.results(kernel) if r["message"].startswith("simulated") or "numbers" in r["message"]]
+    checked = [r for r in run.results(kernel) if r["status"] == "failed"]
+    assert checked, run.results(kernel)
+    assert all("the numbers are right, but" in r["message"] and wants in r["message"] for r in checked)
+    assert simulated

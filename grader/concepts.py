@@ -1,0 +1,67 @@
+"""Concept checks: what a puzzle teaches, read from the kernel's TIR.
+
+A kernel can compute the right numbers without the construct its puzzle is about (a serial
+loop where the puzzle teaches T.Pipelined, a hand-written loop where it teaches T.gemm). Each
+check returns None when the kernel follows the lesson, else the sentence to show.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Concept:
+    wants: str  # the sentence a learner reads when the check fails
+    holds: Callable[[Any], bool]  # TIR PrimFunc -> does the kernel use the construct?
+
+    def check(self, tir: Any) -> str | None:
+        return None if self.holds(tir) else self.wants
+
+
+def _walk(tir: Any) -> list[Any]:
+    from tilelang import tvm
+
+    nodes: list[Any] = []
+    tvm.tirx.stmt_functor.post_order_visit(tir.body, nodes.append)
+    return nodes
+
+
+def _tile_ops(tir: Any) -> list[Any]:
+    from tilelang import tvm
+
+    return [n.value for n in _walk(tir) if isinstance(n, tvm.tirx.Evaluate) and isinstance(n.value, tvm.tirx.Call)]
+
+
+def uses_tile_op(op: str, wants: str) -> Concept:
+    """The kernel calls this tile op (e.g. "tl.tileop.gemm", "tl.tileop.reduce")."""
+    return Concept(wants, lambda tir: any(call.op.name == op for call in _tile_ops(tir)))
+
+
+def pipelined(min_stages: int, wants: str) -> Concept:
+    """Some loop is a T.Pipelined loop with at least ``min_stages`` stages."""
+
+    def holds(tir: Any) -> bool:
+        from tilelang import tvm
+
+        for node in _walk(tir):
+            if isinstance(node, tvm.tirx.For) and "num_stages" in node.annotations:
+                if int(node.annotations["num_stages"]) >= min_stages:
+                    return True
+        return False
+
+    return Concept(wants, holds)
+
+
+def gemm_operands_in_shared(wants: str) -> Concept:
+    """Every T.gemm reads its A and B tiles from shared memory."""
+
+    def holds(tir: Any) -> bool:
+        gemms = [c for c in _tile_ops(tir) if c.op.name == "tl.tileop.gemm"]
+        return bool(gemms) and all(
+            str(c.args[i].args[0].buffer.scope()).startswith("shared") for c in gemms for i in (0, 1)
+        )
+
+    return Concept(wants, holds)
