@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
@@ -67,3 +68,39 @@ def load_puzzle(module: ModuleType) -> Puzzle:
     if not isinstance(puzzle, Puzzle):
         raise TypeError(f"puzzle() in {module.__file__} returned {type(puzzle).__name__}, not a Puzzle")
     return puzzle
+
+
+@dataclass(frozen=True)
+class WrongKernel:
+    """A known-wrong kernel under tests/wrong/pNN/: the grader's own test data.
+
+    Each file declares, as module-level strings, the kernel it is about (KERNEL), what rejects it
+    (CAUGHT_BY: "compile" or "gpu") and, optionally, why the simulator cannot (SIMULATOR_MISSES).
+    """
+
+    path: Path
+    puzzle_id: str
+    kernel: str
+    caught_by: str
+    simulator_misses: str
+
+
+def _declared(text: str, name: str) -> str:
+    match = re.search(rf'^{name} = "(.*)"$', text, re.M)
+    return match.group(1) if match else ""
+
+
+def wrong_kernels(root: Path) -> list[WrongKernel]:
+    found = []
+    for path in sorted((root / "tests" / "wrong").glob("p[0-9][0-9]/*.py")):
+        text = path.read_text()
+        found.append(
+            WrongKernel(
+                path,
+                path.parent.name[1:],
+                _declared(text, "KERNEL"),
+                _declared(text, "CAUGHT_BY"),
+                _declared(text, "SIMULATOR_MISSES"),
+            )
+        )
+    return found

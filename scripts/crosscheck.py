@@ -18,7 +18,7 @@ def main(argv: list[str]) -> int:
 
     from grader.build import BuildFailed, NotImplementedYet, compile_tir, kernel_function, trace_tir
     from grader.compare import compare
-    from grader.discover import course_root, load_module, load_puzzle, puzzle_files
+    from grader.discover import course_root, load_module, load_puzzle, puzzle_files, wrong_kernels
     from grader.run import changed_inputs, make_inputs, poisoned_outputs, reference_outputs, writes_outside
     from grader.simulate import SimulationError, Unsupported, simulate
 
@@ -26,9 +26,7 @@ def main(argv: list[str]) -> int:
     specs = {pid: load_puzzle(load_module(path)) for pid, path in puzzle_files(root / "solutions").items()}
     jobs = [(pid, path, None) for pid, path in puzzle_files(root / "solutions").items()]
     if "--wrong" in argv:
-        for path in sorted((root / "tests" / "wrong").glob("p[0-9][0-9]/*.py")):
-            kernel = next(line.split('"')[1] for line in path.read_text().splitlines() if line.startswith("KERNEL ="))
-            jobs.append((path.parent.name[1:], path, kernel))
+        jobs += [(w.puzzle_id, w.path, w.kernel) for w in wrong_kernels(root)]
 
     def row(path, kernel, case, gpu, sim, diff, note="") -> None:
         print(f"{path.name:40} {kernel.function:22} {case.name:18} {gpu:12} {sim:12} {diff:>14}  {note}", flush=True)

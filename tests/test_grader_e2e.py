@@ -4,22 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from grader.discover import load_module, load_puzzle, puzzle_files
+from grader.discover import WrongKernel, load_module, load_puzzle, puzzle_files, wrong_kernels
 from tests.conftest import ROOT, cuda_available
 
-WRONG = sorted((ROOT / "tests" / "wrong").glob("p[0-9][0-9]/*.py"))
-
-
-def puzzle_of(path: Path) -> str:
-    return path.parent.name[1:]
-
-
-def kernel_of(path: Path) -> str:
-    return next(line.split('"')[1] for line in path.read_text().splitlines() if line.startswith("KERNEL ="))
-
-
-def caught_by(path: Path) -> str:
-    return next(line.split('"')[1] for line in path.read_text().splitlines() if line.startswith("CAUGHT_BY ="))
+WRONG = wrong_kernels(ROOT)
 
 
 def case_count(puzzle_id: str) -> int:
@@ -63,13 +51,13 @@ def test_usage_errors_exit_2(grade):
     assert missing.code == 2 and "there is no file" in missing.err
 
 
-@pytest.mark.parametrize("path", [p for p in WRONG if caught_by(p) == "compile"], ids=lambda p: p.stem)
-def test_wrong_kernels_rejected_at_compile(grade, path):
-    run = grade(puzzle_of(path), "--file", str(path), "-k", kernel_of(path))
+@pytest.mark.parametrize("wrong", [w for w in WRONG if w.caught_by == "compile"], ids=lambda w: w.path.stem)
+def test_wrong_kernels_rejected_at_compile(grade, wrong: WrongKernel):
+    run = grade(wrong.puzzle_id, "--file", str(wrong.path), "-k", wrong.kernel)
     assert run.code == 1
-    results = run.results(kernel_of(path))
+    results = run.results(wrong.kernel)
     assert results and all(r["status"] == "error" for r in results)
-    assert path.name in results[0]["message"]  # names the learner's file and line
+    assert wrong.path.name in results[0]["message"]  # names the learner's file and line
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:
@@ -126,11 +114,11 @@ def test_missing_tilelang_is_one_plain_sentence(grade, tmp_path):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("path", WRONG, ids=lambda p: p.stem)
-def test_wrong_kernels_rejected_on_gpu(grade, path):
-    run = grade(puzzle_of(path), "--file", str(path), "-k", kernel_of(path))
+@pytest.mark.parametrize("wrong", WRONG, ids=lambda w: w.path.stem)
+def test_wrong_kernels_rejected_on_gpu(grade, wrong: WrongKernel):
+    run = grade(wrong.puzzle_id, "--file", str(wrong.path), "-k", wrong.kernel)
     assert run.code == 1
-    results = run.results(kernel_of(path))
+    results = run.results(wrong.kernel)
     assert any(r["status"] in ("failed", "error", "crashed") for r in results), results
     assert all(r["message"] for r in results if r["status"] != "passed")
 

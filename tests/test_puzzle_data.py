@@ -78,3 +78,12 @@ def test_sync_check_catches_a_leaked_answer_and_drift(tmp_path):
     assert any("holds code" in p for p in leaky)
     assert any("does not raise NotImplementedError" in p for p in leaky)
     assert any("outside TODO regions" in p for p in sync.check_pair(tmp_path / "drift.py", tmp_path / "solution.py"))
+
+
+def test_every_known_wrong_kernel_declares_what_it_is_about():
+    from grader.discover import wrong_kernels
+
+    for wrong in wrong_kernels(ROOT):
+        assert wrong.puzzle_id in SOLUTIONS, wrong.path
+        assert wrong.kernel in {k.function for k in load_puzzle(load_module(SOLUTIONS[wrong.puzzle_id])).kernels}
+        assert wrong.caught_by in ("compile", "gpu"), wrong.path

@@ -1,7 +1,6 @@
 """The CPU simulator: tile-op semantics, learner-facing errors, and a canary on TileLang's TIR."""
 
 import time
-from pathlib import Path
 
 import pytest
 import tilelang
@@ -9,7 +8,7 @@ import tilelang.language as T
 import torch
 
 from grader.build import kernel_function, trace_tir
-from grader.discover import course_root, load_module, load_puzzle, puzzle_files
+from grader.discover import WrongKernel, course_root, load_module, load_puzzle, puzzle_files, wrong_kernels
 from grader.simulate import SimulationError, Unsupported, simulate
 
 ROOT = course_root()
@@ -278,24 +277,11 @@ def test_canary_tir_shapes_the_simulator_relies_on():
     assert binds and binds[0].value.op.name == "tl.launch_thread_idx"
 
 
-def _wrong_files():
-    return sorted((ROOT / "tests" / "wrong").glob("p[0-9][0-9]/*.py"))
-
-
-def _constant(path: Path, name: str) -> str | None:
-    for line in path.read_text().splitlines():
-        if line.startswith(f"{name} ="):
-            return line.split('"')[1]
-    return None
-
-
-@pytest.mark.parametrize(
-    "path", [p for p in _wrong_files() if not _constant(p, "SIMULATOR_MISSES")], ids=lambda p: p.stem
-)
-def test_known_wrong_kernels_are_rejected_on_the_cpu(grade, path):
+@pytest.mark.parametrize("wrong", [w for w in wrong_kernels(ROOT) if not w.simulator_misses], ids=lambda w: w.path.stem)
+def test_known_wrong_kernels_are_rejected_on_the_cpu(grade, wrong: WrongKernel):
     """Every wrong kernel is caught without a GPU: by the compile check or by simulation."""
-    run_ = grade(path.parent.name[1:], "--file", str(path), "-k", _constant(path, "KERNEL"), "--device", "cpu")
-    results = run_.results(_constant(path, "KERNEL"))
+    run_ = grade(wrong.puzzle_id, "--file", str(wrong.path), "-k", wrong.kernel, "--device", "cpu")
+    results = run_.results(wrong.kernel)
     assert run_.code == 1
     assert any(r["status"] in ("failed", "error") for r in results), [(r["case"], r["status"]) for r in results]
 
