@@ -65,3 +65,44 @@ def gemm_operands_in_shared(wants: str) -> Concept:
         )
 
     return Concept(wants, holds)
+
+
+def reduces(kind: str, wants: str) -> Concept:
+    """The kernel calls a tile reduction of this kind ("sum", "max", ...): T.reduce_sum, T.reduce_max."""
+    return Concept(
+        wants,
+        lambda tir: any(
+            call.op.name == "tl.tileop.reduce" and str(call.args[2]).strip('"') == kind for call in _tile_ops(tir)
+        ),
+    )
+
+
+def gemm_calls(count: int, wants: str) -> Concept:
+    """The kernel calls T.gemm at least ``count`` times (flash attention chains two)."""
+    return Concept(wants, lambda tir: sum(call.op.name == "tl.tileop.gemm" for call in _tile_ops(tir)) >= count)
+
+
+def parallel_loop(wants: str) -> Concept:
+    """Some loop is a T.Parallel loop (the block's threads share its iterations)."""
+
+    def holds(tir: Any) -> bool:
+        from tilelang import tvm
+
+        parallel = tvm.tirx.ForKind.PARALLEL
+        return any(isinstance(node, tvm.tirx.For) and node.kind == parallel for node in _walk(tir))
+
+    return Concept(wants, holds)
+
+
+def _allocated_scopes(tir: Any) -> list[str]:
+    return [str(buffer.scope()) for node in _walk(tir) for buffer in getattr(node, "alloc_buffers", ())]
+
+
+def tiles_through_fragments(wants: str) -> Concept:
+    """Global tiles move with T.copy into and out of a fragment (T.alloc_fragment)."""
+
+    def holds(tir: Any) -> bool:
+        copies = [call for call in _tile_ops(tir) if call.op.name == "tl.tileop.copy"]
+        return bool(copies) and any(scope == "local.fragment" for scope in _allocated_scopes(tir))
+
+    return Concept(wants, holds)

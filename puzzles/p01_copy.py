@@ -46,6 +46,7 @@ from __future__ import annotations
 import tilelang
 import tilelang.language as T
 
+from grader.concepts import parallel_loop, tiles_through_fragments
 from grader.spec import Case, Kernel, Puzzle, Tensor, tensor_bytes
 
 # ---------------------------------------------------------------- references (run on float64)
@@ -142,6 +143,9 @@ def puzzle() -> Puzzle:
         kernels=(
             Kernel(
                 function="copy_serial",
+                concepts=(
+                    parallel_loop("each step's THREADS elements handed to the threads with T.Parallel(THREADS)"),
+                ),
                 title="Copy with one block and a serial loop",
                 tiles={"B": ("THREADS",)},
                 cases=(
@@ -156,6 +160,7 @@ def puzzle() -> Puzzle:
             ),
             Kernel(
                 function="copy_threads",
+                concepts=(parallel_loop("the block's BLOCK elements spread over its threads with T.Parallel(BLOCK)"),),
                 title="Copy with a grid of blocks and a guarded T.Parallel",
                 tiles={"B": ("BLOCK",)},
                 cases=(
@@ -169,6 +174,11 @@ def puzzle() -> Puzzle:
             ),
             Kernel(
                 function="copy_tiles",
+                concepts=(
+                    tiles_through_fragments(
+                        "the tile moved with T.copy from A into a fragment (T.alloc_fragment), then with T.copy into B"
+                    ),
+                ),
                 title="Copy tile by tile with T.copy through a fragment",
                 tiles={"B": ("BLOCK",)},
                 cases=(

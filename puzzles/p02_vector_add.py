@@ -37,6 +37,7 @@ from __future__ import annotations
 import tilelang
 import tilelang.language as T
 
+from grader.concepts import parallel_loop, tiles_through_fragments
 from grader.spec import Case, Kernel, Puzzle, Tensor, tensor_bytes
 
 # ---------------------------------------------------------------- references (run on float64)
@@ -155,6 +156,7 @@ def puzzle() -> Puzzle:
         kernels=(
             Kernel(
                 function="add",
+                concepts=(parallel_loop("the block's BLOCK elements spread over its threads with T.Parallel(BLOCK)"),),
                 title="C = A + B with a guarded T.Parallel",
                 reference=add_reference,
                 baseline=torch_add,
@@ -163,6 +165,7 @@ def puzzle() -> Puzzle:
             ),
             Kernel(
                 function="mul_relu",
+                concepts=(parallel_loop("the block's BLOCK elements spread over its threads with T.Parallel(BLOCK)"),),
                 title="C = max(A * B, 0) fused into one pass",
                 reference=mul_relu_reference,
                 baseline=torch_mul_relu,
@@ -171,6 +174,11 @@ def puzzle() -> Puzzle:
             ),
             Kernel(
                 function="add_fragments",
+                concepts=(
+                    tiles_through_fragments(
+                        "A and B loaded with T.copy into fragments (T.alloc_fragment), added there, stored with T.copy"
+                    ),
+                ),
                 title="C = A + B through fragments: load, compute, store",
                 reference=add_reference,
                 baseline=torch_add,

@@ -40,6 +40,7 @@ from __future__ import annotations
 import tilelang
 import tilelang.language as T
 
+from grader.concepts import parallel_loop, tiles_through_fragments
 from grader.spec import Case, Kernel, Puzzle, Tensor, tensor_bytes
 
 # ---------------------------------------------------------------- references (run on float64)
@@ -141,12 +142,18 @@ def puzzle() -> Puzzle:
         kernels=(
             Kernel(
                 function="outer_add",
+                concepts=(parallel_loop("the tile visited with a 2-D T.Parallel(BLOCK_M, BLOCK_N)"),),
                 title="C[i, j] = A[i] + B[j] on a 2-D grid, guarded by hand",
                 cases=_cases(3101, wide),
                 **common,
             ),
             Kernel(
                 function="outer_add_fragments",
+                concepts=(
+                    tiles_through_fragments(
+                        "A and B loaded with T.copy into fragments (T.alloc_fragment), C stored with T.copy"
+                    ),
+                ),
                 title="The outer add through fragments: load, broadcast, store",
                 cases=_cases(3201, wide),
                 **common,

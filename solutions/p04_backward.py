@@ -54,6 +54,7 @@ from __future__ import annotations
 import tilelang
 import tilelang.language as T
 
+from grader.concepts import reduces
 from grader.spec import Case, Kernel, Puzzle, Tensor, tensor_bytes
 
 # ---------------------------------------------------------------- references (run on float64)
@@ -187,6 +188,7 @@ def puzzle() -> Puzzle:
             ),
             Kernel(
                 function="mul_relu_backward",
+                concepts=(reduces("sum", "the rows folded into dB with one T.reduce_sum(..., dim=0) after the loop"),),
                 title="Backward: dA elementwise, dB summed over the broadcast dim",
                 inputs=(_A, _B, _DC),
                 outputs=(_DA, _DB),

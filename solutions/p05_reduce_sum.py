@@ -42,6 +42,7 @@ from __future__ import annotations
 import tilelang
 import tilelang.language as T
 
+from grader.concepts import reduces
 from grader.spec import Case, Kernel, Puzzle, Tensor, tensor_bytes
 
 # ---------------------------------------------------------------- references (run on float64)
@@ -125,6 +126,7 @@ def puzzle() -> Puzzle:
         kernels=(
             Kernel(
                 function="row_sum",
+                concepts=(reduces("sum", "the rows summed by a tile reduction, T.reduce_sum(tile, sums, dim=1)"),),
                 title="Row sums with the whole row in one tile (N <= BLOCK_N)",
                 cases=(
                     Case("square_256", {"M": 256, "N": 256}, {"BLOCK_M": 4, "BLOCK_N": 256}, seed=5101, simulate=True),
@@ -149,6 +151,12 @@ def puzzle() -> Puzzle:
             ),
             Kernel(
                 function="row_sum_tiled",
+                concepts=(
+                    reduces(
+                        "sum",
+                        "the threads' partial sums combined by a tile reduction, T.reduce_sum(partial, sums, dim=1)",
+                    ),
+                ),
                 title="Row sums of any length: a serial loop over column tiles",
                 cases=(
                     Case("square_256", {"M": 256, "N": 256}, {"BLOCK_M": 8, "BLOCK_N": 64}, seed=5201, simulate=True),

@@ -53,6 +53,7 @@ import math
 import tilelang
 import tilelang.language as T
 
+from grader.concepts import reduces
 from grader.spec import Case, Kernel, Puzzle, Tensor, tensor_bytes
 
 LOG2E = math.log2(math.e)
@@ -166,6 +167,10 @@ def puzzle() -> Puzzle:
         kernels=(
             Kernel(
                 function="softmax",
+                concepts=(
+                    reduces("max", "each row's maximum taken with T.reduce_max"),
+                    reduces("sum", "each row's sum of exponentials taken with T.reduce_sum"),
+                ),
                 title="Row softmax with the whole row in one tile (N <= BLOCK_N)",
                 cases=(
                     Case("square_256", {"M": 256, "N": 256}, {"BLOCK_M": 16, "BLOCK_N": 256}, seed=6101, simulate=True),
@@ -208,6 +213,10 @@ def puzzle() -> Puzzle:
             ),
             Kernel(
                 function="softmax_online",
+                concepts=(
+                    reduces("max", "each tile's row maxima taken with T.reduce_max"),
+                    reduces("sum", "each tile's row sums of exponentials taken with T.reduce_sum"),
+                ),
                 title="Row softmax of any length: online max and sum, then a second pass",
                 cases=(
                     Case("square_256", {"M": 256, "N": 256}, {"BLOCK_M": 32, "BLOCK_N": 64}, seed=6201, simulate=True),

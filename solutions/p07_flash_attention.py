@@ -58,6 +58,7 @@ import math
 import tilelang
 import tilelang.language as T
 
+from grader.concepts import gemm_calls, reduces
 from grader.spec import Case, Kernel, Puzzle, Tensor, Tolerance, tensor_bytes
 
 # ---------------------------------------------------------------- references (run on float64)
@@ -222,6 +223,10 @@ def puzzle() -> Puzzle:
         kernels=(
             Kernel(
                 function="attention_two_pass",
+                concepts=(
+                    gemm_calls(2, "both products, Q K^T and P V, computed with T.gemm on the Tensor Cores"),
+                    reduces("max", "the row maxima of the scores taken with T.reduce_max"),
+                ),
                 title="Attention in two passes: the row max first, then exp and P @ V",
                 # Pass 1 computes Q K^T a second time: 6 M N D flops instead of 4.
                 flops=lambda s: 6.0 * s["M"] * s["N"] * s["D"],
@@ -236,6 +241,10 @@ def puzzle() -> Puzzle:
             ),
             Kernel(
                 function="flash_attention",
+                concepts=(
+                    gemm_calls(2, "both products, Q K^T and P V, computed with T.gemm on the Tensor Cores"),
+                    reduces("max", "the row maxima of the scores taken with T.reduce_max"),
+                ),
                 title="Flash attention: one pass with the online softmax",
                 flops=lambda s: 4.0 * s["M"] * s["N"] * s["D"],
                 cases=(

@@ -56,6 +56,7 @@ from __future__ import annotations
 import tilelang
 import tilelang.language as T
 
+from grader.concepts import uses_tile_op
 from grader.spec import Case, Kernel, Puzzle, Tensor, tensor_bytes
 
 # ---------------------------------------------------------------- references (run on float64)
@@ -261,6 +262,11 @@ def puzzle() -> Puzzle:
             ),
             Kernel(
                 function="conv1d_im2col",
+                concepts=(
+                    uses_tile_op(
+                        "tl.tileop.gemm", "the W2 tile times the im2col tile computed with T.gemm (the Tensor Cores)"
+                    ),
+                ),
                 title="im2col in shared memory and T.gemm on the Tensor Cores",
                 cases=(
                     Case("small_20to24_300_k3", _sizes(20, 24, 300, 3), im2col, seed=9301, simulate=True),

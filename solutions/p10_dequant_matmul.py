@@ -58,6 +58,7 @@ from __future__ import annotations
 import tilelang
 import tilelang.language as T
 
+from grader.concepts import uses_tile_op
 from grader.spec import Case, Kernel, Puzzle, Tensor, tensor_bytes
 
 # ---------------------------------------------------------------- references (run on float64)
@@ -204,6 +205,12 @@ def puzzle() -> Puzzle:
             ),
             Kernel(
                 function="dequant_matmul",
+                concepts=(
+                    uses_tile_op(
+                        "tl.tileop.gemm",
+                        "the A tile times the unpacked W tile computed with T.gemm (the Tensor Cores)",
+                    ),
+                ),
                 title="GEMM with 4-bit weights unpacked in shared memory",
                 inputs=(_A, _B, _S),
                 outputs=(_C,),
