@@ -31,6 +31,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "-k", dest="kernels", metavar="NAME", help="only kernels whose name contains NAME (comma-separated for several)"
     )
+    p.add_argument(
+        "--exact", action="store_true", help="-k names are exact kernel names (-k add grades add, not add_fragments)"
+    )
     p.add_argument("--bench", action="store_true", help="time each kernel's large case against torch (GPU)")
     p.add_argument("--json", type=Path, metavar="PATH", help="write machine-readable results to PATH")
     p.add_argument(
@@ -106,6 +109,8 @@ def pytest_args(args: argparse.Namespace, chosen: list[tuple[str, Path]]) -> lis
     ]
     if args.kernels:
         out += ["--grade-kernels", args.kernels]
+        if args.exact:
+            out.append("--grade-kernels-exact")
     if args.bench:
         out.append("--grade-bench")
     if args.json:

@@ -67,6 +67,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="NAMES",
         help="only kernels whose name contains one of these comma-separated NAMES",
     )
+    group.addoption(
+        "--grade-kernels-exact",
+        action="store_true",
+        help="--grade-kernels names are exact kernel names, not substrings",
+    )
     group.addoption("--grade-bench", action="store_true", help="time each kernel's large case against torch")
     group.addoption("--grade-json", default=None, metavar="PATH", help="write results as JSON to PATH")
     group.addoption(
@@ -131,7 +136,7 @@ class PuzzleFile(pytest.File):
             raise CollectError(f"could not load puzzle {puzzle_id}: {run.startup_problem}")
         wanted = [n.strip() for n in opt("grade_kernels").split(",") if n.strip()]
         for kernel in description["kernels"]:
-            if wanted and not any(n in kernel["function"] for n in wanted):
+            if wanted and not _wanted(kernel["function"], wanted, opt("grade_kernels_exact")):
                 continue
             for case in kernel["cases"]:
                 item = CaseItem.from_parent(
@@ -143,6 +148,10 @@ class PuzzleFile(pytest.File):
                 )
                 item.add_marker(f"p{puzzle_id}")
                 yield item
+
+
+def _wanted(function: str, names: list[str], exact: bool) -> bool:
+    return function in names if exact else any(n in function for n in names)
 
 
 class CollectError(Exception):
