@@ -94,12 +94,13 @@ def serve(conn: Any, request: dict[str, Any]) -> None:
         conn.send({"event": "fatal", "message": f"TileLang cannot be imported ({error}): run pip install -e . first"})
         return
     from grader.discover import load_module, load_puzzle
+    from grader.hidden import with_hidden_cases
 
     imported = time.perf_counter()
     device = pick_device(request.get("device", "auto"))
     device_ready = time.perf_counter()
     try:
-        puzzle = load_puzzle(load_module(Path(request["spec_file"])))
+        puzzle = with_hidden_cases(load_puzzle(load_module(Path(request["spec_file"]))))
     except Exception as error:  # the course's own file is broken: a maintainer's problem, said plainly
         conn.send(
             {"event": "fatal", "message": f"the puzzle's spec {request['spec_file']} cannot be loaded: {error!r}"}

@@ -1,0 +1,118 @@
+"""Hidden cases: extra graded cases that live only on the grading machine.
+
+When the environment variable ``TILELANG_COURSE_HIDDEN_CASES`` names a JSON file, the grader's
+child process appends that file's cases to the puzzle it grades, so ``python -m grader``, the
+notebook checks and nbgrader's autograde all grade them. The file is never part of a released
+notebook, and the cases are shown only as ``hidden_1``, ``hidden_2``, ... in every verdict::
+
+    {
+      "cases": [
+        {"puzzle": "02", "kernel": "add", "sizes": {"N": 777}, "params": {"BLOCK": 128, "THREADS": 128},
+         "seed": 90210, "simulate": true, "note": "for the instructor only, never shown"}
+      ]
+    }
+
+``sizes`` must bind exactly the sizes the kernel's own cases bind; ``params`` are the block
+parameters (defaults of the kernel apply to those left out); ``simulate`` (default false) lets a
+small case run in the CPU simulator when there is no GPU; ``scales`` is as in :class:`Case`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from grader.spec import Case, Kernel, Puzzle
+
+ENV = "TILELANG_COURSE_HIDDEN_CASES"
+PREFIX = "hidden_"
+KEYS = {"puzzle", "kernel", "sizes", "params", "seed", "simulate", "scales", "note", "name"}
+
+
+class HiddenCasesError(ValueError):
+    pass
+
+
+def hidden_file() -> Path | None:
+    """The file named by the environment variable, or None when it is unset or empty."""
+    value = os.environ.get(ENV, "").strip()
+    return Path(value) if value else None
+
+
+def read_entries(path: Path) -> list[dict[str, Any]]:
+    """The file's case entries, each checked for its keys and their types."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as error:
+        raise HiddenCasesError(f"hidden cases file {path} cannot be read: {error}") from error
+    entries = data.get("cases") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        raise HiddenCasesError(f'hidden cases file {path}: expected an object {{"cases": [...]}}')
+    for number, entry in enumerate(entries, 1):
+        problem = _entry_problem(entry)
+        if problem:
+            raise HiddenCasesError(f"hidden cases file {path}, case {number}: {problem}")
+    return entries
+
+
+def _entry_problem(entry: Any) -> str:
+    if not isinstance(entry, dict):
+        return "each case is an object"
+    unknown = sorted(set(entry) - KEYS)
+    if unknown:
+        return f"unknown keys {', '.join(unknown)}"
+    for key, kind in (("puzzle", str), ("kernel", str), ("sizes", dict), ("seed", int)):
+        if not isinstance(entry.get(key), kind):
+            return f"'{key}' must be a {kind.__name__}"
+    for key in ("params", "scales"):
+        if not isinstance(entry.get(key, {}), dict):
+            return f"'{key}' must be an object"
+    return ""
+
+
+def hidden_cases(kernel: Kernel, entries: list[dict[str, Any]], puzzle_id: str) -> tuple[Case, ...]:
+    """The entries for this kernel as Cases named hidden_1, hidden_2, ... (their own names stay secret)."""
+    wanted = sorted(kernel.cases[0].sizes) if kernel.cases else None
+    cases = []
+    for entry in entries:
+        if entry["puzzle"].zfill(2) != puzzle_id or entry["kernel"] != kernel.function:
+            continue
+        if wanted is not None and sorted(entry["sizes"]) != wanted:
+            raise HiddenCasesError(
+                f"a hidden case of {puzzle_id} {kernel.function} binds sizes {sorted(entry['sizes'])}, "
+                f"the kernel needs {wanted}"
+            )
+        cases.append(
+            Case(
+                f"{PREFIX}{len(cases) + 1}",
+                {k: int(v) for k, v in entry["sizes"].items()},
+                dict(entry.get("params", {})),
+                seed=int(entry["seed"]),
+                simulate=bool(entry.get("simulate", False)),
+                scales={k: float(v) for k, v in entry.get("scales", {}).items()},
+            )
+        )
+    return tuple(cases)
+
+
+def with_hidden_cases(puzzle: Puzzle, path: Path | None = None) -> Puzzle:
+    """The puzzle with the hidden cases of ``path`` (default: the file the environment names) appended."""
+    path = path or hidden_file()
+    if path is None:
+        return puzzle
+    entries = read_entries(path)
+    unknown = {e["kernel"] for e in entries if e["puzzle"].zfill(2) == puzzle.id} - {k.function for k in puzzle.kernels}
+    if unknown:
+        raise HiddenCasesError(f"hidden cases file {path} names kernels puzzle {puzzle.id} lacks: {sorted(unknown)}")
+    kernels = tuple(
+        dataclasses.replace(kernel, cases=kernel.cases + hidden_cases(kernel, entries, puzzle.id))
+        for kernel in puzzle.kernels
+    )
+    return dataclasses.replace(puzzle, kernels=kernels)
+
+
+def is_hidden(case_name: str) -> bool:
+    return case_name.startswith(PREFIX)
