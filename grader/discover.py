@@ -104,3 +104,24 @@ def wrong_kernels(root: Path) -> list[WrongKernel]:
             )
         )
     return found
+
+
+@dataclass(frozen=True)
+class ConceptKernel:
+    """A kernel under tests/concept/ that computes the right numbers without the construct its puzzle
+    teaches: the grader's own test data. It declares PUZZLE, KERNELS (comma-separated) and WANTS, a
+    phrase the concept check's sentence must contain."""
+
+    path: Path
+    puzzle_id: str
+    kernels: tuple[str, ...]
+    wants: str
+
+
+def concept_kernels(root: Path) -> list[ConceptKernel]:
+    found = []
+    for path in sorted((root / "tests" / "concept").glob("*.py")):
+        text = path.read_text()
+        kernels = tuple(k for k in _declared(text, "KERNELS").split(",") if k)
+        found.append(ConceptKernel(path, _declared(text, "PUZZLE"), kernels, _declared(text, "WANTS")))
+    return found

@@ -3,6 +3,10 @@
 import tilelang
 import tilelang.language as T
 
+PUZZLE = "08"
+KERNELS = "matmul_naive"
+WANTS = "T.gemm"
+
 
 @tilelang.jit
 def matmul_naive(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, THREADS: int = 128):

@@ -3,6 +3,10 @@
 import tilelang
 import tilelang.language as T
 
+PUZZLE = "08"
+KERNELS = "matmul_pipelined"
+WANTS = "T.Pipelined"
+
 
 @tilelang.jit
 def matmul_pipelined(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int = 3, THREADS: int = 128):

@@ -1,0 +1,44 @@
+"""Grade a file's kernels inside the test process: trace, simulate on the CPU, compare, check concepts.
+
+The CLI grades in child processes and compiles every case with nvcc; tests that only need the
+verdict of a simulated case use this instead (no process start, no compile), through the same
+worker functions the child runs.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import Future
+from pathlib import Path
+
+from grader.build import COMPILE_ONLY_TARGET, BuildFailed, NotImplementedYet, kernel_function, trace_tir
+from grader.discover import course_root, load_module, load_puzzle, puzzle_files
+from grader.outcome import CaseResult
+from grader.spec import Puzzle
+from grader.worker import Build, Context, Device, grade_case, load_learner
+
+
+def spec(puzzle_id: str) -> Puzzle:
+    return load_puzzle(load_module(puzzle_files(course_root() / "solutions")[puzzle_id]))
+
+
+def grade_simulated(
+    puzzle_id: str, source: Path, kernel_name: str, cases: list[str] | None = None, seed_offset: int = 0
+) -> list[CaseResult]:
+    """Results for the kernel's simulated cases (or the named ones), as the child would give them."""
+    puzzle = spec(puzzle_id)
+    module, problem, _ = load_learner(source)
+    assert not problem, problem
+    ctx = Context(puzzle, source, module, Device("cpu", "simulated", COMPILE_ONLY_TARGET), False, seed_offset)
+    kernel = puzzle.kernel(kernel_name)
+    chosen = [c for c in kernel.cases if (c.name in cases if cases else c.simulate)]
+    results = []
+    for case in chosen:
+        compiled: Future = Future()
+        tir = None
+        try:
+            tir = trace_tir(kernel_function(module, kernel), kernel, case, source)
+            compiled.set_result(None)  # nothing compiled: the simulator runs the traced TIR
+        except (BuildFailed, NotImplementedYet) as error:
+            compiled.set_exception(error)
+        results.append(grade_case(ctx, kernel, case, Build(tir, compiled)))
+    return results
