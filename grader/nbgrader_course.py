@@ -1,0 +1,274 @@
+"""An nbgrader course directory built from the puzzles: ``python -m grader nbgrader-course DIR``.
+
+It writes ``DIR/nbgrader_config.py`` and ``DIR/source/<assignment>/pNN_name.ipynb``, one notebook per
+puzzle, built from ``solutions/`` by :func:`grader.notebooks.puzzle_notebook` and marked up for
+nbgrader (cell metadata schema 3):
+
+* a kernel cell is an autograded answer (``solution: true``): each TODO region's body is wrapped in
+  ``### BEGIN SOLUTION`` / ``### END SOLUTION`` after the stub's hints, so ``nbgrader
+  generate_assignment`` releases the hints and nbgrader's ``raise NotImplementedError()`` stub;
+* the check cell after each kernel is a locked test cell worth POINTS_PER_KERNEL points: it raises
+  when any case of that kernel fails, so the marks are partial by kernel;
+* every other cell is locked (read-only; autograde restores its source), except the notebook-only
+  experiments, which stay editable and are not graded.
+
+Grade ids carry the puzzle id: ``p08_gemv_solution``, ``p08_gemv_check``, ``p08_setup_01``...
+Hidden cases (see grader/hidden.py) are named in the config, never in a notebook.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+from nbformat import NotebookNode
+
+from grader.discover import course_root, normalize_id, puzzle_files
+from grader.hidden import ENV as HIDDEN_ENV
+from grader.hidden import read_entries
+from grader.sync import REGION
+
+POINTS_PER_KERNEL = 1
+CELL_TIMEOUT_S = 900
+BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
+UNLOCKED_ROLES = ("kernel", "extra")  # kernel cells are answers; experiments are the learner's to play with
+GRADE_ID = re.compile(r"[^a-zA-Z0-9_\-]+")
+
+
+@dataclass(frozen=True)
+class Course:
+    """What one ``nbgrader-course`` run writes."""
+
+    root: Path  # absolute
+    assignment: str
+    puzzle_ids: tuple[str, ...]
+    hidden_cases: Path | None  # absolute; read on the grading machine only
+    timeout: int  # seconds per notebook cell under nbgrader
+    exchange: Path  # absolute
+    course_id: str
+
+
+# ------------------------------------------------------------------------- solution regions
+
+
+def stub_hints(stub_text: str) -> list[tuple[str, list[str]]]:
+    """For each TODO region of a stub, in order: its ``# TODO begin`` line and its hint comments."""
+    hints = []
+    for region in REGION.findall(stub_text):
+        lines = region.splitlines()
+        kept = [line for line in lines[1:-1] if line.strip().startswith("#")]
+        hints.append((lines[0].strip(), kept))
+    return hints
+
+
+def with_solution_markers(source: str, hints: Iterator[tuple[str, list[str]]]) -> str:
+    """``source`` with each TODO region's body turned into the stub's hints then a solution block.
+
+    ``hints`` yields, in file order, the stub's (begin line, hint lines) for each region met.
+    """
+
+    def mark(match: re.Match[str]) -> str:
+        lines = match.group(0).splitlines()
+        begin, body, end = lines[0], lines[1:-1], lines[-1]
+        stub_begin, hint_lines = next(hints)
+        if stub_begin != begin.strip():
+            raise ValueError(f"the stub's TODO region {stub_begin!r} does not match the solution's {begin.strip()!r}")
+        indent = re.match(r"[ \t]*", begin).group(0)
+        return "\n".join([begin, *hint_lines, indent + BEGIN, *body, indent + END, end])
+
+    return REGION.sub(mark, source)
+
+
+# ---------------------------------------------------------------------------- cell metadata
+
+
+def grade_id(*parts: str) -> str:
+    return GRADE_ID.sub("_", "_".join(p for p in parts if p))
+
+
+def nbgrader_meta(
+    grade_id_: str, *, solution: bool = False, grade: bool = False, locked: bool = False, points: int = 0
+) -> dict:
+    meta = {"schema_version": 3, "grade": grade, "solution": solution, "locked": locked, "grade_id": grade_id_}
+    if grade:
+        meta["points"] = points
+    return meta
+
+
+def mark_cells(notebook: NotebookNode, puzzle_id: str, hints: list[tuple[str, list[str]]]) -> NotebookNode:
+    """Give every cell its nbgrader metadata; put solution markers into the TODO regions."""
+    remaining = iter(hints)
+    used: set[str] = set()
+    for index, cell in enumerate(notebook.cells):
+        info = cell.metadata.get("tilelang_course", {})
+        role, kernel = info.get("role", "code"), info.get("kernel", "")
+        has_todo = cell.cell_type == "code" and bool(REGION.search(cell.source))
+        if has_todo:
+            cell.source = with_solution_markers(cell.source, remaining)
+            meta = nbgrader_meta(grade_id(f"p{puzzle_id}", kernel or f"cell{index:02d}", "solution"), solution=True)
+        elif role == "check":
+            meta = nbgrader_meta(
+                grade_id(f"p{puzzle_id}", kernel, "check"), grade=True, locked=True, points=POINTS_PER_KERNEL
+            )
+        elif role in UNLOCKED_ROLES:
+            continue
+        else:
+            meta = nbgrader_meta(grade_id(f"p{puzzle_id}", role, f"{index:02d}"), locked=True)
+        if meta["grade_id"] in used:
+            raise ValueError(f"puzzle {puzzle_id}: two cells would have grade id {meta['grade_id']}")
+        used.add(meta["grade_id"])
+        cell.metadata["nbgrader"] = meta
+    left = list(remaining)
+    if left:
+        raise ValueError(f"puzzle {puzzle_id}: {len(left)} TODO region(s) of the stub have no cell in the notebook")
+    return notebook
+
+
+def source_notebook(solution: Path, stub: Path, puzzle_id: str) -> NotebookNode:
+    """The instructor's notebook of one puzzle: the solutions inside nbgrader's solution markers."""
+    from grader.notebooks import puzzle_notebook
+
+    notebook = puzzle_notebook(solution, puzzle_id)
+    for cell in notebook.cells:
+        if BEGIN in cell.source or END in cell.source:
+            raise ValueError(f"{solution.name}: a cell already holds nbgrader's solution delimiters")
+    notebook = mark_cells(notebook, puzzle_id, stub_hints(stub.read_text()))
+    nbformat.validate(notebook)
+    return notebook
+
+
+# ------------------------------------------------------------------------------ the config
+
+
+def config_text(course: Course) -> str:
+    """``nbgrader_config.py`` for the course. Every name below was checked against nbgrader 0.9.6."""
+    hidden = course.hidden_cases or course.root / "hidden_cases.json"
+    return f'''"""nbgrader configuration of the TileLang course, written by `python -m grader nbgrader-course`.
+
+Run every nbgrader command from this folder. Autograding executes student code: run it in a
+container or VM per batch (see the README's Instructor section).
+"""
+
+import os
+from pathlib import Path
+
+c = get_config()  # noqa: F821 (nbgrader provides it)
+
+ROOT = Path({str(course.root)!r})
+c.CourseDirectory.root = str(ROOT)
+c.CourseDirectory.course_id = {course.course_id!r}
+# One SQLite gradebook. Two autograde processes may share it (SQLite locks each write), but give
+# the writers room to wait: the timeout below is sqlite3's busy timeout in seconds.
+c.CourseDirectory.db_url = "sqlite:///" + str(ROOT / "gradebook.db") + "?timeout=120"
+
+# The exchange: where `nbgrader release_assignment` puts assignments and `collect` finds submissions.
+# On a shared JupyterHub point this at a folder every user can write, e.g. /srv/nbgrader/exchange.
+c.Exchange.root = {str(course.exchange)!r}
+c.Exchange.path_includes_course = True
+
+# Each cell may run this long. A check grades its kernel in a child process with its own per-case
+# timeout, so a hung kernel fails its check well before this; it bounds any other cell.
+c.Execute.timeout = {course.timeout}
+c.Execute.interrupt_on_timeout = True
+c.Execute.raise_on_iopub_timeout = False
+# The kernel must not forward output written straight to file descriptors 1 and 2 (TileLang, TVM
+# and nvcc write there): a test cell with any stderr output scores 0.
+c.Execute.extra_arguments = ["--IPKernelApp.capture_fd_output=False"]
+# A deleted check cell is put back and graded.
+c.OverwriteCells.add_missing_cells = True
+
+# Hidden cases: graded on this machine only, never written into a notebook. The grader reads the
+# file the environment variable names; an instructor's own setting of it wins.
+HIDDEN_CASES = Path({str(hidden)!r})
+if HIDDEN_CASES.is_file():
+    os.environ.setdefault({HIDDEN_ENV!r}, str(HIDDEN_CASES))
+'''
+
+
+# ---------------------------------------------------------------------------------- writing
+
+
+def write_course(course: Course) -> list[Path]:
+    """Write the config and the source notebooks; return the paths written."""
+    root = course_root()
+    stubs, solutions = puzzle_files(root / "puzzles"), puzzle_files(root / "solutions")
+    folder = course.root / "source" / course.assignment
+    folder.mkdir(parents=True, exist_ok=True)
+    written = [course.root / "nbgrader_config.py"]
+    written[0].write_text(config_text(course))
+    for puzzle_id in course.puzzle_ids:
+        notebook = source_notebook(solutions[puzzle_id], stubs[puzzle_id], puzzle_id)
+        path = folder / f"{solutions[puzzle_id].stem}.ipynb"
+        path.write_text(nbformat.writes(notebook) + "\n")
+        written.append(path)
+    return written
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m grader nbgrader-course",
+        description="Write a ready nbgrader course directory: nbgrader_config.py and source/<assignment>/.",
+    )
+    p.add_argument("dir", type=Path, metavar="DIR", help="the course directory (created if missing)")
+    p.add_argument("--assignment", default="ps1", metavar="NAME", help="the assignment's name (default ps1)")
+    p.add_argument("--puzzles", default="", metavar="IDS", help="comma-separated puzzle ids (default: all)")
+    p.add_argument(
+        "--hidden-cases",
+        type=Path,
+        metavar="FILE",
+        help="JSON file of hidden cases on the grading machine (default: DIR/hidden_cases.json when it exists)",
+    )
+    p.add_argument(
+        "--timeout", type=int, default=CELL_TIMEOUT_S, metavar="S", help=f"seconds per cell (default {CELL_TIMEOUT_S})"
+    )
+    p.add_argument("--exchange", type=Path, metavar="DIR", help="the nbgrader exchange (default: DIR/exchange)")
+    p.add_argument("--course-id", default="tilelang-course", metavar="ID", help="nbgrader's course id")
+    return p
+
+
+class UsageError(Exception):
+    pass
+
+
+def course_from_args(args: argparse.Namespace) -> Course:
+    available = puzzle_files(course_root() / "solutions")
+    ids = []
+    for text in (t for t in args.puzzles.split(",") if t.strip()):
+        puzzle_id = normalize_id(text)
+        if puzzle_id not in available:
+            raise UsageError(f"'{text}' is not a puzzle of this course (present: {', '.join(sorted(available))})")
+        ids.append(puzzle_id)
+    if not re.fullmatch(r"[A-Za-z0-9_\-]+", args.assignment):
+        raise UsageError("the assignment name may hold only letters, digits, '_' and '-'")
+    if args.timeout <= 0:
+        raise UsageError("--timeout must be a positive number of seconds")
+    hidden = args.hidden_cases.resolve() if args.hidden_cases else None
+    if hidden is not None:
+        read_entries(hidden)  # a broken file is said now, not at grading time
+    root = args.dir.resolve()
+    return Course(
+        root=root,
+        assignment=args.assignment,
+        puzzle_ids=tuple(ids or sorted(available)),
+        hidden_cases=hidden,
+        timeout=args.timeout,
+        exchange=(args.exchange or root / "exchange").resolve(),
+        course_id=args.course_id,
+    )
+
+
+def main(argv: Sequence[str]) -> int:
+    args = parser().parse_args(list(argv))
+    try:
+        course = course_from_args(args)
+    except (UsageError, ValueError) as error:
+        print(f"grader nbgrader-course: {error}")
+        return 2
+    written = write_course(course)
+    print(f"wrote {written[0]} and {len(written) - 1} notebook(s) in {course.root / 'source' / course.assignment}")
+    print(f"next: cd {course.root} && nbgrader generate_assignment {course.assignment}")
+    return 0
