@@ -1,0 +1,65 @@
+"""grader.experiments: resource usage read from a real sm_90a compile, and the accumulation demo."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from grader import experiments
+
+
+def _have_nvcc() -> bool:
+    try:
+        from tilelang.contrib import nvcc
+
+        return bool(nvcc.get_nvcc_compiler())
+    except Exception:
+        return shutil.which("nvcc") is not None
+
+
+@pytest.mark.skipif(not _have_nvcc(), reason="needs nvcc to compile for sm_90a")
+def test_resource_usage_of_a_small_gemm_in_registers_and_in_shared_memory():
+    from solutions import p08_matrix as ref
+
+    sizes = {"M": 256, "N": 256, "K": 256, "BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}
+    naive = experiments.resource_usage(ref.matmul_naive, **sizes)
+    assert naive.label == "matmul_naive"
+    assert naive.registers > 0
+    assert naive.threads == 128
+    assert naive.shared == 0  # every tile in registers
+    assert naive.tensor_cores == "mma.sync"
+
+    piped = experiments.resource_usage(ref.matmul_pipelined, "pipelined", **sizes, STAGES=3)
+    assert piped.registers > 0
+    # three stages of a 64 x 32 A tile and a 32 x 64 B tile, in fp16
+    assert piped.dynamic_shared == 3 * (64 * 32 + 32 * 64) * 2
+    assert piped.tensor_cores == "wgmma" and piped.copies == "TMA"
+    assert piped.threads == 256  # TileLang adds a producer warpgroup for the TMA copies
+    text = experiments.table([naive, piped])
+    assert "matmul_naive" in text and "pipelined" in text and "24.0" not in text.splitlines()[0]
+
+
+def test_ptxas_log_parsing():
+    log = (
+        "ptxas info    : Function properties for k\n"
+        "    1088 bytes stack frame, 1564 bytes spill stores, 1572 bytes spill loads\n"
+        "ptxas info    : Used 255 registers, used 1 barriers, 1024 bytes smem, 1088 bytes cumulative stack size\n"
+    )
+    numbers = experiments._ptxas_numbers(log)
+    assert numbers == {
+        "registers": 255,
+        "spill_stores": 1564,
+        "spill_loads": 1572,
+        "stack_frame": 1088,
+        "static_shared": 1024,
+    }
+
+
+def test_fp16_accumulator_error_grows_with_k_and_fp32_stays_at_one_rounding():
+    errors = experiments.accumulation_errors(lengths=(64, 1024, 4096), rows=32)
+    fp16, fp32, stored = errors["fp16 accumulator"], errors["fp32 accumulator"], errors["fp32, stored as fp16"]
+    assert fp16[0] < fp16[1] < fp16[2]
+    assert fp16[2] > 1e-3  # beyond the grader's fp16 atol (1e-3 of the rms of the result)
+    assert max(fp32) < 1e-5
+    assert max(stored) < 2.0**-11  # one rounding to fp16 at the end
