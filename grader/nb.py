@@ -1,0 +1,452 @@
+"""The notebooks' helpers: ``%load_ext grader.nb``, ``%puzzle ID``, ``%%puzzle NAME``, check() and bench().
+
+``%%puzzle NAME`` runs its cell as usual and remembers its source under NAME (a re-run replaces
+it in place), so the remembered cells, in the order they first ran, are the learner's module.
+``check("gemv")`` writes that module to a temporary file (never into the learner's folders), runs
+``python -m grader ID --file TMP -k gemv --exact --json TMP.json`` in a child process with a time
+limit, prints one verdict per case on stdout, and raises a one-line :class:`CheckFailed` unless
+every case passed (without a GPU: passed in simulation, or compiled). Nothing goes to stderr: the
+child's output is captured, and warnings and log records are held back while a check runs
+(nbgrader gives a cell no points for any stderr output).
+
+The remembered cells live on the magics object that IPython's shell holds, not in this module.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import logging
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+
+from grader.discover import normalize_id
+
+CHECK_TIMEOUT_S = 120.0
+BENCH_TIMEOUT_S = 600.0
+LABELS = {
+    "passed": "PASS",
+    "compiled": "BUILT",
+    "failed": "FAIL",
+    "not_implemented": "TODO",
+    "error": "ERROR",
+    "crashed": "CRASH",
+    "timed_out": "HANG",
+    "not_run": "SKIP",
+    "setup": "SETUP",
+    "unsupported": "N/A",
+}
+GOOD = ("passed", "compiled")
+MAX_ELEMENTS = 3  # wrong elements listed per failed case
+
+
+# ------------------------------------------------------------------------------- the magics
+
+
+@magics_class
+class PuzzleMagics(Magics):
+    """``%puzzle ID`` says which puzzle this notebook is; ``%%puzzle NAME`` runs and records a cell."""
+
+    def __init__(self, shell: Any):
+        super().__init__(shell)
+        self.puzzle_id = ""
+        self.cells: dict[str, str] = {}
+
+    @line_magic("puzzle")
+    def set_puzzle(self, line: str) -> None:
+        puzzle_id = normalize_id(line)
+        if puzzle_id is None:
+            print(f"%puzzle wants a puzzle id such as 08, not {line.strip()!r}")
+            return
+        self.puzzle_id = puzzle_id
+
+    @cell_magic("puzzle")
+    def record(self, line: str, cell: str) -> None:
+        name = line.strip() or f"cell{len(self.cells) + 1}"
+        self.cells[name] = cell
+        self.shell.run_cell(cell)
+
+    def module_text(self) -> tuple[str, list[tuple[int, str]]]:
+        """The remembered cells as one module, and where each starts: (first line, cell name)."""
+        parts, starts, line = [], [], 1
+        for name, source in self.cells.items():
+            text = source.rstrip("\n") + "\n"
+            starts.append((line, name))
+            parts.append(text + "\n\n")
+            line += text.count("\n") + 2
+        return "".join(parts), starts
+
+
+def load_ipython_extension(shell: Any) -> None:
+    os.environ.setdefault("TILELANG_PRINT_ON_COMPILATION", "0")
+    logging.getLogger("tilelang").setLevel(logging.WARNING)
+    warnings.filterwarnings("ignore", message="IProgress not found")  # tqdm, imported by TileLang
+    shell.register_magics(PuzzleMagics)
+
+
+def _magics() -> PuzzleMagics:
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    magics = shell.magics_manager.registry.get("PuzzleMagics") if shell is not None else None
+    if magics is None:
+        raise CheckFailed("run the notebook's setup cell first (%load_ext grader.nb)")
+    if not magics.puzzle_id:
+        raise CheckFailed("run the notebook's setup cell first (%puzzle ID is missing)")
+    return magics
+
+
+# ------------------------------------------------------------------------------ the results
+
+
+@dataclass
+class CheckResult:
+    """What one check found: ``passed``, one printed line per case (and its details), the JSON."""
+
+    kernel: str
+    passed: bool
+    summary: str
+    lines: list[str] = field(default_factory=list)
+    document: dict[str, Any] | None = None
+    seconds: float = 0.0
+
+    def cases(self) -> list[dict[str, Any]]:
+        return [r for r in (self.document or {}).get("results", []) if r.get("kernel") == self.kernel]
+
+    def __repr__(self) -> str:
+        return f"CheckResult({self.kernel!r}, passed={self.passed})"
+
+    def _ipython_display_(self) -> None:
+        """The verdict is already printed: a check cell shows nothing more."""
+
+
+class CheckFailed(Exception):
+    """A check that did not pass; IPython shows it as one line, without a stack trace."""
+
+    def __init__(self, summary: str, result: CheckResult | None = None):
+        super().__init__(summary)
+        self.result = result
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"CheckFailed: {self}"]
+
+
+# ------------------------------------------------------------------------------- running it
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """Hold back anything this process would write to stderr while a check runs."""
+    disabled = logging.root.manager.disable
+    logging.disable(logging.CRITICAL)
+    try:
+        with warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        logging.disable(disabled)
+
+
+@dataclass
+class GraderRun:
+    document: dict[str, Any] | None
+    returncode: int | None  # None: stopped at the time limit
+    output: str
+    seconds: float
+
+
+def _run_grader(
+    puzzle_id: str, module: str, kernels: list[str], extra: list[str], timeout: float, device: str
+) -> GraderRun:
+    """``python -m grader`` on the module in a child process group, killed whole at the time limit."""
+    root = Path(__file__).resolve().parent.parent
+    with tempfile.TemporaryDirectory(prefix="tilelang-course-check-") as folder:
+        source = Path(folder) / f"p{puzzle_id}_notebook.py"
+        source.write_text(module)
+        report = Path(folder) / "result.json"
+        case_timeout = max(5.0, 0.75 * timeout - 5.0)
+        command = [sys.executable, "-m", "grader", puzzle_id, "--file", str(source), "-k", ",".join(kernels)]
+        command += ["--exact", "--json", str(report), "--device", device, "--timeout", f"{case_timeout:g}", *extra]
+        env = {**os.environ, "TILELANG_PRINT_ON_COMPILATION": "0", "PYTHONWARNINGS": "ignore"}
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
+        env.pop("MPLBACKEND", None)
+        started = time.perf_counter()
+        child = subprocess.Popen(
+            command, cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        try:
+            output, _ = child.communicate(timeout=timeout)
+            code: int | None = child.returncode
+        except subprocess.TimeoutExpired:
+            _kill_group(child)
+            output, _ = child.communicate()
+            code = None
+        finally:
+            _kill_group(child)  # the grader's own worker processes, if any outlived it
+        document = json.loads(report.read_text()) if code is not None and report.is_file() else None
+        return GraderRun(document, code, output.decode(errors="replace"), time.perf_counter() - started)
+
+
+def _kill_group(child: subprocess.Popen) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(child.pid, signal.SIGKILL)
+
+
+def _where(text: str, starts: list[tuple[int, str]], module_name: str) -> str:
+    """Point ``p08_notebook.py:57`` at the notebook cell: ``line 12 of cell %%puzzle gemv``.
+
+    Line numbers count the cell's ``%%puzzle`` line, as JupyterLab numbers the cell's lines.
+    """
+
+    def cell_line(match: re.Match) -> str:
+        line = int(match.group(1))
+        first, name = max((s for s in starts if s[0] <= line), default=(1, "?"))
+        return f"line {line - first + 2} of cell %%puzzle {name}"
+
+    text = re.sub(rf"\S*{re.escape(module_name)}:(\d+)", cell_line, text)
+    return re.sub(rf"\S*{re.escape(module_name)}", "this notebook", text)
+
+
+ELEMENT_LINE = re.compile(r"^\w+\[[^\]]*\] = ")
+
+
+def _case_lines(result: dict[str, Any], previous: dict[str, Any] | None, kernel: str) -> list[str]:
+    """One verdict line per case, then (for a case that did not pass) a few details and the hint."""
+    status = result.get("status", "")
+    label = LABELS.get(status, status.upper())
+    message = str(result.get("message", ""))
+    if status == "not_run":
+        message = "not run (see above)"
+    elif status == "timed_out":
+        message = message.replace("(raise --timeout)", f"(give it longer: check({kernel!r}, timeout=...))")
+    same = previous is not None and all(previous.get(k) == result.get(k) for k in ("status", "message", "details"))
+    if same and status not in GOOD and status != "not_run":
+        message = "the same as above"
+    lines = [f"  {label:5} {result.get('case', ''):22} {message}".rstrip()]
+    if status in GOOD or status == "not_run" or same:
+        return lines
+    details = [str(d) for d in result.get("details") or []]
+    elements = [d for d in details if ELEMENT_LINE.match(d)]
+    shown = [d for d in details if not ELEMENT_LINE.match(d) or d in elements[:MAX_ELEMENTS]]
+    lines += [f"        {d}" for d in shown]
+    if result.get("hint"):
+        lines.append(f"        hint: {result['hint']}")
+    return lines
+
+
+def _summary(kernel: str, cases: list[dict[str, Any]]) -> tuple[bool, str]:
+    statuses = [c.get("status") for c in cases]
+    if not cases:
+        return False, f"{kernel}: the grader gave no verdict"
+    if all(s in GOOD for s in statuses):
+        built = statuses.count("compiled")
+        simulated = sum(str(c.get("message", "")).startswith("simulated on CPU") for c in cases)
+        if built:
+            return True, (
+                f"{kernel}: passed ({simulated} case(s) simulated on the CPU, {built} only compiled for sm_90a: "
+                "a GPU checks their numbers)"
+            )
+        return True, f"{kernel}: passed all {len(cases)} cases"
+    if all(s == "not_implemented" for s in statuses):
+        return False, f"{kernel}: not implemented yet (fill in its TODO, run its cell, then this one)"
+    for status, verb in (("timed_out", "hangs"), ("crashed", "crashes")):
+        if status in statuses:
+            case = cases[statuses.index(status)].get("case", "")
+            return False, f"{kernel}: {verb} on case {case} (the cases after it were not run)"
+    bad = sum(s not in GOOD for s in statuses)
+    return False, f"{kernel}: {bad} of {len(cases)} cases did not pass (see above)"
+
+
+def _show_tile_map(cases: list[dict[str, Any]]) -> None:
+    """A small heat map of the wrong tiles of the first failed case that has one (needs matplotlib)."""
+    tile_map = next((c["tile_map"] for c in cases if c.get("status") == "failed" and c.get("tile_map")), None)
+    if tile_map is None:
+        return
+    try:
+        import matplotlib.pyplot as plt
+
+        from grader import pictures  # type: ignore[attr-defined]
+    except ImportError:
+        return
+    drawn = pictures.mismatch_map(tile_map)
+    figure = getattr(drawn, "figure", drawn) if drawn is not None else None
+    if figure is None or not hasattr(figure, "savefig"):
+        return
+    from IPython.display import display
+
+    display(figure)
+    plt.close(figure)
+
+
+def check(kernel: str, *, timeout: float = CHECK_TIMEOUT_S, device: str = "auto") -> CheckResult:
+    """Grade one kernel of the cells run so far; print a verdict per case; raise CheckFailed unless it passed.
+
+    ``timeout`` bounds the whole check (compiles included): a kernel that hangs fails within it.
+    ``device`` is the grader's --device: auto (a GPU if there is one, else simulate on the CPU).
+    """
+    with _quiet():
+        result = _check(kernel, timeout, device)
+    if not result.passed:
+        raise CheckFailed(result.summary, result)
+    return result
+
+
+def _check(kernel: str, timeout: float, device: str) -> CheckResult:
+    magics = _magics()
+    module, starts = magics.module_text()
+    if not re.search(rf"^def {re.escape(kernel)}\(", module, re.M):
+        summary = f"{kernel}: no cell defines it yet: run the cell that starts with %%puzzle {kernel}, then this one"
+        print(summary)
+        return CheckResult(kernel, False, summary)
+    run = _run_grader(magics.puzzle_id, module, [kernel], [], timeout, device)
+    module_name = f"p{magics.puzzle_id}_notebook.py"
+    if run.returncode is None:
+        summary = (
+            f"{kernel}: HANG: no verdict within {timeout:g} s: the kernel never finished "
+            f"(or compiling took longer: check({kernel!r}, timeout=...))"
+        )
+        print(summary)
+        return CheckResult(kernel, False, summary, [summary], None, run.seconds)
+    if run.document is None:
+        tail = [_where(line, starts, module_name) for line in run.output.strip().splitlines()[-5:]]
+        summary = f"{kernel}: the grader stopped without a verdict (exit code {run.returncode})"
+        print("\n".join([summary, *tail]))
+        return CheckResult(kernel, False, summary, tail, None, run.seconds)
+    result = CheckResult(kernel, False, "", [], run.document, run.seconds)
+    cases = result.cases()
+    device_name = next((r.get("device", "") for r in run.document.get("runs", [])), "")
+    lines = [f"{kernel} — {device_name}" if device_name else kernel]
+    if cases and all(c.get("status") == "not_implemented" for c in cases):
+        cases_shown = [{**cases[0], "case": f"({len(cases)} cases)"}]
+    else:
+        cases_shown = cases
+    previous = None
+    for case in cases_shown:
+        lines += [_where(line, starts, module_name) for line in _case_lines(case, previous, kernel)]
+        previous = case
+    result.passed, result.summary = _summary(kernel, cases)
+    result.lines = lines + [result.summary]
+    print("\n".join(result.lines))
+    _show_tile_map(cases)
+    return result
+
+
+# -------------------------------------------------------------------------------- benchmarks
+
+
+@dataclass
+class BenchRow:
+    kernel: str
+    case: str
+    kernel_ms: float
+    torch_ms: float
+    tflops: float | None
+    gbps: float | None
+
+
+@dataclass
+class BenchResult:
+    """The timed rows (empty without a GPU) and the grader's JSON."""
+
+    rows: list[BenchRow] = field(default_factory=list)
+    document: dict[str, Any] | None = None
+
+    def _ipython_display_(self) -> None:
+        """The table and the plot are already shown."""
+
+
+def _gpu_available() -> bool:
+    try:
+        import torch
+    except ImportError:
+        return False
+    return bool(torch.cuda.is_available())
+
+
+def bench(*kernels: str, timeout: float = BENCH_TIMEOUT_S, device: str = "auto") -> BenchResult:
+    """Time each kernel's large case(s) against torch on the GPU and plot them; one line without a GPU."""
+    with _quiet():
+        if device not in ("auto", "cuda") or not _gpu_available():
+            print("Benchmarks need a CUDA GPU: here the checks above compiled and simulated the kernels instead.")
+            return BenchResult()
+        magics = _magics()
+        module, _ = magics.module_text()
+        run = _run_grader(magics.puzzle_id, module, list(kernels), ["--bench"], timeout, "cuda")
+        if run.document is None:
+            reason = f"no answer within {timeout:g} s" if run.returncode is None else "the grader stopped"
+            print(f"bench: {reason}; run python -m grader {magics.puzzle_id} --bench for details")
+            return BenchResult()
+        rows = _bench_rows(run.document)
+        for line in _bench_table(rows):
+            print(line)
+        missing = [k for k in kernels if k not in {r.kernel for r in rows}]
+        if missing:
+            print(f"not timed (their checks must pass first): {', '.join(missing)}")
+        _plot(rows)
+        return BenchResult(rows, run.document)
+
+
+def _bench_rows(document: dict[str, Any]) -> list[BenchRow]:
+    rows = []
+    for r in document.get("results", []):
+        b = r.get("bench")
+        if b:
+            rows.append(BenchRow(r["kernel"], r["case"], b["kernel_ms"], b["torch_ms"], b.get("tflops"), b.get("gbps")))
+    return rows
+
+
+def _bench_table(rows: list[BenchRow]) -> list[str]:
+    if not rows:
+        return []
+    width = max(len(f"{r.kernel} {r.case}") for r in rows)
+    lines = [f"{'kernel':{width}} {'ms':>9} {'torch ms':>9} {'TFLOP/s':>8} {'GB/s':>7} {'vs torch':>8}"]
+    for r in rows:
+        tflops = f"{r.tflops:8.1f}" if r.tflops is not None else f"{'-':>8}"
+        gbps = f"{r.gbps:7.0f}" if r.gbps is not None else f"{'-':>7}"
+        speedup = r.torch_ms / r.kernel_ms
+        name = f"{r.kernel} {r.case}"
+        lines.append(f"{name:{width}} {r.kernel_ms:9.4f} {r.torch_ms:9.4f} {tflops} {gbps} {speedup:7.2f}x")
+    return lines
+
+
+def _plot(rows: list[BenchRow]) -> None:
+    """Bars of the learner's kernels next to torch, in TFLOP/s, GB/s or ms (whichever all rows have)."""
+    if not rows:
+        return
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    if all(r.tflops is not None for r in rows):
+        unit, ours = "TFLOP/s (higher is better)", [r.tflops for r in rows]
+        theirs = [r.tflops * r.kernel_ms / r.torch_ms for r in rows]
+    elif all(r.gbps is not None for r in rows):
+        unit, ours = "GB/s (higher is better)", [r.gbps for r in rows]
+        theirs = [r.gbps * r.kernel_ms / r.torch_ms for r in rows]
+    else:
+        unit, ours, theirs = "ms (lower is better)", [r.kernel_ms for r in rows], [r.torch_ms for r in rows]
+    figure, axes = plt.subplots(figsize=(max(6.0, 1.4 * len(rows)), 3.5))
+    positions = list(range(len(rows)))
+    axes.bar([p - 0.2 for p in positions], ours, width=0.4, label="your kernel")
+    axes.bar([p + 0.2 for p in positions], theirs, width=0.4, label="torch")
+    axes.set_xticks(positions, [f"{r.kernel}\n{r.case}" for r in rows], fontsize=8)
+    axes.set_ylabel(unit)
+    axes.legend()
+    figure.tight_layout()
+    from IPython.display import display
+
+    display(figure)
+    plt.close(figure)

@@ -1,0 +1,352 @@
+"""Learner notebooks generated from the puzzle modules: ``python -m grader notebooks``.
+
+A puzzle module is plain Python that doubles as a notebook. Its cells, in order:
+
+* the module docstring: the first markdown cell (the spec; its first line becomes the title);
+* ``# %% [markdown]`` then comment lines: a markdown cell (``# text`` gives ``text``, a lone ``#``
+  a blank line), up to the next ``# %%`` marker or the first line of code;
+* ``# %% [notebook]`` then commented-out code: a code cell that exists only in the notebook
+  (pictures, experiments); the module never runs it;
+* ``# %%`` or ``# %% title``: starts a code cell of the module. Code before the first marker is one
+  code cell too, and a module without markers is cut at its graded kernels.
+
+Every code cell of the module is cut further so that each graded kernel (a ``Kernel(function=...)``
+of ``puzzle()``) has a cell of its own, followed by a generated check cell. The notebook starts with
+a generated setup cell and ends with a generated bench cell. The module's code cells start with
+``%%puzzle NAME``, which runs them and remembers their source for ``check`` (see grader/nb.py).
+
+Every cell carries ``metadata["tilelang_course"] = {"role": ..., "kernel": ...}``, role one of
+ROLES. Output is deterministic (cell ids from puzzle id and index), so ``--check`` can compare bytes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+from nbformat import NotebookNode
+
+from grader.discover import course_root, puzzle_files
+
+ROLES = ("spec", "markdown", "setup", "code", "kernel", "check", "bench", "extra")
+MARKER = re.compile(r"^# %%(?P<rest>.*)$")
+NAME = re.compile(r"[^a-z0-9_]+")
+
+
+@dataclass(frozen=True)
+class SourceCell:
+    """One cell read from a puzzle module, before it becomes a notebook cell.
+
+    ``kind`` is "spec", "markdown", "extra" (notebook-only code) or "code" (module code);
+    ``title`` is the text after ``# %%`` for code cells; ``kernel`` names the graded kernel a code
+    cell defines, if any.
+    """
+
+    kind: str
+    text: str
+    title: str = ""
+    kernel: str = ""
+
+
+# ------------------------------------------------------------------------------ reading a module
+
+
+def _uncomment(line: str) -> str:
+    if line.startswith("# "):
+        return line[2:]
+    return line[1:] if line.startswith("#") else line
+
+
+def _trim(lines: list[str]) -> str:
+    while lines and not lines[0].strip():
+        lines = lines[1:]
+    while lines and not lines[-1].strip():
+        lines = lines[:-1]
+    return "\n".join(lines)
+
+
+def _spec_text(docstring: str) -> str:
+    """The docstring as markdown: its first line becomes the notebook's title."""
+    first, _, rest = docstring.strip().partition("\n")
+    return f"# {first.strip()}\n{rest.rstrip()}" if rest.strip() else f"# {first.strip()}"
+
+
+def _docstring_end(tree: ast.Module) -> int:
+    """Number of lines the module docstring occupies (0 if there is none)."""
+    if (
+        tree.body
+        and isinstance(tree.body[0], ast.Expr)
+        and isinstance(getattr(tree.body[0], "value", None), ast.Constant)
+    ):
+        if isinstance(tree.body[0].value.value, str):
+            return tree.body[0].end_lineno or 0
+    return 0
+
+
+def parse_cells(text: str) -> list[SourceCell]:
+    """The module's cells in order: spec, then markdown / extra / code cells as marked.
+
+    Code cells are not yet cut at kernels (see :func:`split_kernels`).
+    """
+    tree = ast.parse(text)
+    docstring = ast.get_docstring(tree, clean=True)
+    cells = [SourceCell("spec", _spec_text(docstring))] if docstring else []
+    kind, title, lines = "code", "", []
+
+    def close() -> None:
+        body = _trim(lines)
+        if body:
+            cells.append(SourceCell(kind, body, title))
+
+    for line in text.splitlines()[_docstring_end(tree) :]:
+        marker = MARKER.match(line)
+        if marker:
+            close()
+            rest = marker.group("rest").strip()
+            kind = {"[markdown]": "markdown", "[notebook]": "extra"}.get(rest, "code")
+            title, lines = ("" if kind != "code" else rest), []
+        elif kind in ("markdown", "extra"):
+            if line.startswith("#") or not line.strip():
+                lines.append(_uncomment(line))
+            else:  # code without a marker ends a commented cell and starts a code cell
+                close()
+                kind, title, lines = "code", "", [line]
+        else:
+            lines.append(line)
+    close()
+    return cells
+
+
+def graded_kernels(text: str) -> list[str]:
+    """The graded kernels' names in teaching order: the ``Kernel(function="...")`` of puzzle().
+
+    A module that declares none falls back to its ``@tilelang.jit`` functions.
+    """
+    tree = ast.parse(text)
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "Kernel":
+            for keyword in node.keywords:
+                if keyword.arg == "function" and isinstance(keyword.value, ast.Constant):
+                    names.append(str(keyword.value.value))
+    if names:
+        return list(dict.fromkeys(names))
+    return [n.name for n in tree.body if isinstance(n, ast.FunctionDef) and any(_is_jit(d) for d in n.decorator_list)]
+
+
+def _is_jit(decorator: ast.expr) -> bool:
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    return getattr(target, "attr", getattr(target, "id", "")) == "jit"
+
+
+def split_kernels(cell: SourceCell, kernels: Sequence[str]) -> list[SourceCell]:
+    """Cut a module code cell so that each graded kernel's definition is a cell of its own.
+
+    A kernel's cell starts at its first decorator, or at the comment lines right above it.
+    """
+    try:
+        tree = ast.parse(cell.text)
+    except SyntaxError:
+        return [cell]
+    lines = cell.text.splitlines()
+    starts: list[tuple[int, int, str]] = []  # (first line, last line) 0-based, inclusive; kernel name
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name in kernels:
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
+            while first > 0 and lines[first - 1].startswith("#"):
+                first -= 1
+            starts.append((first, (node.end_lineno or node.lineno) - 1, node.name))
+    if not starts:
+        return [cell]
+    pieces: list[SourceCell] = []
+    cursor = 0
+    for first, last, name in starts:
+        before = _trim(lines[cursor:first])
+        if before:
+            pieces.append(SourceCell("code", before, cell.title if not pieces else ""))
+        title = cell.title if len(starts) == 1 and not before else ""
+        pieces.append(SourceCell("code", _trim(lines[first : last + 1]), title, kernel=name))
+        cursor = last + 1
+    after = _trim(lines[cursor:])
+    if after:
+        pieces.append(SourceCell("code", after))
+    return pieces
+
+
+def module_cells(text: str) -> list[SourceCell]:
+    """Every cell of a puzzle module, with each graded kernel in a cell of its own."""
+    kernels = graded_kernels(text)
+    cells: list[SourceCell] = []
+    for cell in parse_cells(text):
+        cells += split_kernels(cell, kernels) if cell.kind == "code" else [cell]
+    return cells
+
+
+# -------------------------------------------------------------------------------- the notebook
+
+
+def _slug(text: str) -> str:
+    return NAME.sub("_", text.lower()).strip("_")[:40]
+
+
+def cell_names(cells: Sequence[SourceCell]) -> list[str]:
+    """The ``%%puzzle`` name of each module code cell ("" for other cells), unique in the notebook.
+
+    A kernel's cell is named after the kernel, a titled cell after its title, the rest part1, part2...
+    """
+    taken = {c.kernel for c in cells if c.kernel}
+    names, counter = [], 0
+    for cell in cells:
+        if cell.kind != "code":
+            names.append("")
+            continue
+        if cell.kernel:
+            names.append(cell.kernel)
+            continue
+        counter += 1
+        base = _slug(cell.title) or f"part{counter}"
+        name, suffix = base, 2
+        while name in taken:
+            name, suffix = f"{base}_{suffix}", suffix + 1
+        taken.add(name)
+        names.append(name)
+    return names
+
+
+def setup_source(puzzle_id: str) -> str:
+    return "\n".join(
+        [
+            "# Run this cell first. Cells that start with %%puzzle run as usual and are also remembered,",
+            "# so that check(...) can grade them: it writes them to a temporary module and runs the",
+            "# grader on it in a separate process (a kernel that hangs only costs that check).",
+            "%load_ext grader.nb",
+            f"%puzzle {puzzle_id}",
+            "from grader.nb import bench, check",
+        ]
+    )
+
+
+def _metadata(role: str, kernel: str = "") -> dict:
+    info = {"role": role, "kernel": kernel} if kernel else {"role": role}
+    return {"tilelang_course": info}
+
+
+def puzzle_notebook(source: Path, puzzle_id: str) -> NotebookNode:
+    """The notebook of one puzzle module: spec, setup, the module's cells with a check after each
+    graded kernel, and a bench cell. Deterministic: the same source gives the same notebook."""
+    text = source.read_text()
+    cells = module_cells(text)
+    kernels = graded_kernels(text)
+    names = cell_names(cells)
+    out: list[NotebookNode] = []
+
+    def add(kind: str, body: str, role: str, kernel: str = "") -> None:
+        make = nbformat.v4.new_markdown_cell if kind == "markdown" else nbformat.v4.new_code_cell
+        cell = make(body, metadata=_metadata(role, kernel))
+        cell["id"] = f"p{puzzle_id}-{len(out):03d}"
+        out.append(cell)
+
+    rest = cells
+    if cells and cells[0].kind == "spec":
+        add("markdown", cells[0].text, "spec")
+        rest, names = cells[1:], names[1:]
+    add("code", setup_source(puzzle_id), "setup")
+    for cell, name in zip(rest, names):
+        if cell.kind in ("markdown", "spec"):
+            add("markdown", cell.text, "markdown")
+        elif cell.kind == "extra":
+            add("code", cell.text, "extra")
+        else:
+            add("code", f"%%puzzle {name}\n{cell.text}", "kernel" if cell.kernel else "code", cell.kernel)
+            if cell.kernel:
+                add("code", f'check("{cell.kernel}")', "check", cell.kernel)
+    if kernels:
+        add("code", f"bench({', '.join(repr(k).replace(chr(39), chr(34)) for k in kernels)})", "bench")
+    notebook = nbformat.v4.new_notebook(
+        cells=out,
+        metadata={
+            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+            "language_info": {"name": "python"},
+            "tilelang_course": {"puzzle": puzzle_id, "generated_from": f"{source.parent.name}/{source.name}"},
+        },
+    )
+    nbformat.validate(notebook)
+    return notebook
+
+
+def render(notebook: NotebookNode) -> str:
+    """The notebook's file text: nbformat's JSON (sorted keys, indent 1) and a final newline."""
+    return nbformat.writes(notebook) + "\n"
+
+
+def expected_notebooks(folder: Path, ids: Sequence[str] = ()) -> dict[str, str]:
+    """File name -> text, for each puzzle module in ``folder`` (or only these ids)."""
+    found = puzzle_files(folder)
+    chosen = [i for i in sorted(found) if not ids or i in ids]
+    return {f"{found[i].stem}.ipynb": render(puzzle_notebook(found[i], i)) for i in chosen}
+
+
+def stale_notebooks(expected: dict[str, str], out: Path, orphans: bool = True) -> list[str]:
+    """Notebooks in ``out`` that are missing or differ from what the sources give (and, with
+    ``orphans``, generated-looking notebooks whose source is gone)."""
+    problems = []
+    for name, text in expected.items():
+        path = out / name
+        if not path.is_file():
+            problems.append(f"{path}: missing")
+        elif path.read_text() != text:
+            problems.append(f"{path}: stale (differs from its source)")
+    generated = re.compile(r"^p\d\d_[a-z0-9_]+\.ipynb$")
+    for path in sorted(out.glob("*.ipynb")) if orphans else []:
+        if generated.match(path.name) and path.name not in expected:
+            problems.append(f"{path}: has no puzzle source")
+    return problems
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m grader notebooks",
+        description="Write notebooks/pNN_name.ipynb from the puzzle sources (never edit the notebooks by hand).",
+    )
+    p.add_argument("ids", nargs="*", metavar="ID", help="only these puzzles (default: all)")
+    p.add_argument("--solutions", action="store_true", help="build from solutions/ instead of puzzles/")
+    p.add_argument("--out", type=Path, metavar="DIR", help="where the notebooks go (default: notebooks/)")
+    p.add_argument("--check", action="store_true", help="write nothing; exit 1 naming each stale notebook")
+    return p
+
+
+def main(argv: Sequence[str]) -> int:
+    args = parser().parse_args(list(argv))
+    root = course_root()
+    from grader.discover import normalize_id
+
+    ids = [normalize_id(i) or i for i in args.ids]
+    folder = root / ("solutions" if args.solutions else "puzzles")
+    out = args.out if args.out is not None else root / "notebooks"
+    expected = expected_notebooks(folder, ids)
+    if not expected:
+        print(f"grader notebooks: no puzzle sources in {folder}" + (f" for {', '.join(ids)}" if ids else ""))
+        return 2
+    if args.check:
+        problems = stale_notebooks(expected, out, orphans=not ids)
+        for problem in problems:
+            print(problem)
+        if problems:
+            print("regenerate them with: python -m grader notebooks" + (" --solutions" if args.solutions else ""))
+            return 1
+        print(f"{len(expected)} notebook(s) in {out} match their sources")
+        return 0
+    out.mkdir(parents=True, exist_ok=True)
+    written = 0
+    for name, text in expected.items():
+        path = out / name
+        if not path.is_file() or path.read_text() != text:
+            path.write_text(text)
+            written += 1
+    print(f"{len(expected)} notebook(s) in {out} ({written} written, {len(expected) - written} unchanged)")
+    return 0
