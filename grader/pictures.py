@@ -376,3 +376,50 @@ def accumulation(errors: dict[str, Sequence[float]], lengths: Sequence[int]):
     ax.legend(fontsize=8)
     ax.set_title("the same fp16 products, summed in different accumulators", fontsize=10)
     return fig
+
+
+# ----------------------------------------------------------------- p08: block rasterization
+
+
+def launch_order(grid_m: int, grid_n: int, panel: int | None) -> list[list[int]]:
+    """order[by][bx]: when block (bx, by) is launched. ``panel=None`` is the plain row-major order
+    (bx fastest); otherwise ``T.use_swizzle(panel_size=panel)``'s order (TileLang 0.1.15's
+    rasterization2DRow): panels of ``panel`` tile rows, each walked column by column, every other
+    panel in reverse."""
+    order = [[0] * grid_n for _ in range(grid_m)]
+    for linear in range(grid_m * grid_n):
+        if panel is None:
+            by, bx = divmod(linear, grid_n)
+        else:
+            size = panel * grid_n
+            offset, index = linear % size, linear // size
+            panels = math.ceil(grid_m * grid_n / size)
+            stride = panel if index + 1 < panels else (grid_m * grid_n - index * size) // grid_n
+            bx = grid_n - 1 - offset // stride if index & 1 else offset // stride
+            by = offset % stride + index * panel
+        order[by][bx] = linear
+    return order
+
+
+def rasterization(grid_m: int, grid_n: int, panel: int, wave: int):
+    """Which output tiles the first ``wave`` blocks compute, launched row by row (left) and in
+    panels (right). The blocks of one wave read the A rows and B columns of their tiles: fewer
+    distinct rows and columns means more of them are found in L2."""
+    import numpy as np
+    from matplotlib.colors import ListedColormap
+
+    fig, axes = _figure(9.0, 0.6 + 4.2 * grid_m / max(grid_m, grid_n), rows=1, cols=2)
+    for ax, p in zip(axes[0], (None, panel)):
+        order = np.array(launch_order(grid_m, grid_n, p))
+        first = order < wave
+        ax.imshow(first, cmap=ListedColormap([PAST_EDGE, MATH]), vmin=0, vmax=1, interpolation="nearest")
+        if grid_m * grid_n <= 256:
+            for by in range(grid_m):
+                for bx in range(grid_n):
+                    ax.text(bx, by, str(order[by, bx]), ha="center", va="center", fontsize=6)
+        rows, cols = int(first.any(axis=1).sum()), int(first.any(axis=0).sum())
+        name = "row by row" if p is None else f"T.use_swizzle(panel_size={p})"
+        ax.set_title(f"{name}\nfirst {wave} blocks: {rows} A row-blocks, {cols} B column-blocks", fontsize=9)
+        ax.set_xticks([])
+        ax.set_yticks([])
+    return fig

@@ -121,3 +121,23 @@ def test_accumulation_plots_one_line_per_accumulator():
 def test_pictures_render_to_png_for_the_notebook():
     png = pictures.tiling(64, 64, 16, 16)._repr_png_()
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("grid_m, grid_n, panel", [(16, 16, 4), (10, 7, 3), (5, 12, 10)])
+def test_launch_order_is_a_permutation_and_panels_stay_in_panel_rows(grid_m, grid_n, panel):
+    for p in (None, panel):
+        order = pictures.launch_order(grid_m, grid_n, p)
+        assert sorted(v for row in order for v in row) == list(range(grid_m * grid_n))
+    order = pictures.launch_order(grid_m, grid_n, panel)
+    where = {order[by][bx]: (by, bx) for by in range(grid_m) for bx in range(grid_n)}
+    first_panel_rows = min(panel, grid_m)
+    assert {where[i][0] for i in range(first_panel_rows * grid_n)} == set(range(first_panel_rows))
+    assert {where[i][1] for i in range(first_panel_rows)} == {0}  # down the first column first
+
+
+def test_rasterization_touches_fewer_rows_and_columns_in_panels():
+    fig = pictures.rasterization(32, 16, 10, 132)
+    assert len(fig.axes) == 2
+    plain, panels = (ax.get_title() for ax in fig.axes)
+    assert "9 A row-blocks, 16 B column-blocks" in plain
+    assert "10 A row-blocks, 14 B column-blocks" in panels
