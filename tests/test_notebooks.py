@@ -1,0 +1,278 @@
+"""The learner notebooks: generated from the sources, byte-stable, and they run top to bottom.
+
+Executing them is the slow part (each check cell starts a grader process), so every notebook is
+started at once on a pool of two threads when the first execution test asks for it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from datetime import datetime
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from grader.discover import puzzle_files
+from grader.notebooks import ROLES, SourceCell, main, module_cells, parse_cells, setup_source
+from tests.conftest import ROOT
+
+PUZZLES = sorted(puzzle_files(ROOT / "puzzles"))
+NOTEBOOKS = ROOT / "notebooks"
+CELL_TIMEOUT_S = 900
+
+MARKED = '''"""Puzzle 99 · Demo: the title line.
+
+The spec, in markdown.
+"""
+
+import tilelang
+
+# %% [markdown]
+# ## The idea
+#
+#     indented stays indented
+
+# %% [notebook]
+# print("only in the notebook")
+#
+# x = 1
+
+# %% references
+def reference(A):
+    return A
+
+
+@tilelang.jit
+def first(A):
+    # TODO begin: a hint
+    raise NotImplementedError("first")
+    # TODO end
+    return A
+# %%
+# a comment right above the kernel belongs to it
+@tilelang.jit
+def second(A):
+    return A
+
+
+def puzzle():
+    return [Kernel(function="first"), Kernel(function="second")]
+'''
+
+
+def test_parse_cells_reads_each_kind_of_cell():
+    cells = parse_cells(MARKED)
+    assert [c.kind for c in cells] == ["spec", "code", "markdown", "extra", "code", "code"]
+    assert cells[0].text.startswith("# Puzzle 99 · Demo: the title line.\n")
+    assert "The spec, in markdown." in cells[0].text and '"""' not in cells[0].text
+    assert cells[1].text == "import tilelang"
+    assert cells[2].text == "## The idea\n\n    indented stays indented"
+    assert cells[3].text == 'print("only in the notebook")\n\nx = 1'
+    assert cells[4].title == "references" and cells[4].text.startswith("def reference(A):")
+
+
+def test_each_graded_kernel_gets_a_cell_of_its_own():
+    cells = [c for c in module_cells(MARKED) if c.kind == "code"]
+    assert [(c.title, c.kernel) for c in cells] == [
+        ("", ""),
+        ("references", ""),
+        ("", "first"),
+        ("", "second"),
+        ("", ""),
+    ]
+    first, second = cells[2], cells[3]
+    assert first.text.startswith("@tilelang.jit\ndef first(A):") and "# TODO begin: a hint" in first.text
+    assert second.text.startswith("# a comment right above the kernel belongs to it\n@tilelang.jit")
+    assert cells[4].text.startswith("def puzzle():")
+
+
+def test_a_module_without_markers_is_cut_at_its_kernels():
+    text = MARKED.split("# %% [markdown]")[0] + MARKED.split("# %% references")[1].replace("# %%\n", "")
+    cells = module_cells(text)
+    assert [c.kind for c in cells] == ["spec", "code", "code", "code", "code"]
+    assert [c.kernel for c in cells] == ["", "", "first", "second", ""]
+    assert SourceCell("code", "import tilelang") not in cells  # the first cell runs to the first kernel
+    assert cells[1].text.startswith("import tilelang") and "def reference" in cells[1].text
+
+
+def test_generation_is_deterministic(tmp_path: Path):
+    assert main(["--out", str(tmp_path / "a")]) == 0
+    assert main(["--out", str(tmp_path / "b")]) == 0
+    names = sorted(p.name for p in (tmp_path / "a").iterdir())
+    assert names == [f"{puzzle_files(ROOT / 'puzzles')[i].stem}.ipynb" for i in PUZZLES]
+    for name in names:
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+
+
+def test_check_passes_on_the_committed_notebooks_and_names_a_stale_one(tmp_path: Path, capsys):
+    assert main(["--check"]) == 0, capsys.readouterr().out
+    copy = tmp_path / "notebooks"
+    shutil.copytree(NOTEBOOKS, copy)
+    target = sorted(copy.glob("p08_*.ipynb"))[0]
+    notebook = nbformat.read(target, as_version=4)
+    notebook.cells[-1].source += "\n# edited by hand"
+    nbformat.write(notebook, target)
+    capsys.readouterr()
+    assert main(["--check", "--out", str(copy)]) == 1
+    out = capsys.readouterr().out
+    assert target.name in out and "stale" in out
+    target.unlink()
+    assert main(["--check", "--out", str(copy)]) == 1
+    assert "missing" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("puzzle_id", PUZZLES)
+def test_cells_carry_their_role_and_kernel(puzzle_id: str):
+    path = NOTEBOOKS / f"{puzzle_files(ROOT / 'puzzles')[puzzle_id].stem}.ipynb"
+    notebook = nbformat.read(path, as_version=4)
+    nbformat.validate(notebook)
+    infos = [c.metadata["tilelang_course"] for c in notebook.cells]
+    assert all(info["role"] in ROLES for info in infos)
+    assert infos[0]["role"] == "spec" and infos[1]["role"] == "setup" and infos[-1]["role"] == "bench"
+    assert notebook.cells[1].source == setup_source(puzzle_id)
+    assert [c.id for c in notebook.cells] == [f"p{puzzle_id}-{i:03d}" for i in range(len(notebook.cells))]
+    kernels = [(i, info["kernel"]) for i, info in enumerate(infos) if info["role"] == "kernel"]
+    assert kernels
+    for index, kernel in kernels:
+        source = notebook.cells[index].source
+        assert source.startswith(f"%%puzzle {kernel}\n") and "# TODO begin" in source and "# TODO end" in source
+        assert infos[index + 1] == {"role": "check", "kernel": kernel}
+        assert notebook.cells[index + 1].source == f'check("{kernel}")'
+    assert all(k in notebook.cells[-1].source for _, k in kernels)
+
+
+# ------------------------------------------------------------------------------------ execution
+
+
+def execute(path: Path) -> nbformat.NotebookNode:
+    from nbclient import NotebookClient
+
+    notebook = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        notebook,
+        timeout=CELL_TIMEOUT_S,
+        kernel_name="python3",
+        allow_errors=True,
+        resources={"metadata": {"path": str(path.parent)}},
+    )
+    client.execute()
+    return notebook
+
+
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory: pytest.TempPathFactory):
+    """(puzzle id, "stub" or "solution") -> the future of its executed notebook; all start at once."""
+    folder = tmp_path_factory.mktemp("notebooks")
+    assert main(["--solutions", "--out", str(folder / "solutions")]) == 0
+    assert main(["--out", str(folder / "stubs")]) == 0
+    pool = ThreadPoolExecutor(max_workers=2)
+    futures: dict[tuple[str, str], Future] = {}
+    for puzzle_id in PUZZLES:
+        name = f"{puzzle_files(ROOT / 'puzzles')[puzzle_id].stem}.ipynb"
+        futures[(puzzle_id, "solution")] = pool.submit(execute, folder / "solutions" / name)
+        futures[(puzzle_id, "stub")] = pool.submit(execute, folder / "stubs" / name)
+    yield futures
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
+def outputs(cell: nbformat.NotebookNode, kind: str) -> str:
+    """The text a cell wrote to stdout or stderr, or its error's name and value ("error")."""
+    if kind == "error":
+        return "\n".join(f"{o.ename}: {o.evalue}" for o in cell.get("outputs", []) if o.output_type == "error")
+    return "".join(o.text for o in cell.get("outputs", []) if o.output_type == "stream" and o.name == kind)
+
+
+def role(cell: nbformat.NotebookNode) -> str:
+    return cell.metadata["tilelang_course"]["role"]
+
+
+@pytest.mark.parametrize("puzzle_id", PUZZLES)
+def test_stub_notebook_runs_and_every_check_says_not_implemented(executed, puzzle_id: str):
+    notebook = executed[(puzzle_id, "stub")].result()
+    checks = [c for c in notebook.cells if role(c) == "check"]
+    assert checks
+    for cell in checks:
+        assert "not implemented" in outputs(cell, "stdout"), cell.source
+        assert outputs(cell, "error").startswith("CheckFailed:"), cell.source
+        assert outputs(cell, "stderr") == "", cell.source
+    for cell in notebook.cells:
+        if role(cell) in ("setup", "code", "kernel"):
+            assert outputs(cell, "error") == "", cell.source[:200]
+
+
+@pytest.mark.parametrize("puzzle_id", PUZZLES)
+def test_solution_notebook_passes_every_check(executed, puzzle_id: str):
+    notebook = executed[(puzzle_id, "solution")].result()
+    checks = [c for c in notebook.cells if role(c) == "check"]
+    assert checks
+    for cell in notebook.cells:
+        assert outputs(cell, "error") == "", cell.source[:200] + "\n" + outputs(cell, "error")
+    for cell in checks:
+        kernel = cell.metadata["tilelang_course"]["kernel"]
+        assert f"{kernel}: passed" in outputs(cell, "stdout"), outputs(cell, "stdout")
+        assert outputs(cell, "stderr") == "", cell.source
+    bench = notebook.cells[-1]
+    assert role(bench) == "bench" and outputs(bench, "stderr") == ""
+
+
+HANGS = """%%puzzle copy_serial
+@tilelang.jit
+def copy_serial(A, THREADS: int = 256):
+    N = T.const("N")
+    A: T.Tensor((N,), T.float16)
+    B = T.empty((N,), T.float16)
+    with T.Kernel(1, threads=THREADS):
+        for step in T.serial(1 << 30):  # far too many steps: the simulator never finishes
+            for t in T.Parallel(THREADS):
+                i = step * THREADS + t
+                if i < N:
+                    B[i] = A[i]
+    return B"""
+
+NO_TAIL = """%%puzzle copy_threads
+@tilelang.jit
+def copy_threads(A, BLOCK: int, THREADS: int = 256):
+    N = T.const("N")
+    A: T.Tensor((N,), T.float16)
+    B = T.empty((N,), T.float16)
+    with T.Kernel(N // BLOCK, threads=THREADS) as bx:  # the partial last block is never launched
+        for t in T.Parallel(BLOCK):
+            B[bx * BLOCK + t] = A[bx * BLOCK + t]
+    return B"""
+
+
+def _seconds(cell: nbformat.NotebookNode) -> float:
+    timing = cell.metadata["execution"]
+    started = datetime.fromisoformat(timing["iopub.execute_input"].replace("Z", "+00:00"))
+    return (datetime.fromisoformat(timing["shell.execute_reply"].replace("Z", "+00:00")) - started).total_seconds()
+
+
+def test_a_hung_kernel_fails_its_check_within_the_timeout_and_the_next_cell_runs(tmp_path: Path):
+    timeout = 45
+    v4 = nbformat.v4
+    sources = [
+        setup_source("01"),
+        "%%puzzle imports\nimport tilelang\nimport tilelang.language as T",
+        HANGS,
+        f'check("copy_serial", timeout={timeout})',
+        NO_TAIL,
+        'check("copy_threads")',
+        'print("the next cell ran")',
+    ]
+    notebook = v4.new_notebook(cells=[v4.new_code_cell(s) for s in sources])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    path = tmp_path / "hang.ipynb"
+    nbformat.write(notebook, path)
+    started = time.perf_counter()
+    cells = execute(path).cells
+    hang, wrong, last = cells[3], cells[5], cells[6]
+    assert _seconds(hang) < timeout + 5, _seconds(hang)
+    assert "HANG" in outputs(hang, "stdout") and "hangs" in outputs(hang, "error"), outputs(hang, "stdout")
+    assert outputs(wrong, "error").startswith("CheckFailed: copy_threads: 1 of 5")
+    assert "FAIL  tail_1000" in outputs(wrong, "stdout") and "T.ceildiv" in outputs(wrong, "stdout")
+    assert outputs(hang, "stderr") == outputs(wrong, "stderr") == ""
+    assert outputs(last, "stdout") == "the next cell ran\n"
+    assert time.perf_counter() - started < CELL_TIMEOUT_S
