@@ -43,6 +43,64 @@ write goes through ``T.copy``. BLOCK_K must be a multiple of 16 for ``T.gemm`` o
 Tensor Core's K step).
 """
 
+# %% [markdown]
+# ## Why this puzzle matters
+#
+# Nearly every flop a transformer spends is in a matrix product: the projections of attention and of
+# the MLP, `Q K^T` and `P V` inside attention (puzzle 07), the same products again in the backward
+# pass, and convolutions once they are rewritten as products (puzzle 09). A GPU's headline numbers
+# are quoted for exactly this operation.
+#
+# What makes GEMM special is **reuse**. `C = A @ B` with three n x n matrices does 2n³ flops on 3n²
+# elements: every element loaded takes part in about n multiply-adds. GEMV (B a vector) does 2n²
+# flops on n² elements: every element of A is used once. Set that against the machine:
+#
+# | H200 SXM (NVIDIA's H200 spec sheet) | peak |
+# | --- | --- |
+# | fp16 on the Tensor Cores, dense | ~989 TFLOP/s (the sheet lists 1,979 "with sparsity", twice the dense rate) |
+# | fp32 on the CUDA cores | ~67 TFLOP/s |
+# | HBM3e bandwidth | 4.8 TB/s |
+#
+# The balance point is 989e12 / 4.8e12 ≈ 206 flops per byte. GEMV does 1 flop per byte (2 flops per
+# 2-byte element of A): memory bandwidth is its only limit. A 4096³ GEMM does 137 GFLOP on 96 MiB,
+# about 1,400 flops per byte if every byte crosses HBM once: it can keep the Tensor Cores busy, but
+# only if the kernel reuses what it loads. The four kernels are four steps toward that.
+#
+# Measured on the course's H200 (the course's design notes, fp16, 4096³): torch (cuBLAS) takes
+# 0.179 ms, 766 TFLOP/s. A TileLang GEMM with 128 x 128 x 64 tiles in registers runs at 0.15x torch;
+# the same tiles in shared memory with a 3-stage pipeline at 0.71x; with the tuned tile shape, block
+# order and store (3 stages in that sweep) at 0.86x, and 1.00x at 8192³.
+#
+# ## Accumulate in fp32
+#
+# fp16 keeps 11 significant bits. Between 1024 and 2048 its numbers are 1 apart, so every addition
+# into an fp16 sum rounds to the nearest integer there: an error of up to 2⁻¹¹ of the sum at each
+# step. Over K products these roundings pile up, and once the running sum is large a small product
+# is rounded away entirely. fp16 also ends at 65504. fp32 keeps 24 bits, 2¹³ times finer.
+#
+# So every kernel of the course multiplies fp16 inputs but sums in an fp32 fragment, and rounds to
+# fp16 once, when the result is stored. The Tensor Cores are built for it: NVIDIA's Hopper
+# whitepaper lists the same peak for fp16 products summed in fp32 as in fp16. The price is
+# registers: an fp32 accumulator tile is twice the size.
+#
+# The cell below sums the same fp16 products one at a time in an fp16 and in an fp32 accumulator
+# (torch, on the CPU) and measures the error against float64, relative to the typical size of the
+# result: the scale of the grader's `atol`, which for fp16 outputs allows 1e-3 of it. Watch the fp16
+# line cross that within a few hundred terms and keep growing with K; the fp32 line stays near
+# 1e-6, and "fp32, stored as fp16" is the one rounding every fp16 output carries.
+
+# %% [notebook]
+# from grader.experiments import accumulation_errors
+# from grader.pictures import accumulation
+#
+# lengths = (64, 256, 1024, 4096, 16384)
+# errors = accumulation_errors(lengths)
+# print("K".ljust(22), "  ".join(f"{k:>8}" for k in lengths))
+# for label, values in errors.items():
+#     print(label.ljust(22), "  ".join(f"{e:8.1e}" for e in values))
+# accumulation(errors, lengths)
+
+# %%
 from __future__ import annotations
 
 import tilelang
@@ -70,6 +128,32 @@ def torch_matmul(A, B):
 # -------------------------------------------------------------------------------- kernels
 
 
+# %% [markdown]
+# ## Kernel 1: `gemv`, a weighted row sum
+#
+# Puzzle 05's `row_sum_tiled` computed `C[i] = sum_k A[i, k]`. GEMV is the same loop with a weight
+# on every column:
+#
+# $$C_i = \sum_k A_{ik}\, B_k$$
+#
+# so the kernel has the same shape. A block owns BLOCK_M rows and walks K in tiles of BLOCK_K; per
+# tile it forms the products in fp32 in a `T.Parallel` loop (B indexed by the column only, the
+# broadcast of puzzle 04) and folds them into BLOCK_M running sums with
+# `T.reduce_sum(..., dim=1, clear=False)`.
+#
+# It runs on the CUDA cores, and that is the right choice: GEMV is memory-bound, so what matters is
+# whether A streams at full bandwidth, not how fast the multiplies are. The bench case reads 128 MiB
+# of A; at the ~4.3 TB/s a device-to-device copy reaches on the H200 (design notes), no GEMV of that
+# size can take less than about 31 µs.
+#
+# What to watch for:
+# - cast both factors to `T.float32` before multiplying;
+# - `clear=False`: with the default `clear=True` each K tile overwrites the sums, and only the last
+#   one counts;
+# - tails need no mask: `T.copy` reads zeros past the edge of A and B, and a zero product adds nothing.
+
+
+# %% gemv
 @tilelang.jit
 def gemv(A, B, BLOCK_M: int, BLOCK_K: int, THREADS: int = 128):
     M, K = T.const("M, K")
@@ -96,6 +180,49 @@ def gemv(A, B, BLOCK_M: int, BLOCK_K: int, THREADS: int = 128):
     return C
 
 
+# %% [markdown]
+# ## Tensor Cores and CUDA cores
+#
+# A CUDA core does one fused multiply-add per thread per clock, on scalars. A Tensor Core does a
+# small matrix multiply-accumulate, `D = A B + C` on tiles, per instruction, issued jointly by a warp
+# (32 threads) or, on Hopper, by a warpgroup (4 warps, 128 threads). On the H200: ~989 dense fp16
+# TFLOP/s against ~67 fp32 TFLOP/s on the CUDA cores, about 15x (spec sheet, as above).
+#
+# `T.gemm(A_tile, B_tile, acc)` adds `A_tile @ B_tile` into `acc` on the Tensor Cores. TileLang picks
+# the instruction from the target and from where the operands live:
+#
+# - **A and B in shared memory, on Hopper (sm_90a): `wgmma`**, the warpgroup MMA. It reads its
+#   operands from shared memory through descriptors, runs asynchronously, and accumulates in
+#   registers. Hopper's peak is reached through this instruction (cuBLAS and CUTLASS use it).
+# - **A and B in fragments (registers): `mma.sync`** (m16n8k16), the warp-level instruction of the
+#   Ampere generation. Same Tensor Cores, but synchronous, with each warp staging its operands in
+#   its own registers; on Hopper it leaves much of the rate unused.
+#
+# The experiment after this kernel shows which one each kernel of the puzzle gets.
+#
+# ## Kernel 2: `matmul_naive`
+#
+# Each block owns one BLOCK_M x BLOCK_N tile of C (a 2-D grid as in puzzle 03: `bx` along N, `by`
+# along M). It clears an fp32 accumulator, then walks K: copy the BLOCK_M x BLOCK_K tile of A and
+# the BLOCK_K x BLOCK_N tile of B into fragments and `T.gemm` them into the accumulator. After the
+# loop one `T.copy` converts the tile to fp16 and stores it.
+#
+# What to watch for:
+# - `T.gemm` accumulates (`acc += A B`): clear the accumulator once, before the K loop.
+# - BLOCK_K must be a multiple of 16, the K of one fp16 Tensor Core instruction. (On the H200 a
+#   BLOCK_K of 8 compiled, ran, and gave wrong results: design notes.)
+# - Tails in M, N and K need nothing more: zeros read past the edges of A and B add nothing, and
+#   writes past the edge of C are dropped.
+#
+# The grid for the `odd_127x129x131` case, 64 x 64 tiles:
+
+# %% [notebook]
+# from grader.pictures import tiling
+#
+# tiling(127, 129, 64, 64)
+
+
+# %% matmul_naive
 @tilelang.jit
 def matmul_naive(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, THREADS: int = 128):
     M, N, K = T.const("M, N, K")
@@ -119,6 +246,102 @@ def matmul_naive(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, THREADS: int = 
     return C
 
 
+# %% [markdown]
+# ## Why the tiles go to shared memory
+#
+# Registers are the fastest storage on the chip, so why not keep everything there? Four reasons, all
+# visible in the compiled kernels:
+#
+# 1. **Registers are private; shared memory is shared by the block.** A fragment is spread over the
+#    threads, each holding only what its own instructions use. In `matmul_naive`'s generated code
+#    each warp loads its slice of the A and B tiles from global memory by itself: elements two warps
+#    need are fetched twice, and B, whose row-major layout does not match the instruction's, arrives
+#    two bytes at a time. A tile in shared memory is fetched once, in wide copies, and read by all.
+# 2. **`wgmma` reads shared memory.** Without shared tiles TileLang can only use `mma.sync`.
+# 3. **Copies into shared memory can be asynchronous.** The TMA unit (Hopper) and `cp.async`
+#    (Ampere) fill shared memory while the threads compute: the basis of `T.Pipelined`. A load into
+#    registers holds those registers until its data arrives.
+# 4. **The register file is small.** An SM has 64K 32-bit registers (256 KiB) and a thread may use
+#    at most 255. A 128 x 256 fp32 accumulator alone is 128 KiB. Past the limit the compiler
+#    *spills*: the excess goes to local memory, per-thread memory in HBM behind the L1 and L2 caches,
+#    hundreds of cycles away on a miss, inside the innermost loop.
+#
+# Shared memory, by contrast, holds up to 227 KiB per block on Hopper: room for several stages of
+# large tiles.
+#
+# **Experiment.** The next cell compiles the reference GEMMs for sm_90a (no GPU needed, about ten
+# seconds) and prints what nvcc allotted them: registers per thread, bytes spilled per thread,
+# shared memory per block, threads per block, and the MMA and copy instructions TileLang emitted.
+# `resource_usage(kernel, M=..., BLOCK_M=..., ...)` from `grader.experiments` does the same for any
+# kernel, yours included.
+
+# %% [notebook]
+# from grader.experiments import compare_tiles, table
+#
+# print(table(compare_tiles()))
+
+# %% [markdown]
+# How to read it (TileLang 0.1.15 with nvcc 13, when this was written):
+#
+# - **naive, 64 x 64 x 32**: 96 registers, no shared memory, `mma.sync` and plain loads. It fits; at
+#   this size the cost is reasons 1 to 3, not spilling.
+# - **pipelined, 64 x 64 x 32**: 25 KiB of shared memory (3 stages of 8 KiB tiles, plus barriers),
+#   `wgmma` and TMA, and 256 threads although the kernel asked for 128. TileLang added a *producer*
+#   warpgroup that only issues TMA copies (warp specialization) and moves registers from it to the
+#   math warps with `setmaxnreg` (24 per copy thread, 240 per math thread; the regs/thread column is
+#   what ptxas reserves at launch).
+# - **naive, 128 x 256 x 64**: 255 registers, the maximum, and about 1.5 KiB per thread spilled.
+# - **pipelined, 128 x 256 x 64**: no spills, 145 KiB of shared memory, 384 threads.
+#
+# On the H200 (design notes, 128 x 128 x 64 tiles, 4096³): all tiles in fragments, 1.20 ms (0.15x
+# torch); in shared memory with 3 stages, 0.252 ms (0.71x).
+#
+# To see reason 1 in the code, print the lines of the naive kernel that load B and call the MMA:
+
+# %% [notebook]
+# from grader.experiments import kernel_source
+# from solutions.p08_matrix import matmul_naive as reference_naive
+#
+# cuda = kernel_source(reference_naive, M=256, N=256, K=256, BLOCK_M=64, BLOCK_N=64, BLOCK_K=32)
+# for line in cuda.splitlines():
+#     if "B_tile[i" in line or "mma_sync<" in line:
+#         print(line.strip()[:160])
+
+# %% [markdown]
+# ## What `T.Pipelined` overlaps
+#
+# Without a pipeline each K step copies its tiles, waits for them, multiplies, and starts over: the
+# Tensor Cores idle during the copy and the copy idles during the math.
+# `T.Pipelined(n, num_stages=S)` gives every shared tile S buffers and reorders the loop so that the
+# copies of the next S - 1 steps are in flight while step k multiplies. Once the pipeline is full a
+# step costs max(copy, math) instead of copy + math. The picture is a model (a copy of 1 time unit,
+# the math of a step 0.8), not a measurement:
+
+# %% [notebook]
+# from grader.pictures import pipeline
+#
+# pipeline(3, 8)
+
+# %% [markdown]
+# On Hopper TileLang builds this with warp specialization. The producer warpgroup issues TMA bulk
+# copies: one thread describes a whole tile, the TMA unit moves it, and an *mbarrier* in shared
+# memory flips when the bytes have landed. The consumer warpgroups wait on that barrier, run
+# `wgmma`, then arrive on a second barrier that tells the producer the buffer is free again. On
+# Ampere the same loop becomes `cp.async` copies issued by all threads, with commit and wait groups.
+#
+# Each stage costs (BLOCK_M·BLOCK_K + BLOCK_K·BLOCK_N) · 2 bytes of shared memory; two to four stages
+# are typical. More stages help only while the math is waiting for copies, and `num_stages=1` is no
+# pipeline at all.
+#
+# ## Kernel 3: `matmul_pipelined`
+#
+# Two changes from `matmul_naive`: the A and B tiles move to shared memory (`T.alloc_shared`), and the
+# K loop becomes `T.Pipelined(..., num_stages=STAGES)`. The accumulator stays a fragment: it is private
+# to the threads that own it and is the hottest data of the kernel. The concept check asks for both
+# changes.
+
+
+# %% matmul_pipelined
 @tilelang.jit
 def matmul_pipelined(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int = 3, THREADS: int = 128):
     M, N, K = T.const("M, N, K")
@@ -142,6 +365,39 @@ def matmul_pipelined(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int
     return C
 
 
+# %% [markdown]
+# ## Kernel 4: `matmul_tuned`
+#
+# The algorithm is unchanged. What changes is data, plus one line each:
+#
+# - **Wider tiles, 128 x 256 x 64.** A step loads (BM + BN)·BK elements for BM·BN·BK multiply-adds:
+#   BM·BN/(BM + BN) = 85 per element loaded, against 64 for 128 x 128 and 32 for 64 x 64. A K step of
+#   64 also halves the number of steps, and with it the per-step barrier and issue overhead.
+# - **256 threads**: two math warpgroups share the 128 x 256 fp32 accumulator (128 KiB, 128 registers
+#   per thread), plus TileLang's producer warpgroup: 384 threads in all.
+# - **4 stages**: four 48 KiB stages, 192 KiB of shared memory, more copies in flight to cover HBM
+#   latency.
+# - **`T.use_swizzle(panel_size=10)`** changes the order in which blocks are launched, not what they
+#   compute. Row by row, the first wave of 132 blocks (one per SM) covers a few rows of C and all of
+#   its columns, so it reads all of B at once; in panels of 10 tile rows walked column by column, a
+#   wave covers a squarer patch. At 8192³ that is 10 MiB of A plus all 128 MiB of B per wave, against
+#   20 MiB of A plus 56 MiB of B: a working set that has a chance in L2.
+# - **A staged store**: the accumulator goes fragment, then a shared tile, then C. The generated code
+#   stores C with TMA, whole rows of the tile at a time, instead of every thread writing scattered
+#   4-byte pieces; and TileLang places that tile in the shared memory of the B stages, idle by then,
+#   so it costs no extra space.
+#
+# Measured on the H200 (design notes, this tiling with 3 stages): 0.86x torch at 4096³ (649 against
+# 757 TFLOP/s), 1.00x at 8192³. At 4096³ there are 512 tiles for 132 SMs, 3.9 waves; the partly
+# empty last wave is what persistent and stream-K schedules recover.
+
+# %% [notebook]
+# from grader.pictures import rasterization
+#
+# rasterization(8192 // 128, 8192 // 256, panel=10, wave=132)
+
+
+# %% matmul_tuned
 @tilelang.jit
 def matmul_tuned(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int = 3, THREADS: int = 256, PANEL: int = 10):
     M, N, K = T.const("M, N, K")
@@ -168,6 +424,7 @@ def matmul_tuned(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int = 3
     return C
 
 
+# %% cases
 # ---------------------------------------------------------------------------------- cases
 
 _A = Tensor("A", ("M", "K"), "float16")
@@ -272,3 +529,23 @@ def puzzle() -> Puzzle:
             ),
         ),
     )
+
+
+# %% [markdown]
+# ## What you learned
+#
+# - Sum in fp32, round to fp16 once when storing: an fp16 accumulator fails well before K = 1000.
+# - GEMV is a weighted row reduction and is memory-bound: the CUDA cores are enough, bandwidth is
+#   the limit.
+# - `T.gemm` runs on the Tensor Cores, and where its operands live decides the instruction: shared
+#   tiles give `wgmma`, fragments give `mma.sync`.
+# - Operand tiles belong in shared memory (shared by the warps, read by `wgmma`, filled
+#   asynchronously, and not limited to 255 registers per thread); the accumulator stays in registers.
+#   `grader.experiments.resource_usage` shows registers, spills and shared memory of any kernel
+#   without a GPU.
+# - `T.Pipelined(num_stages=S)` multi-buffers the shared tiles so the copies of later K steps overlap
+#   the math of this one.
+# - Tuning is mostly data: tile shape, threads, stages, block order and the store path.
+#
+# **Next:** puzzle 09 turns a convolution into this GEMM (im2col), and puzzle 10 feeds it weights
+# unpacked from 4 bits on the way into shared memory.
