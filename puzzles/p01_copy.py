@@ -41,6 +41,28 @@ Preconditions: none on N (it need not be a multiple of THREADS or BLOCK). BLOCK 
 of THREADS in every case.
 """
 
+# %% [markdown]
+# ## Why start with a copy
+#
+# A copy does no arithmetic, so its speed is the speed of the memory system and nothing else. The
+# H200's HBM3e is specified at 4.8 TB/s; a device-to-device copy on the course's H200 reaches about
+# 4.3 TB/s, counting bytes read plus bytes written (the course's design notes). Every memory-bound
+# kernel that follows (element-wise ops, reductions, softmax, GEMV, unpacking weights) is judged
+# against that number, and `--bench` reports GB/s for them.
+#
+# **How a TileLang kernel runs.** `with T.Kernel(grid, threads=THREADS) as bx:` launches `grid`
+# *blocks* of THREADS threads each. The body is written once, for one block; `bx` says which block it
+# is. Blocks are independent: the hardware spreads them over the SMs (132 on the H200) and runs them
+# in any order. Inside a block:
+#
+# - `for i in T.Parallel(n)` is a loop whose n iterations TileLang spreads over the block's threads;
+#   consecutive iterations go to consecutive threads, so neighbouring threads touch neighbouring
+#   addresses and the loads coalesce into wide memory transactions.
+# - `for s in T.serial(n)` is an ordinary loop: every thread runs all n steps in order.
+#
+# Sizes such as N are compile-time constants (`T.const`): each case compiles its own kernel.
+
+# %%
 from __future__ import annotations
 
 import tilelang
@@ -64,6 +86,21 @@ def torch_copy(A):
 # -------------------------------------------------------------------------------- kernels
 
 
+# %% [markdown]
+# ## Kernel 1: `copy_serial`, one block
+#
+# A grid of one block. A `T.serial` loop walks the vector THREADS elements per step; inside it a
+# `T.Parallel(THREADS)` gives element `step * THREADS + t` to thread `t`.
+#
+# What to watch for:
+# - the number of steps is `T.ceildiv(N, THREADS)`, rounded up, or the tail is never copied;
+# - the last step reaches past the end when THREADS does not divide N: copy only where `i < N`.
+#
+# It is correct and slow: one block runs on one SM while the other 131 idle. The bench case shows by
+# how much.
+
+
+# %% copy_serial
 @tilelang.jit
 def copy_serial(A, THREADS: int = 256):
     N = T.const("N")
@@ -82,6 +119,35 @@ def copy_serial(A, THREADS: int = 256):
     return B
 
 
+# %% [markdown]
+# ## Kernel 2: `copy_threads`, a grid of blocks
+#
+# The launch grid replaces the serial loop: `T.Kernel(T.ceildiv(N, BLOCK), threads=THREADS)` starts
+# one block per BLOCK elements, and block `bx` copies `B[bx * BLOCK + i]` for `i` in
+# `T.Parallel(BLOCK)`; each thread handles BLOCK / THREADS of them.
+#
+# What to watch for:
+# - `T.ceildiv(N, BLOCK)` blocks, not `N // BLOCK`: the last, partial block still has to run;
+# - the guard `if i < N` stays, because that last block reaches past the end.
+#
+# The `tail_1000` case, 1000 elements in blocks of 256 (orange: the partial block; hatched: indices
+# that exist only in the grid, not in the vector):
+
+# %% [notebook]
+# from grader.pictures import mismatch_map, tiling
+#
+# tiling(1, 1000, 1, 256)
+
+# %% [markdown]
+# When a check fails, the grader reports which tiles of the output are wrong. Here is the map it
+# would draw for a kernel launched with `N // BLOCK` blocks on that case: the fourth block never ran,
+# so its tile still holds the NaN the grader filled the output with.
+
+# %% [notebook]
+# mismatch_map({"output": "B", "tile": [256], "wrong": [[0, 0, 0, 1]]})
+
+
+# %% copy_threads
 @tilelang.jit
 def copy_threads(A, BLOCK: int, THREADS: int = 256):
     N = T.const("N")
@@ -99,6 +165,21 @@ def copy_threads(A, BLOCK: int, THREADS: int = 256):
     return B
 
 
+# %% [markdown]
+# ## Kernel 3: `copy_tiles`, whole tiles with `T.copy`
+#
+# Same grid; each block now moves its BLOCK elements as one tile. `T.alloc_fragment((BLOCK,),
+# T.float16)` is a tile held in registers, spread over the block's threads; `T.copy(A[bx * BLOCK],
+# tile)` fills it from the tensor starting at that element (the extent comes from the fragment), and
+# `T.copy(tile, B[bx * BLOCK])` writes it back.
+#
+# What changed: there is no guard. `T.copy` checks the edge of the tensor itself: reads past the end
+# give zeros and writes past it are dropped. With N a multiple of the block TileLang also proves the
+# check always true, removes it, and moves 16 bytes per instruction. This is the tile style every
+# later puzzle is written in: load tiles, compute on tiles, store tiles.
+
+
+# %% copy_tiles
 @tilelang.jit
 def copy_tiles(A, BLOCK: int, THREADS: int = 256):
     N = T.const("N")
@@ -116,6 +197,7 @@ def copy_tiles(A, BLOCK: int, THREADS: int = 256):
     return B
 
 
+# %% cases
 # ---------------------------------------------------------------------------------- cases
 
 _A = Tensor("A", ("N",), "float16")
@@ -194,3 +276,15 @@ def puzzle() -> Puzzle:
             ),
         ),
     )
+
+
+# %% [markdown]
+# ## What you learned
+#
+# - `T.Kernel` launches a grid of independent blocks; the body describes one block.
+# - `T.Parallel` spreads a loop over the block's threads; `T.serial` is a plain loop.
+# - Round the grid up with `T.ceildiv` and guard the tail when you index by hand; `T.copy` guards
+#   for you.
+# - One block uses one SM: a kernel needs many blocks to use the GPU.
+#
+# **Next:** puzzle 02 computes something on the way through, and fuses two steps into one pass.

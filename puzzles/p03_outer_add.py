@@ -35,6 +35,15 @@ corner offsets, guarding two dimensions, broadcasting fragments, and a kernel bo
 Preconditions: none on M and N (tiles may be partial along either dimension).
 """
 
+# %% [markdown]
+# ## Why this puzzle matters
+#
+# Adding a per-row and a per-column value to every element of a matrix is how biases and masks are
+# spread over a tile of scores, and how every pair of two index sets gets visited. It is the first
+# 2-D grid of the course, and the first kernel whose output is much larger than its inputs: it reads
+# M + N elements and writes M·N, so its time is almost all writes.
+
+# %%
 from __future__ import annotations
 
 import tilelang
@@ -58,6 +67,26 @@ def torch_outer_add(A, B):
 # -------------------------------------------------------------------------------- kernels
 
 
+# %% [markdown]
+# ## Kernel 1: `outer_add`, a 2-D grid
+#
+# `T.Kernel(T.ceildiv(N, BLOCK_N), T.ceildiv(M, BLOCK_M), threads=...) as (bx, by)`: the **first**
+# grid axis counts column tiles, the second row tiles. The first axis varies fastest, so blocks that
+# run at the same time write neighbouring tiles of the same rows. Block `(bx, by)` owns the tile whose
+# top-left element is `C[by * BLOCK_M, bx * BLOCK_N]`, and `T.Parallel(BLOCK_M, BLOCK_N)` visits it
+# with the *last* loop variable along a row, so neighbouring threads write neighbouring addresses of
+# the row-major C.
+#
+# What to watch for: rows and columns swapped between `bx` and `by`; a guard on both the row and the
+# column, since either may end inside a tile. The `odd_33x127` case, 16 x 64 tiles:
+
+# %% [notebook]
+# from grader.pictures import tiling
+#
+# tiling(33, 127, 16, 64)
+
+
+# %% outer_add
 @tilelang.jit
 def outer_add(A, B, BLOCK_M: int, BLOCK_N: int, THREADS: int = 256):
     M, N = T.const("M, N")
@@ -77,6 +106,20 @@ def outer_add(A, B, BLOCK_M: int, BLOCK_N: int, THREADS: int = 256):
     return C
 
 
+# %% [markdown]
+# ## Kernel 2: `outer_add_fragments`: broadcasting fragments
+#
+# The same grid and tile as load, compute, store. Copy the block's BLOCK_M slice of A and BLOCK_N
+# slice of B into two 1-D fragments, fill a 2-D fragment with `a[i] + b[j]` in
+# `T.Parallel(BLOCK_M, BLOCK_N)`, and copy it to C at the tile's corner (row offset first).
+#
+# Using a 1-D fragment inside a 2-D loop is a *broadcast*: TileLang lays out `a` and `b` so that each
+# thread holds the elements its part of the tile needs, replicating them where several threads do.
+# Each block reads its slices once, where `outer_add` asks for `A[row]` and `B[col]` at every element
+# and relies on the caches; and `T.copy` handles both edges of C.
+
+
+# %% outer_add_fragments
 @tilelang.jit
 def outer_add_fragments(A, B, BLOCK_M: int, BLOCK_N: int, THREADS: int = 256):
     M, N = T.const("M, N")
@@ -96,6 +139,7 @@ def outer_add_fragments(A, B, BLOCK_M: int, BLOCK_N: int, THREADS: int = 256):
     return C
 
 
+# %% cases
 # ---------------------------------------------------------------------------------- cases
 
 _A = Tensor("A", ("M",), "float16")
@@ -157,3 +201,16 @@ def puzzle() -> Puzzle:
             ),
         ),
     )
+
+
+# %% [markdown]
+# ## What you learned
+#
+# - A 2-D grid and a 2-D `T.Parallel` map onto a row-major matrix: first grid axis and last loop
+#   variable along the rows.
+# - Tile corners are `(by * BLOCK_M, bx * BLOCK_N)`; hand-written indexing needs a guard in each
+#   dimension.
+# - A lower-dimensional fragment used in a higher-dimensional loop is broadcast.
+#
+# **Next:** puzzle 04 uses broadcasting in a forward op and meets its mirror image in the backward:
+# a sum over the broadcast dimension.

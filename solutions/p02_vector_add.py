@@ -32,6 +32,21 @@ fragments.
 Preconditions: none on N. BLOCK is a multiple of THREADS in every case.
 """
 
+# %% [markdown]
+# ## Why element-wise kernels are about bytes
+#
+# `C = A + B` in fp16 reads 4 bytes and writes 2 for one addition. The H200 can do tens of
+# teraflops but move only a few terabytes per second, so a kernel like this spends its time waiting
+# for memory, and its speed is simply bytes moved divided by bandwidth. For the bench case (2²⁷
+# elements, 768 MiB moved) at the ~4.3 TB/s of a device-to-device copy (design notes) that is about
+# 0.19 ms, whatever the arithmetic.
+#
+# It follows that the one real optimisation for element-wise work is to move fewer bytes: **fuse**
+# consecutive element-wise steps into one kernel, so intermediate results stay in registers instead
+# of going to HBM and coming back. Residual adds, bias-plus-activation epilogues and the chains
+# `torch.compile` fuses are all this puzzle.
+
+# %%
 from __future__ import annotations
 
 import tilelang
@@ -64,6 +79,20 @@ def torch_mul_relu(A, B):
 # -------------------------------------------------------------------------------- kernels
 
 
+# %% [markdown]
+# ## Kernel 1: `add`
+#
+# `copy_threads` from puzzle 01 with two inputs: one block per BLOCK elements, a `T.Parallel(BLOCK)`
+# over them, and the guard `if i < N`. The picture is the `odd_4097` case: the fifth block holds a
+# single element of the vector.
+
+# %% [notebook]
+# from grader.pictures import tiling
+#
+# tiling(1, 4097, 1, 1024)
+
+
+# %% add
 @tilelang.jit
 def add(A, B, BLOCK: int, THREADS: int = 256):
     N = T.const("N")
@@ -82,6 +111,19 @@ def add(A, B, BLOCK: int, THREADS: int = 256):
     return C
 
 
+# %% [markdown]
+# ## Kernel 2: `mul_relu`, two steps fused
+#
+# `C = max(A * B, 0)` in one pass. As torch writes it, `(A * B).relu()` is two kernels: the product
+# is written to memory and read back. Count the passes over a vector of N: the product reads two and
+# writes one, the ReLU reads one and writes one, 5 in all; the fused kernel reads two and writes one,
+# 3 in all. Memory-bound, so the speed-up to expect is about 5 / 3.
+#
+# Use `T.max(x, 0)`: Python's `max` cannot compare a symbolic TileLang expression with 0. The fp16
+# product is rounded once, as in the reference.
+
+
+# %% mul_relu
 @tilelang.jit
 def mul_relu(A, B, BLOCK: int, THREADS: int = 256):
     N = T.const("N")
@@ -100,6 +142,19 @@ def mul_relu(A, B, BLOCK: int, THREADS: int = 256):
     return C
 
 
+# %% [markdown]
+# ## Kernel 3: `add_fragments`: load, compute, store
+#
+# `add` in the tile style of `copy_tiles`: copy the block's tiles of A and B into two fragments, add
+# them element by element in a `T.Parallel(BLOCK)` loop into a third, and copy that to C. Indices in
+# the loop are positions inside the tile, so no guard: past the end of the vector the input fragments
+# hold zeros, their sums are computed and never stored.
+#
+# Every later kernel has this shape: bring tiles close (registers or shared memory), compute on
+# them, store the result tile.
+
+
+# %% add_fragments
 @tilelang.jit
 def add_fragments(A, B, BLOCK: int, THREADS: int = 256):
     N = T.const("N")
@@ -122,6 +177,7 @@ def add_fragments(A, B, BLOCK: int, THREADS: int = 256):
     return C
 
 
+# %% cases
 # ---------------------------------------------------------------------------------- cases
 
 _A = Tensor("A", ("N",), "float16")
@@ -192,3 +248,14 @@ def puzzle() -> Puzzle:
             ),
         ),
     )
+
+
+# %% [markdown]
+# ## What you learned
+#
+# - Element-wise kernels are memory-bound: their time is bytes moved over bandwidth.
+# - Fusing steps removes the round trips of intermediates through HBM; the gain is the ratio of bytes.
+# - `T.max` and friends build expressions on symbolic values; Python's builtins do not.
+# - Load, compute, store with fragments, with `T.copy` handling the edge.
+#
+# **Next:** puzzle 03 goes to two dimensions and broadcasts vectors over a matrix.
