@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 import traceback
 from pathlib import Path
@@ -21,29 +22,49 @@ class NotImplementedYet(Exception):
 class BuildFailed(Exception):
     """TileLang rejected the kernel. ``summary`` is for the learner, ``trace`` for --verbose."""
 
-    def __init__(self, summary: str, location: str, trace: str):
+    def __init__(self, summary: str, location: str, trace: str, hint: str = ""):
         super().__init__(summary)
         self.summary = summary
         self.location = location
         self.trace = trace
+        self.hint = hint
 
 
-def kernel_function(module: Any, kernel: Kernel) -> Any:
-    """The learner's @tilelang.jit function for ``kernel``, or a BuildFailed saying what is wrong."""
+def kernel_function(module: Any, kernel: Kernel, known: tuple[str, ...] = ()) -> Any:
+    """The learner's @tilelang.jit function for ``kernel``, or a BuildFailed saying what is wrong.
+
+    ``known`` names every kernel of the puzzle, so a jit function under another name can be
+    pointed out as the likely renamed one."""
     from tilelang.jit import JITImpl
 
     function = getattr(module, kernel.function, None)
-    where = getattr(module, "__file__", "the file")
+    where = Path(getattr(module, "__file__", "the file")).name
     if function is None:
+        others = [
+            name
+            for name, value in vars(module).items()
+            if isinstance(value, JITImpl) and name not in known and not name.startswith("_")
+        ]
+        close = difflib.get_close_matches(kernel.function, others, n=1, cutoff=0.3)
+        if close or len(others) == 1:
+            found = (close or others)[0]
+            raise BuildFailed(
+                f"{where} has no kernel named `{kernel.function}`, but it has a @tilelang.jit function "
+                f"`{found}`: rename it `{kernel.function}` (the grader finds kernels by the stub's names).",
+                "",
+                "",
+            )
         raise BuildFailed(
-            f"{Path(where).name} has no kernel named `{kernel.function}`: keep the name of the stub.",
+            f"{where} has no kernel named `{kernel.function}`: keep the stub's function, with its name "
+            f"and its @tilelang.jit decorator, and fill in its TODO.",
             "",
             "",
         )
     if not isinstance(function, JITImpl):
         raise BuildFailed(
-            f"`{kernel.function}` is not a @tilelang.jit function: the grader compiles and runs "
-            "your TileLang kernel, so keep the @tilelang.jit decorator.",
+            f"`{kernel.function}` is a plain Python function, not a @tilelang.jit kernel: the grader "
+            "compiles your TileLang kernel and runs it on the GPU itself, so an answer computed in Python "
+            "(with torch, say) does not count. Keep the stub's @tilelang.jit decorator and its T.Kernel body.",
             "",
             "",
         )
@@ -66,9 +87,10 @@ def summarize(error: BaseException) -> str:
     cuda = [line for line in lines if "CUDA error" in line]
     if cuda:  # torch's CUDA errors end with advice about debug builds; the cause comes first
         return cuda[0]
-    checks = [line for line in lines if line.startswith("Check failed") and " : " in line]
-    if checks:  # "Check failed: <condition> : <what went wrong>"
-        return checks[0].split(" : ", 1)[1]
+    checks = [line for line in lines if "Check failed" in line and (" : " in line or " is false: " in line)]
+    if checks:  # "Check failed: <condition> : <what went wrong>", or "... (<condition>) is false: <what>"
+        check = checks[0]
+        return check.split(" : ", 1)[1] if " : " in check else check.split(" is false: ", 1)[1]
     # Skip traceback frames and the source snippets TVM draws under an error ("18 | code", "^").
     meaningful = [
         line
@@ -94,15 +116,90 @@ def trace_tir(function: Any, kernel: Kernel, case: Case, source: Path) -> Any:
     except NotImplementedError as error:
         raise NotImplementedYet(str(error) or "not implemented yet") from error
     except Exception as error:
-        where = learner_location(error, source) or tvm_location(error)
-        raise BuildFailed(summarize(error), where, traceback.format_exc()) from error
-    check_signature(tir, kernel)
+        raise explain(error, source, kernel) from error
+    check_signature(tir, kernel, case)
     # Outputs are passed in (poisoned) by the grader instead of allocated by TileLang.
     return tir.without_attr("tilelang_out_idx")
 
 
-def check_signature(tir: Any, kernel: Kernel) -> None:
-    names = [tir.buffer_map[param].name for param in tir.params if param in tir.buffer_map]
+def explain(error: BaseException, source: Path, kernel: Kernel | None = None) -> BuildFailed:
+    """The learner-facing BuildFailed for an exception raised while tracing or compiling a kernel:
+    one sentence, the learner's file:line, and what to try for the failures newcomers meet."""
+    trace = traceback.format_exc()
+    where = learner_location(error, source) or tvm_location(error)
+    summary, hint = summarize(error), ""
+    text = str(error)
+    if kernel is not None and isinstance(error, TypeError) and (argument := _argument_problem(text, kernel)):
+        return BuildFailed(argument, "", trace)
+    if isinstance(error, AssertionError) and "to_buffer_region" in trace:
+        summary = "T.copy cannot match the region it copies from with the region it copies to"
+        hint = (
+            "Give both sides of T.copy the same number of dimensions: a (BLOCK_M, BLOCK_N) tile is copied "
+            "from A[row, col], one index per dimension of A, and a 1-D tile from a 1-D tensor."
+        )
+    elif "T.reshape/view shape check failed" in text:
+        summary = "T.reshape was given a shape with a different number of elements than the buffer"
+        hint = "T.reshape only renames the same memory: the new shape must hold exactly as many elements."
+    elif match := re.search(r"StructuralEqual\(\)\(it->second.indices, indices\)\) is false: (\w+): (.*)", text):
+        summary = (
+            f"one T.Parallel loop uses the fragment `{match.group(1)}` at two different positions, {match.group(2)}"
+        )
+        hint = (
+            "Inside a T.Parallel loop each iteration owns one element of a fragment and must index it the same "
+            "way everywhere; to read a neighbour's element, copy the fragment to shared memory (T.alloc_shared) "
+            "first."
+        )
+    elif "can not be inferred" in text or "cannot be inferred" in text:
+        hint = (
+            "TileLang could not decide how to spread a fragment over the threads: use it in a T.Parallel loop "
+            "over its whole declared shape, or in a tile operation (T.copy, T.reduce_*, T.gemm), or declare it "
+            "with T.alloc_shared."
+        )
+    elif re.search(r"Expected integer argument|dtype|data type", text, re.I):
+        hint = (
+            "An operation got a value of a dtype it does not take: convert it first with T.cast(value, T.int32) "
+            "or T.cast(value, T.float32), and check the dtypes in the stub's T.Tensor and T.alloc_* lines."
+        )
+    elif learner_location(error, source) and not isinstance(error, AssertionError):
+        hint = (
+            f"Python stopped at that line of {source.name} while TileLang ran your kernel's body to build it: "
+            "fix it there (--verbose shows the full trace)."
+        )
+    return BuildFailed(summary, where, trace, hint)
+
+
+def _argument_problem(text: str, kernel: Kernel) -> str:
+    """A sentence for a kernel whose parameters are not the stub's (the grader calls it by name)."""
+    tensors = [t.name for t in kernel.inputs]
+    blocks = sorted({name for case in kernel.cases for name in case.params})
+    expected = f"{kernel.function}({', '.join(tensors + blocks)})"
+    missing = re.search(r"missing a required argument: '(\w+)'", text)
+    if missing and missing.group(1) in tensors:
+        name = missing.group(1)
+        return (
+            f"`{kernel.function}` never declares its input `{name}` as a tensor: start the body as the stub does, "
+            f"with `{name}: T.Tensor(...)`, and build the result with T.* operations inside T.Kernel (torch "
+            "cannot run inside a kernel)."
+        )
+    if missing:
+        return (
+            f"`{kernel.function}` has a parameter `{missing.group(1)}` that the puzzle does not pass: the grader "
+            f"calls {expected}. Keep the stub's parameter names."
+        )
+    unexpected = re.search(r"unexpected keyword argument '(\w+)'", text)
+    if unexpected:
+        return (
+            f"`{kernel.function}` has no parameter `{unexpected.group(1)}`, which the puzzle passes: the grader "
+            f"calls {expected}. Keep the stub's parameter names."
+        )
+    return ""
+
+
+def check_signature(tir: Any, kernel: Kernel, case: Case | None = None) -> None:
+    """The kernel's tensors are the puzzle's: same names in the same order, and for this case the same
+    shapes and dtypes (the grader passes tensors of exactly those)."""
+    buffers = [tir.buffer_map[param] for param in tir.params if param in tir.buffer_map]
+    names = [buffer.name for buffer in buffers]
     expected = [t.name for t in kernel.inputs + kernel.outputs]
     if names != expected:
         raise BuildFailed(
@@ -112,9 +209,30 @@ def check_signature(tir: Any, kernel: Kernel) -> None:
             "",
             "",
         )
+    if case is None:
+        return
+    for buffer, tensor in zip(buffers, kernel.inputs + kernel.outputs):
+        shape = tuple(int(s) if hasattr(s, "value") else s for s in buffer.shape)
+        want = tensor.concrete_shape(case.sizes)
+        declared = f"({', '.join(tensor.shape)}{',' if len(tensor.shape) == 1 else ''})"
+        if all(isinstance(s, int) for s in shape) and shape != want:
+            raise BuildFailed(
+                f"`{kernel.function}` declares `{tensor.name}` with shape {shape}, but for this case the puzzle's "
+                f"`{tensor.name}` is {want}: declare it as the stub does, with shape {declared}.",
+                "",
+                "",
+            )
+        if str(buffer.dtype) != tensor.dtype:
+            raise BuildFailed(
+                f"`{kernel.function}` declares `{tensor.name}` as {buffer.dtype}, but the puzzle's `{tensor.name}` "
+                f"is {tensor.dtype}: declare it as the stub does (T.{tensor.dtype}) and convert inside the kernel "
+                "with T.cast.",
+                "",
+                "",
+            )
 
 
-def compile_tir(tir: Any, target: Any, source: Path) -> Any:
+def compile_tir(tir: Any, target: Any, source: Path, kernel: Kernel | None = None) -> Any:
     import tilelang
 
     try:
@@ -123,5 +241,4 @@ def compile_tir(tir: Any, target: Any, source: Path) -> Any:
         message = str(error)
         if "CUDA installation" in message or "nvcc" in message.lower() and "not found" in message.lower():
             raise BuildFailed(NVCC_HELP, "", traceback.format_exc()) from error
-        where = learner_location(error, source) or tvm_location(error)
-        raise BuildFailed(summarize(error), where, traceback.format_exc()) from error
+        raise explain(error, source, kernel) from error

@@ -13,6 +13,7 @@ from pathlib import Path
 from grader.discover import course_root, normalize_id, puzzle_files, puzzle_id_of
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+DEFAULT_MEMORY_LIMIT_GB = 32.0
 
 
 class UsageError(Exception):
@@ -29,7 +30,13 @@ def parser() -> argparse.ArgumentParser:
     source.add_argument("--solutions", action="store_true", help="grade solutions/ instead of puzzles/")
     source.add_argument("--file", type=Path, metavar="PATH", help="grade the kernels defined in PATH")
     p.add_argument(
-        "-k", dest="kernels", metavar="NAME", help="only kernels whose name contains NAME (comma-separated for several)"
+        "-k",
+        dest="kernels",
+        metavar="NAME",
+        help="only the kernel named NAME, or else kernels whose name contains NAME (comma-separated for several)",
+    )
+    p.add_argument(
+        "--case", dest="cases", metavar="NAME", help="only the case named NAME (comma-separated for several)"
     )
     p.add_argument(
         "--exact", action="store_true", help="-k names are exact kernel names (-k add grades add, not add_fragments)"
@@ -50,6 +57,20 @@ def parser() -> argparse.ArgumentParser:
         help="seconds one case may take, compile included (default 180)",
     )
     p.add_argument("--seed-offset", type=int, default=0, metavar="N", help="shift every case's seed by N")
+    p.add_argument(
+        "--save-failures",
+        type=Path,
+        metavar="DIR",
+        help="write each failed case's inputs, expected and actual outputs to DIR, with the command that replays it",
+    )
+    p.add_argument(
+        "--memory-limit",
+        type=float,
+        default=DEFAULT_MEMORY_LIMIT_GB,
+        metavar="GB",
+        help=f"memory (address space) of the grading process when it simulates or compiles (default "
+        f"{DEFAULT_MEMORY_LIMIT_GB:g}; 0: none; never applied when it runs on a CUDA GPU)",
+    )
     p.add_argument("--verbose", action="store_true", help="show full TileLang/TVM traces")
     return p
 
@@ -62,6 +83,10 @@ def targets(args: argparse.Namespace, root: Path) -> list[tuple[str, Path]]:
         if puzzle_id is None:
             raise UsageError(f"'{text}' is not a puzzle id: use a number such as 08")
         ids.append(puzzle_id)
+    if args.memory_limit < 0:
+        raise UsageError("--memory-limit takes a number of GB, or 0 for no limit")
+    if args.save_failures is not None and args.save_failures.exists() and not args.save_failures.is_dir():
+        raise UsageError(f"--save-failures wants a folder, and {args.save_failures} is a file")
     if args.file is not None:
         if not args.file.is_file():
             raise UsageError(f"there is no file {args.file}")
@@ -106,7 +131,13 @@ def pytest_args(args: argparse.Namespace, chosen: list[tuple[str, Path]]) -> lis
         str(args.timeout),
         "--grade-seed-offset",
         str(args.seed_offset),
+        "--grade-memory-limit",
+        str(args.memory_limit),
     ]
+    if args.cases:
+        out += ["--grade-cases", args.cases]
+    if args.save_failures:
+        out += ["--grade-save-failures", str(args.save_failures.resolve())]
     if args.kernels:
         out += ["--grade-kernels", args.kernels]
         if args.exact:
@@ -135,10 +166,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if code == pytest.ExitCode.TESTS_FAILED:
         return EXIT_FAILED
     if code == pytest.ExitCode.NO_TESTS_COLLECTED:
-        print(
-            f"grader: nothing matched -k {args.kernels!r}" if args.kernels else "grader: nothing to grade",
-            file=sys.stderr,
+        chosen_by = " ".join(
+            f"{flag} {value!r}" for flag, value in (("-k", args.kernels), ("--case", args.cases)) if value
         )
+        print(f"grader: nothing matched {chosen_by}" if chosen_by else "grader: nothing to grade", file=sys.stderr)
         return EXIT_USAGE
     if code == pytest.ExitCode.USAGE_ERROR:
         return EXIT_USAGE

@@ -10,6 +10,8 @@ import torch
 from grader.spec import Tolerance
 
 SHOW_FIRST = 5
+MAP_CELLS = 64  # a tile map has at most this many cells along an axis; larger grids are merged
+MAP_ROWS_SHOWN = 16  # rows of a 2-D tile map printed as text
 
 
 @dataclass
@@ -22,6 +24,9 @@ class Comparison:
     max_rel_error: float
     details: list[str] = field(default_factory=list)
     hint: str = ""
+    # Which tiles of the launch grid are wrong, for drawing: {"tile": [...], "wrong": [[0/1, ...]] or [0/1, ...],
+    # "grid": tiles per axis, "cell": tiles per map cell along each axis (above 1 when merged)}
+    tile_map: dict | None = None
 
 
 def _index(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -96,25 +101,32 @@ def compare(
         )
     tiles = _wrong_tiles(bad, tile)
     if tiles:
-        result.details.append(tiles[0])
-    result.hint = _hint(result, bad, tile, tiles[1] if tiles else False)
+        result.details += tiles.lines
+        result.tile_map = tiles.tile_map
+    if bool((got == 0).all()):
+        result.hint = (
+            f"Every element of {name} is 0, whatever the inputs: the result never reaches the output. Check "
+            f"that it is computed from the inputs and stored into {name} (T.copy from the result tile, or "
+            f"{name}[...] = ...), not into a copy of it."
+        )
+    else:
+        result.hint = _hint(result, bad, tile, tiles.only_tail if tiles else False)
     return result
 
 
-def _wrong_tiles(bad: torch.Tensor, tile: tuple[int | None, ...]) -> tuple[str, bool] | None:
-    """Summarise wrong tiles; the bool says whether only partial (tail) tiles are wrong."""
+@dataclass
+class TileSummary:
+    lines: list[str]  # for the learner: the wrong tiles listed, then a map of wrong and right ones
+    only_tail: bool  # only partial (edge) tiles are wrong
+    tile_map: dict
+
+
+def _wrong_tiles(bad: torch.Tensor, tile: tuple[int | None, ...]) -> TileSummary | None:
+    """Which tiles of the launch grid hold a wrong element, and which are right."""
     if not tile or len(tile) != bad.dim():
         return None
     sizes = [t if t else extent for t, extent in zip(tile, bad.shape)]
-    grid = [math.ceil(extent / t) for extent, t in zip(bad.shape, sizes)]
-    padded = torch.zeros([g * t for g, t in zip(grid, sizes)], dtype=torch.bool)
-    padded[tuple(slice(0, e) for e in bad.shape)] = bad
-    view_shape = []
-    for g, t in zip(grid, sizes):
-        view_shape += [g, t]
-    per_tile = padded.reshape(view_shape)
-    for axis in range(len(sizes) - 1, -1, -1):
-        per_tile = per_tile.any(dim=2 * axis + 1)
+    per_tile = _any_per_block(bad, sizes)
     wrong_tiles = int(per_tile.sum().item())
     total_tiles = per_tile.numel()
     partial = torch.zeros_like(per_tile)
@@ -128,7 +140,36 @@ def _wrong_tiles(bad: torch.Tensor, tile: tuple[int | None, ...]) -> tuple[str, 
     listed = ", ".join(str(c[0]) if len(c) == 1 else "(" + ", ".join(map(str, c)) + ")" for c in coords)
     more = "" if wrong_tiles <= SHOW_FIRST else ", ..."
     text = f"wrong tiles: {wrong_tiles} of {total_tiles} ({listed}{more}); tile = {'x'.join(map(str, sizes))}"
-    return text, only_tail
+    cells = [math.ceil(g / MAP_CELLS) for g in per_tile.shape]
+    shown = _any_per_block(per_tile, cells) if any(c > 1 for c in cells) else per_tile
+    tile_map = {"tile": sizes, "grid": list(per_tile.shape), "cell": cells, "wrong": shown.int().tolist()}
+    return TileSummary([text, *_map_lines(shown, cells)], only_tail, tile_map)
+
+
+def _any_per_block(flags: torch.Tensor, block: list[int]) -> torch.Tensor:
+    """OR of ``flags`` over blocks of the given size (the last block along an axis may be partial)."""
+    grid = [math.ceil(extent / b) for extent, b in zip(flags.shape, block)]
+    padded = torch.zeros([g * b for g, b in zip(grid, block)], dtype=torch.bool)
+    padded[tuple(slice(0, e) for e in flags.shape)] = flags
+    view_shape = []
+    for g, b in zip(grid, block):
+        view_shape += [g, b]
+    merged = padded.reshape(view_shape)
+    for axis in range(len(block) - 1, -1, -1):
+        merged = merged.any(dim=2 * axis + 1)
+    return merged
+
+
+def _map_lines(shown: torch.Tensor, cells: list[int]) -> list[str]:
+    """The tile map as text: x for a wrong tile, . for a right one; rows of tiles top to bottom."""
+    merged = f", each mark {'x'.join(map(str, cells))} tiles" if any(c > 1 for c in cells) else ""
+    if shown.dim() == 1:
+        return [f"tile map (x wrong, . right{merged}): " + "".join("x" if w else "." for w in shown.tolist())]
+    if shown.dim() != 2:
+        return []
+    rows = ["  " + "".join("x" if w else "." for w in row) for row in shown.tolist()]
+    more = [f"  ... {len(rows) - MAP_ROWS_SHOWN} more rows"] if len(rows) > MAP_ROWS_SHOWN else []
+    return [f"tile map (x wrong, . right{merged}; a row of marks per row of tiles):", *rows[:MAP_ROWS_SHOWN], *more]
 
 
 def _hint(result: Comparison, bad: torch.Tensor, tile: tuple[int | None, ...], only_tail: bool) -> str:
@@ -157,7 +198,8 @@ def _hint(result: Comparison, bad: torch.Tensor, tile: tuple[int | None, ...], o
         )
     if result.wrong >= 0.9 * result.total:
         return (
-            "Nearly every element is wrong: check the accumulator is cleared before the loop, "
-            "accumulates in float32, and that tile offsets use the block index times the block size."
+            "Nearly every element is wrong: check the formula against the spec, that each element is "
+            "computed from the inputs at its own index (tile offsets are the block index times the block "
+            "size), and that any accumulator is cleared before its loop and is float32."
         )
     return "Some elements are wrong: compare the tile offsets and loop bounds with the spec."

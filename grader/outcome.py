@@ -50,6 +50,10 @@ class CaseResult:
     total: int | None = None
     seconds: float = 0.0
     bench: Bench | None = None
+    # The first wrong output's tiles: {"output": name, "tile": [...], "wrong": [[0/1, ...], ...], ...}
+    tile_map: dict[str, Any] | None = None
+    saved: str = ""  # --save-failures: the file holding this case's inputs and outputs
+    replay: str = ""  # the command that grades this one case again on the same inputs
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -82,6 +82,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="seconds a case may take (compile included) before it counts as hung",
     )
     group.addoption("--grade-seed-offset", type=int, default=0, help="shift every case's seed")
+    group.addoption(
+        "--grade-cases", default="", metavar="NAMES", help="only the cases with one of these comma-separated NAMES"
+    )
+    group.addoption(
+        "--grade-save-failures", default=None, metavar="DIR", help="save each failed case's tensors and replay command"
+    )
+    group.addoption(
+        "--grade-memory-limit",
+        type=float,
+        default=0.0,
+        metavar="GB",
+        help="address-space limit of a grading process that does not use CUDA (0: none)",
+    )
     group.addoption("--grade-verbose", action="store_true", help="show full TileLang/TVM traces")
 
 
@@ -127,6 +140,8 @@ class PuzzleFile(pytest.File):
                 "device": opt("grade_device"),
                 "bench": opt("grade_bench"),
                 "seed_offset": opt("grade_seed_offset"),
+                "save_failures": opt("grade_save_failures"),
+                "memory_limit_gb": opt("grade_memory_limit"),
             },
             timeout=opt("grade_timeout"),
         )
@@ -152,6 +167,13 @@ class PuzzleFile(pytest.File):
 
 def _wanted(function: str, names: list[str], exact: bool) -> bool:
     return function in names if exact else any(n in function for n in names)
+
+
+def kernel_wanted(function: str, wanted: list[str], every: list[str]) -> bool:
+    """-k NAME picks the kernel called exactly NAME if there is one, else every kernel whose name contains it."""
+    if not wanted:
+        return True
+    return any(function == name if name in every else name in function for name in wanted)
 
 
 class CollectError(Exception):

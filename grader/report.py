@@ -38,6 +38,10 @@ def case_lines(result: CaseResult, verbose: bool = False) -> list[str]:
     lines += [f"        {detail}" for detail in result.details]
     if result.hint:
         lines.append(f"        hint: {result.hint}")
+    if result.saved:
+        lines.append(f"        saved: {result.saved}")
+    if result.replay:
+        lines.append(f"        replay: {result.replay}")
     if verbose and result.trace:
         lines += ["        " + line for line in result.trace.rstrip().splitlines()]
     return lines

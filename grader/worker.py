@@ -41,6 +41,7 @@ class Context:
     device: Device
     bench: bool
     seed_offset: int
+    save_failures: str = ""  # --save-failures DIR: where failed cases' tensors go
 
 
 def quiet_tilelang() -> None:
@@ -70,6 +71,32 @@ def pick_device(requested: str) -> Device:
     return Device(mode, name, COMPILE_ONLY_TARGET, problem=problem)
 
 
+def limit_memory(device: Device, gigabytes: float) -> None:
+    """Cap this process's address space (and that of the compilers it starts) where the OS allows.
+    Not when it uses CUDA: the CUDA driver reserves far more virtual address space than it uses."""
+    if device.mode == "cuda" or gigabytes <= 0:
+        return
+    try:
+        import resource
+    except ImportError:  # not a POSIX system: no limit
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = int(gigabytes * 2**30)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def out_of_memory(error: BaseException) -> bool:
+    return isinstance(error, MemoryError) or "can't allocate memory" in str(error)
+
+
+OUT_OF_MEMORY = (
+    "ran out of memory: the grading process may use --memory-limit GB (default 32) when it simulates or "
+    "compiles; look for a buffer or tensor far larger than the case needs"
+)
+
+
 def load_learner(source: Path) -> tuple[Any, str, str]:
     """The learner's module, or a one-line reason it cannot be imported (and the trace)."""
     from grader.discover import load_module
@@ -77,11 +104,19 @@ def load_learner(source: Path) -> tuple[Any, str, str]:
     try:
         return load_module(source), "", ""
     except SyntaxError as error:
-        return None, f"{source.name}:{error.lineno}: syntax error: {error.msg}", traceback.format_exc()
+        return (
+            None,
+            f"{source.name}:{error.lineno}: syntax error: {error.msg}. Python cannot read the file, so none of its "
+            f"kernels can be graded: fix line {error.lineno} (a bracket left open on an earlier line shows up here "
+            "too) and run the grader again.",
+            traceback.format_exc(),
+        )
     except Exception as error:
         from grader.build import learner_location, summarize
 
         where = learner_location(error, source) or source.name
+        if out_of_memory(error):
+            return None, f"{where}: importing the file {OUT_OF_MEMORY}", traceback.format_exc()
         return None, f"{where}: importing the file failed: {summarize(error)}", traceback.format_exc()
 
 
@@ -98,6 +133,7 @@ def serve(conn: Any, request: dict[str, Any]) -> None:
 
     imported = time.perf_counter()
     device = pick_device(request.get("device", "auto"))
+    limit_memory(device, request.get("memory_limit_gb", 0.0))
     device_ready = time.perf_counter()
     try:
         puzzle = with_hidden_cases(load_puzzle(load_module(Path(request["spec_file"]))))
@@ -125,7 +161,15 @@ def serve(conn: Any, request: dict[str, Any]) -> None:
         conn.send({"event": "case_start", "kernel": plan[0][0], "case": plan[0][1][0]})
     source = Path(request["kernel_file"])
     module, load_problem, load_trace = load_learner(source)
-    ctx = Context(puzzle, source, module, device, request.get("bench", False), request.get("seed_offset", 0))
+    ctx = Context(
+        puzzle,
+        source,
+        module,
+        device,
+        request.get("bench", False),
+        request.get("seed_offset", 0),
+        request.get("save_failures") or "",
+    )
     work = [(puzzle.kernel(function), puzzle.kernel(function).case(name)) for function, names in plan for name in names]
     builds = {} if load_problem or device.problem else start_builds(ctx, work)
     for kernel, case in work:
@@ -138,15 +182,18 @@ def serve(conn: Any, request: dict[str, Any]) -> None:
             except Exception as error:  # a grader bug must still give this case a verdict
                 from grader.build import summarize
 
-                result = _result(
-                    ctx,
-                    kernel,
-                    case,
-                    outcome.ERROR,
-                    f"the grader hit an internal error on this case: {summarize(error)} (please report it; "
-                    "--verbose shows the trace)",
-                    trace=traceback.format_exc(),
-                )
+                if out_of_memory(error):
+                    result = _result(ctx, kernel, case, outcome.ERROR, OUT_OF_MEMORY, trace=traceback.format_exc())
+                else:
+                    result = _result(
+                        ctx,
+                        kernel,
+                        case,
+                        outcome.ERROR,
+                        f"the grader hit an internal error on this case: {summarize(error)} (please report it; "
+                        "--verbose shows the trace)",
+                        trace=traceback.format_exc(),
+                    )
         conn.send({"event": "result", "result": result.to_dict()})
         if result.status == outcome.CRASHED:
             conn.close()
@@ -195,9 +242,10 @@ def start_builds(ctx: Context, work: list[tuple[Kernel, Case]]) -> dict[tuple[st
     builds: dict[tuple[str, str], Build] = {}
     for kernel, case in work:
         try:
-            tir = trace_tir(kernel_function(ctx.module, kernel), kernel, case, ctx.source)
+            known = tuple(k.function for k in ctx.puzzle.kernels)
+            tir = trace_tir(kernel_function(ctx.module, kernel, known), kernel, case, ctx.source)
             builds[(kernel.function, case.name)] = Build(
-                tir, pool.submit(compile_tir, tir, ctx.device.target, ctx.source)
+                tir, pool.submit(compile_tir, tir, ctx.device.target, ctx.source, kernel)
             )
         except Exception as error:  # reported when the case's turn comes
             failed: Future = Future()
@@ -226,7 +274,7 @@ def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Build | None) ->
         )
     except BuildFailed as error:
         where = f" ({error.location})" if error.location else ""
-        return _result(ctx, kernel, case, outcome.ERROR, error.summary + where, trace=error.trace)
+        return _result(ctx, kernel, case, outcome.ERROR, error.summary + where, trace=error.trace, hint=error.hint)
     if ctx.device.mode == "compile":
         return _result(
             ctx,
@@ -264,10 +312,11 @@ def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Build | None) ->
 
 def simulate_and_compare(ctx: Context, kernel: Kernel, case: Case, tir: Any) -> CaseResult:
     from grader.compare import compare
-    from grader.run import make_inputs, poisoned_outputs
+    from grader.run import changed_inputs, make_inputs, poisoned_outputs
     from grader.simulate import SimulationError, Unsupported, simulate
 
     inputs = make_inputs(kernel, case, "cpu", ctx.seed_offset)
+    pristine = [x.clone() for x in inputs]
     outputs = poisoned_outputs(kernel, case, "cpu")
     tensors = {t.name: x for t, x in zip(kernel.inputs + kernel.outputs, inputs + outputs)}
     try:
@@ -282,8 +331,25 @@ def simulate_and_compare(ctx: Context, kernel: Kernel, case: Case, tir: Any) -> 
             outcome.UNSUPPORTED,
             f"the CPU simulator does not support {error}; run on a GPU to check the numbers",
         )
-    result = judge(ctx, kernel, case, inputs, outputs, compare)
+    result = judge(ctx, kernel, case, pristine, outputs, compare)
     result.message = f"simulated on CPU: {result.message}"
+    result = with_side_effects(result, changed_inputs(pristine, inputs, [t.name for t in kernel.inputs]))
+    return keep_failure(ctx, kernel, case, result, pristine, outputs)
+
+
+def with_side_effects(result: CaseResult, side_effects: list[str]) -> CaseResult:
+    """Fail a result whose kernel wrote to an input or outside an output, saying so first."""
+    if not side_effects:
+        return result
+    prefix = "simulated on CPU: " if result.message.startswith("simulated on CPU: ") else ""
+    rest = result.message.removeprefix(prefix)
+    result.status = outcome.FAILED
+    result.message = prefix + (side_effects[0] if result.wrong == 0 else f"{rest}; {side_effects[0]}")
+    result.details = side_effects + result.details
+    result.hint = result.hint or (
+        "A kernel may only store to its outputs (the tensors it returns), each index inside the output's shape: "
+        "find the store to that tensor, or the index that runs past the end."
+    )
     return result
 
 
@@ -310,12 +376,31 @@ def run_and_compare(ctx: Context, kernel: Kernel, case: Case, compiled: Any) -> 
         )
     side_effects = changed_inputs(pristine, inputs, [t.name for t in kernel.inputs])
     side_effects += writes_outside(outputs, [t.name for t in kernel.outputs])
-    result = judge(ctx, kernel, case, pristine, outputs, compare)
-    if side_effects:
-        result.status = outcome.FAILED
-        result.message = side_effects[0] if result.wrong == 0 else f"{result.message}; {side_effects[0]}"
-        result.details = side_effects + result.details
-        result.hint = result.hint or "Check every store's index against the output's shape, and write only to outputs."
+    result = with_side_effects(judge(ctx, kernel, case, pristine, outputs, compare), side_effects)
+    return keep_failure(ctx, kernel, case, result, pristine, outputs)
+
+
+def keep_failure(
+    ctx: Context, kernel: Kernel, case: Case, result: CaseResult, inputs: list, outputs: list
+) -> CaseResult:
+    """With --save-failures, write a failed case's tensors and say how to replay it."""
+    if not ctx.save_failures or result.status != outcome.FAILED:
+        return result
+    from grader.failures import save_failure
+    from grader.run import reference_outputs
+
+    expected = reference_outputs(kernel, inputs)
+    path, command = save_failure(
+        Path(ctx.save_failures),
+        ctx.puzzle.id,
+        ctx.source,
+        kernel,
+        case,
+        ctx.seed_offset,
+        (ctx.device.mode, ctx.device.name),
+        {"inputs": inputs, "expected": expected, "actual": outputs},
+    )
+    result.saved, result.replay = str(path), command
     return result
 
 
@@ -326,6 +411,7 @@ def judge(ctx: Context, kernel: Kernel, case: Case, inputs: list, outputs: list,
     expected = reference_outputs(kernel, inputs)
     details: list[str] = []
     hint = ""
+    tile_map = None
     wrong = total = 0
     max_abs = max_rel = 0.0
     for spec, got, want in zip(kernel.outputs, outputs, expected):
@@ -336,6 +422,8 @@ def judge(ctx: Context, kernel: Kernel, case: Case, inputs: list, outputs: list,
         max_abs, max_rel = max(max_abs, verdict.max_abs_error), max(max_rel, verdict.max_rel_error)
         details += verdict.details
         hint = hint or verdict.hint
+        if tile_map is None and verdict.tile_map is not None:
+            tile_map = {"output": spec.name, **verdict.tile_map}
     status = outcome.PASSED if wrong == 0 else outcome.FAILED
     message = f"max abs err {max_abs:.3g}" if wrong == 0 else f"{wrong} of {total} output elements wrong"
     return _result(
@@ -350,6 +438,7 @@ def judge(ctx: Context, kernel: Kernel, case: Case, inputs: list, outputs: list,
         max_rel_error=max_rel,
         wrong=wrong,
         total=total,
+        tile_map=tile_map,
     )
 
 
