@@ -49,6 +49,25 @@ cases are 8192 x 16384 fp16 (256 MiB per tensor), larger than the H200's L2, so 
 measures HBM bandwidth.
 """
 
+# %% [markdown]
+# ## Why this puzzle matters
+#
+# Training runs every forward kernel backwards: given the gradient of the loss with respect to the
+# output, `dC`, produce the gradients with respect to the inputs. For an element-wise op this is the
+# chain rule element by element. With a broadcast there is one more rule, and it is worth learning
+# once:
+#
+# > what the forward **copies** along a dimension, the backward **sums** along that dimension.
+#
+# In `C[i, j] = relu(A[i, j] * B[j])`, `B[j]` is used by every row i, so its gradient collects a
+# contribution from every row:
+#
+# $$dB_j = \sum_i dC_{ij}\,[A_{ij} B_j > 0]\,A_{ij}, \qquad dA_{ij} = dC_{ij}\,[A_{ij} B_j > 0]\,B_j$$
+#
+# The gradients of every bias, of LayerNorm's gain and shift, of any per-feature scale are such
+# column sums over all the tokens of a batch.
+
+# %%
 from __future__ import annotations
 
 import tilelang
@@ -85,6 +104,21 @@ def torch_mul_relu_backward(A, B, dC):
 # -------------------------------------------------------------------------------- kernels
 
 
+# %% [markdown]
+# ## Kernel 1: `mul_relu_forward`
+#
+# A 2-D grid of tiles as in puzzle 03. Each block copies its BLOCK_M x BLOCK_N tile of A and the
+# BLOCK_N slice of B, and computes the output tile in a `T.Parallel` loop where B is indexed by the
+# column only: that is the broadcast. Multiply in fp32, clamp with `T.max`, cast to fp16, one
+# `T.copy` out. The `odd_127x129` case, 32 x 64 tiles:
+
+# %% [notebook]
+# from grader.pictures import tiling
+#
+# tiling(127, 129, 32, 64)
+
+
+# %% mul_relu_forward
 @tilelang.jit
 def mul_relu_forward(A, B, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
     M, N = T.const("M, N")
@@ -105,6 +139,31 @@ def mul_relu_forward(A, B, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
     return C
 
 
+# %% [markdown]
+# ## Kernel 2: `mul_relu_backward`
+#
+# What changed: dB needs every row of its columns, so the grid now runs over **columns only**. Each
+# block owns BLOCK_N columns and walks all of M in BLOCK_M steps with `T.serial`, writing its dA tiles
+# on the way and adding the dB products element by element into a float32 (BLOCK_M, BLOCK_N)
+# fragment. After the loop one `T.reduce_sum(..., dim=0)` folds the rows into BLOCK_N values. It is
+# puzzle 05's row sum turned on its side: threads add what they hold inside the loop and talk to each
+# other once, at the end.
+#
+# Below, the `square_256` case with BLOCK_N = 64: four blocks, each a full-height strip of columns.
+#
+# What to watch for:
+# - the mask `A * B > 0` in fp32: the product of two fp16 numbers is exact there, so its sign is
+#   right even when it would round to zero in fp16;
+# - pick the gradient with `T.if_then_else(mask, dC, 0)`;
+# - dB is float32 and summed in float32, with each product cast to float32 *before* multiplying:
+#   the graded tolerance for fp32 outputs catches an fp16 accumulator and products rounded to fp16;
+# - clear the accumulator before the loop, and return both outputs: `return dA, dB`.
+
+# %% [notebook]
+# tiling(256, 256, 256, 64)
+
+
+# %% mul_relu_backward
 @tilelang.jit
 def mul_relu_backward(A, B, dC, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
     M, N = T.const("M, N")
@@ -130,6 +189,7 @@ def mul_relu_backward(A, B, dC, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
     return dA, dB
 
 
+# %% cases
 # ---------------------------------------------------------------------------------- cases
 
 _A = Tensor("A", ("M", "N"), "float16")
@@ -201,3 +261,13 @@ def puzzle() -> Puzzle:
             ),
         ),
     )
+
+
+# %% [markdown]
+# ## What you learned
+#
+# - Broadcasting in a tile: a vector fragment indexed by one variable of a 2-D `T.Parallel`.
+# - The backward of a broadcast is a reduction over the broadcast dimension, accumulated in fp32.
+# - A kernel can return several outputs, and a block can walk a whole dimension with `T.serial`.
+#
+# **Next:** puzzle 05 makes reductions the topic: row sums, in one tile and tile by tile.

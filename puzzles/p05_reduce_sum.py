@@ -37,6 +37,23 @@ not be multiples of the block sizes. Bench cases are 256 MiB of fp16, larger tha
 so the timing measures HBM bandwidth.
 """
 
+# %% [markdown]
+# ## Why this puzzle matters
+#
+# A reduction turns many values into one: the sums behind a mean and a variance (LayerNorm,
+# RMSNorm), the denominator of a softmax, a loss. On a GPU it happens at two levels:
+#
+# 1. **inside a thread**: each thread adds up the values it holds, in registers, with no
+#    communication at all;
+# 2. **across threads**: partial sums are combined, within a warp by shuffles (threads reading each
+#    other's registers), across warps through shared memory and a barrier.
+#
+# `T.reduce_sum(src, dst, dim=...)` does both for a fragment. The second level is the expensive one,
+# so a good reduction does as much of the first as it can and crosses threads as rarely as possible.
+# Row sums read every element once and do one addition per 2-byte element: memory-bound, like the
+# copy of puzzle 01.
+
+# %%
 from __future__ import annotations
 
 import tilelang
@@ -62,6 +79,24 @@ def torch_row_sum(A):
 # -------------------------------------------------------------------------------- kernels
 
 
+# %% [markdown]
+# ## Kernel 1: `row_sum`, a row in one tile
+#
+# With `N <= BLOCK_N` a block's BLOCK_M rows fit in one tile: copy it into a fragment and call
+# `T.reduce_sum(tile, sums, dim=1)` with `sums` a float32 fragment of BLOCK_M. The reduction reads
+# fp16 and adds in the dtype of `sums`, so float32 there is all the accumulation needs.
+#
+# Tails: `T.copy` reads zeros past the last column, and zero is the neutral element of a sum, so the
+# padding changes nothing (puzzle 06 will not be so lucky). Rows past M are computed and dropped.
+# Below, the `odd_127x129` case: one-tile-wide rows of 256 columns, 129 of them real.
+
+# %% [notebook]
+# from grader.pictures import row_reduction, tiling
+#
+# tiling(127, 129, 4, 256)
+
+
+# %% row_sum
 @tilelang.jit
 def row_sum(A, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
     M, N = T.const("M, N")
@@ -80,6 +115,23 @@ def row_sum(A, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
     return C
 
 
+# %% [markdown]
+# ## Kernel 2: `row_sum_tiled`, rows of any length
+#
+# What changed: a row no longer fits in one tile, so the block walks the columns in BLOCK_N steps
+# with `T.serial(T.ceildiv(N, BLOCK_N))`. Calling `T.reduce_sum` on every tile would cross threads
+# (shuffles and a barrier) once per tile. Instead each thread adds the tile it holds into a float32
+# (BLOCK_M, BLOCK_N) fragment `partial`, element by element, cleared before the loop; after the loop
+# one `T.reduce_sum(partial, sums, dim=1)` combines the threads.
+#
+# (Reducing each tile into `sums` with `clear=False` is also correct, only slower. With the default
+# `clear=True` only the last tile would count.)
+
+# %% [notebook]
+# row_reduction(8, 64, 4)
+
+
+# %% row_sum_tiled
 @tilelang.jit
 def row_sum_tiled(A, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
     M, N = T.const("M, N")
@@ -100,6 +152,7 @@ def row_sum_tiled(A, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
     return C
 
 
+# %% cases
 # ---------------------------------------------------------------------------------- cases
 
 _A = Tensor("A", ("M", "N"), "float16")
@@ -173,3 +226,14 @@ def puzzle() -> Puzzle:
             ),
         ),
     )
+
+
+# %% [markdown]
+# ## What you learned
+#
+# - `T.reduce_sum` and its `dim`; the accumulator's dtype sets the precision of the sum.
+# - Zero padding from `T.copy` is harmless for a sum.
+# - Keep communication between threads out of the inner loop: accumulate per thread, reduce once.
+#
+# **Next:** puzzle 06 combines a max, an exponential and a sum into a softmax, where the padding is
+# no longer harmless.

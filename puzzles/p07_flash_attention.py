@@ -51,6 +51,22 @@ Preconditions: D is the head size, 64 in every case (the kernels are written for
 of 16); the block sizes are multiples of 16; M and N are anything.
 """
 
+# %% [markdown]
+# ## Why this puzzle matters
+#
+# Attention is the core of a transformer, and its naive form is memory-bound for a silly reason: the
+# M x N score matrix is far larger than Q, K, V and O together. At M = N = 16384 it is 268 million
+# scores, 1 GiB in fp32, per head, written to memory and read back. Flash attention never stores
+# it: one block owns BLOCK_M queries, walks the keys in tiles of BLOCK_N, and only one
+# BLOCK_M x BLOCK_N tile of scores exists at a time, in registers. The output is built with the
+# online softmax of puzzle 06. This is the algorithm of FlashAttention, one of the backends torch's
+# `scaled_dot_product_attention` (the bench baseline) dispatches to on a GPU.
+#
+# Per key tile the block runs two matrix products on the Tensor Cores (puzzle 08):
+#
+# $$S = Q K_{\text{tile}}^T / \sqrt{D}, \qquad \text{acc} \mathrel{+}= P\, V_{\text{tile}}, \quad P = e^{S - m}$$
+
+# %%
 from __future__ import annotations
 
 import math
@@ -79,6 +95,28 @@ def torch_attention(Q, K, V):
 # -------------------------------------------------------------------------------- kernels
 
 
+# %% [markdown]
+# ## Kernel 1: `attention_two_pass`
+#
+# Pass 1 walks the key tiles and keeps only the row maxima m (`T.reduce_max` with `clear=False`).
+# Pass 2 walks them again with m known: recompute S, take `P = exp2((S - m) * scale)`, add its row
+# sums to l and `P @ V` to an fp32 accumulator; at the end `O = acc / l`. Nothing is ever rescaled,
+# but `Q K^T` is computed twice and K read twice.
+#
+# TileLang constructs: `T.gemm(Q_tile, K_tile, S, transpose_B=True)` multiplies by K^T without
+# moving K (the tile is BLOCK_N x D in shared memory, read transposed); P is copied into an fp16 fragment
+# because the second `T.gemm` takes fp16 operands.
+#
+# What to watch for:
+# - keys past N: `T.copy` reads zero rows of K, whose scores come out as 0, a perfectly ordinary
+#   score. Set them to -inf (`T.if_then_else(j * BLOCK_N + c < N, ...)`) before the max and the exp,
+#   or each adds `exp(0 - m)` to the row sum;
+# - clear S before each `T.gemm` into it (`T.gemm` accumulates), and keep the output accumulator and
+#   row sums in fp32;
+# - fold `log2(e) / sqrt(D)` into one Python float and use `T.exp2`.
+
+
+# %% attention_two_pass
 @tilelang.jit
 def attention_two_pass(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THREADS: int = 128):
     M, N, D = T.const("M, N, D")
@@ -106,6 +144,25 @@ def attention_two_pass(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THR
     return O
 
 
+# %% [markdown]
+# ## Kernel 2: `flash_attention`
+#
+# One pass. For each key tile: keep the old max, fold the tile into the running max, compute the
+# correction `c = exp2((m_old - m_new) * scale)` per row, then
+#
+# $$l \leftarrow c\, l + \sum_j P_{ij}, \qquad \mathrm{acc} \leftarrow c\, \mathrm{acc} + P\, V_{\mathrm{tile}}$$
+#
+# The only difference from puzzle 06's running sum is that the accumulator being rescaled is a whole
+# BLOCK_M x D tile of partial outputs, not a single number per row. Half the `Q K^T` work of the
+# two-pass kernel, K read once. The running max and its corrections along one row of scores:
+
+# %% [notebook]
+# from grader.pictures import online_softmax
+#
+# online_softmax(block=8, seed=3)
+
+
+# %% flash_attention
 @tilelang.jit
 def flash_attention(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THREADS: int = 128):
     M, N, D = T.const("M, N, D")
@@ -131,6 +188,7 @@ def flash_attention(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THREAD
     return O
 
 
+# %% cases
 # ---------------------------------------------------------------------------------- cases
 
 _Q = Tensor("Q", ("M", "D"), "float16")
@@ -199,3 +257,15 @@ def puzzle() -> Puzzle:
             ),
         ),
     )
+
+
+# %% [markdown]
+# ## What you learned
+#
+# - Two chained `T.gemm`s with the intermediate kept in registers; `transpose_B=True` for `Q K^T`.
+# - Masking padded keys with -inf before a max and an exp.
+# - The online softmax applied to an output accumulator: rescale everything summed so far when the
+#   max grows. That is flash attention.
+#
+# **Next:** puzzle 08 looks inside `T.gemm`: how a matrix product is tiled, where its tiles live, and
+# how copies overlap the math.

@@ -46,6 +46,20 @@ Preconditions: ``softmax`` needs N <= BLOCK_N; ``softmax_online`` has none. M an
 multiples of the block sizes. Bench cases are 256 MiB of fp16, larger than the H200's L2.
 """
 
+# %% [markdown]
+# ## Why this puzzle matters
+#
+# Softmax turns scores into probabilities: attention weights, classifier outputs, router weights.
+# It is two reductions (a max and a sum) around an element-wise exponential, and the place where
+# numerical stability stops being optional:
+#
+# $$\mathrm{softmax}(x)_j = \frac{e^{x_j - m}}{\sum_k e^{x_k - m}}, \qquad m = \max_k x_k$$
+#
+# Subtracting m changes nothing mathematically and keeps every exponent at or below 0, so nothing
+# overflows (exp passes fp32's range at 88.7). It is memory-bound: the ideal kernel reads each score
+# once and writes each probability once.
+
+# %%
 from __future__ import annotations
 
 import math
@@ -73,6 +87,24 @@ def torch_softmax(A):
 # -------------------------------------------------------------------------------- kernels
 
 
+# %% [markdown]
+# ## Kernel 1: `softmax`, a row in one tile
+#
+# Each block owns BLOCK_M whole rows (`N <= BLOCK_N`): copy the tile, scale it by log2(e) into a
+# float32 fragment, `T.reduce_max` along the row, replace each value by `T.exp2(x - max)`,
+# `T.reduce_sum`, and multiply by one reciprocal per row instead of dividing every element. A per-row
+# fragment (`max[i]`, `sum[i]`) used in a 2-D `T.Parallel` is broadcast along the row.
+#
+# What to watch for:
+# - **the padding**: `T.copy` fills the columns past N with zeros, and zero is not neutral here: each
+#   would add `exp(0 - m)` to the sum. Set them to `-T.infinity(T.float32)` before the max (with
+#   `T.if_then_else` on the column index): -inf is neutral for the max and its exponential, 0, is
+#   neutral for the sum;
+# - `T.exp2` is the GPU's native exponential; `exp(x) = exp2(x * log2(e))`, so scaling once at load
+#   time turns the whole kernel into base 2 with the same result.
+
+
+# %% softmax
 @tilelang.jit
 def softmax(A, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
     M, N = T.const("M, N")
@@ -102,6 +134,33 @@ def softmax(A, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
     return C
 
 
+# %% [markdown]
+# ## Kernel 2: `softmax_online`, rows of any length
+#
+# What changed: a row no longer fits in a tile, and the max is not known until the row has been read.
+# The online softmax (Milakov and Gimelshein) keeps, per row, a running max m and a running sum l of
+# `exp(x - m)`. When a tile raises the max to m', everything summed so far was measured against the
+# old m, so it is rescaled first:
+#
+# $$m' = \max(m, \max_{\text{tile}} x), \qquad l' = l\, e^{m - m'} + \sum_{\text{tile}} e^{x - m'}$$
+#
+# A second walk then reads each tile again and writes `exp(x - m) / l`. A is read twice and C written
+# once: three passes over memory instead of two, the price of rows longer than a tile. The picture
+# follows m and l across the tiles of one row:
+
+# %% [notebook]
+# from grader.pictures import online_softmax
+#
+# online_softmax(block=8)
+
+# %% [markdown]
+# What to watch for: keep the old max before `T.reduce_max(..., clear=False)` folds the tile in;
+# rescale the running sum before adding the tile's sum; mask the padding with -inf using the tile's
+# offset (`k * BLOCK_N + j < N`). On the first tile m is -inf and l is 0, and `exp2(-inf) = 0`, so the
+# rescaling needs no special case.
+
+
+# %% softmax_online
 @tilelang.jit
 def softmax_online(A, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
     M, N = T.const("M, N")
@@ -143,6 +202,7 @@ def softmax_online(A, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
     return C
 
 
+# %% cases
 # ---------------------------------------------------------------------------------- cases
 
 _A = Tensor("A", ("M", "N"), "float16")
@@ -249,3 +309,15 @@ def puzzle() -> Puzzle:
             ),
         ),
     )
+
+
+# %% [markdown]
+# ## What you learned
+#
+# - Subtract the row max: the result is unchanged and nothing overflows.
+# - Pad with the neutral element of the operation that reads the padding: 0 for a sum, -inf for a max
+#   (and hence for a softmax).
+# - Broadcast per-row values back over the row; multiply by a reciprocal instead of dividing.
+# - The online softmax: a running max, and a running sum rescaled whenever the max grows.
+#
+# **Next:** puzzle 07 applies the same rescaling to a whole output accumulator: flash attention.
