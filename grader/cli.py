@@ -33,7 +33,7 @@ def parser() -> argparse.ArgumentParser:
         "-k",
         dest="kernels",
         metavar="NAME",
-        help="only the kernel named NAME, or else kernels whose name contains NAME (comma-separated for several)",
+        help="only kernels whose name contains NAME (comma-separated for several)",
     )
     p.add_argument(
         "--case", dest="cases", metavar="NAME", help="only the case named NAME (comma-separated for several)"

@@ -13,7 +13,7 @@ from grader.spec import Case, Kernel
 def replay_command(puzzle_id: str, source: Path, kernel: str, case: str, seed_offset: int, device: str) -> str:
     """The one command that grades this case alone, on the same inputs, on the same kind of device."""
     return (
-        f"python -m grader {puzzle_id} --file {shlex.quote(str(source))} -k {kernel} --case {case} "
+        f"python -m grader {puzzle_id} --file {shlex.quote(str(source))} -k {kernel} --exact --case {case} "
         f"--seed-offset {seed_offset} --device {device}"
     )
 
@@ -24,8 +24,8 @@ def versions(device: str) -> dict[str, str]:
 
     return {
         "python": platform.python_version(),
-        "torch": torch.__version__,
-        "tilelang": getattr(tilelang, "__version__", "unknown"),
+        "torch": str(torch.__version__),
+        "tilelang": str(getattr(tilelang, "__version__", "unknown")),
         "device": device,
     }
 

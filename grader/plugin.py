@@ -150,10 +150,13 @@ class PuzzleFile(pytest.File):
         if description is None:
             raise CollectError(f"could not load puzzle {puzzle_id}: {run.startup_problem}")
         wanted = [n.strip() for n in opt("grade_kernels").split(",") if n.strip()]
+        cases = {n.strip() for n in opt("grade_cases").split(",") if n.strip()}
         for kernel in description["kernels"]:
             if wanted and not _wanted(kernel["function"], wanted, opt("grade_kernels_exact")):
                 continue
             for case in kernel["cases"]:
+                if cases and case["name"] not in cases:
+                    continue
                 item = CaseItem.from_parent(
                     self,
                     name=f"{kernel['function']}[{case['name']}]",
@@ -167,13 +170,6 @@ class PuzzleFile(pytest.File):
 
 def _wanted(function: str, names: list[str], exact: bool) -> bool:
     return function in names if exact else any(n in function for n in names)
-
-
-def kernel_wanted(function: str, wanted: list[str], every: list[str]) -> bool:
-    """-k NAME picks the kernel called exactly NAME if there is one, else every kernel whose name contains it."""
-    if not wanted:
-        return True
-    return any(function == name if name in every else name in function for name in wanted)
 
 
 class CollectError(Exception):
