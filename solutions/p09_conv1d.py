@@ -51,6 +51,23 @@ before 0 as it should. With a single block, bx is 0, the start is the constant -
 window would silently be read from the far end of the signal.
 """
 
+# %% [markdown]
+# ## Why this puzzle matters
+#
+# A convolution is a small filter applied at every position of a signal: audio front ends, the short
+# token-mixing convolutions of speech and state-space models, the temporal layers of video networks.
+# Two ideas carry over to every stencil-like kernel:
+#
+# - **halos**: to produce BLOCK_L outputs a block needs BLOCK_L + K - 1 inputs, a tile plus K - 1
+#   neighbours it shares with the blocks beside it;
+# - **lowering to GEMM**: rearranged (im2col), a convolution *is* a matrix product, and then it runs
+#   on the Tensor Cores of puzzle 08. The "implicit GEMM" convolutions of cuDNN and CUTLASS build
+#   these tiles on the fly, as the last kernel here does.
+#
+# As torch's `conv1d`, the operation is a cross-correlation (the filter is not flipped) with "same"
+# padding: `Y[t] = sum_k W[k] X[t + k - P]`, P = (K - 1) / 2, and X read as 0 outside `[0, L)`.
+
+# %%
 from __future__ import annotations
 
 import tilelang
@@ -93,6 +110,24 @@ def torch_conv1d_channels(X, W):
 # -------------------------------------------------------------------------------- kernels
 
 
+# %% [markdown]
+# ## Kernel 1: `conv1d_naive`, a window with a halo
+#
+# One block owns outputs `t0 .. t0 + BLOCK_L - 1` and needs inputs from `t0 - P` to
+# `t0 + BLOCK_L - 1 + P`. Copy that window into shared memory once (`T.alloc_shared`: every thread
+# reads K neighbouring elements of it, elements other threads loaded), copy the K taps, then add the K
+# shifted products tap by tap into an fp32 fragment: `acc[i] += window[i + k] * taps[k]`.
+#
+# The zero padding is free: `T.copy` fills the part of the window before 0 or past L with zeros,
+# exactly the "same" padding.
+#
+# What to watch for: fp32 accumulation (the `fir_100000_k1001` case sums 1001 terms); and a TileLang
+# trap described in the spec: a start index that TileLang can *prove* negative is read Python-style
+# from the end of the tensor. With two or more blocks along L the window start `bx * BLOCK_L - P` is
+# negative only for block 0 and nothing can be proved, so `T.copy` zero-fills as it should.
+
+
+# %% conv1d_naive
 @tilelang.jit
 def conv1d_naive(X, W, BLOCK_L: int, THREADS: int = 128):
     L, K = T.const("L, K")
@@ -118,6 +153,20 @@ def conv1d_naive(X, W, BLOCK_L: int, THREADS: int = 128):
     return Y
 
 
+# %% [markdown]
+# ## Kernel 2: `conv1d_channels`: many channels, one window reused
+#
+# Now X has C_in channels and W holds a filter per (output channel, input channel):
+#
+# $$Y_{o,t} = \sum_{c}\sum_{k} W_{o,c,k}\, X_{c,\,t+k-P}$$
+#
+# A block owns BLOCK_O output channels x BLOCK_L positions. For each input channel it loads that
+# channel's window and the BLOCK_O x K slice of W; all BLOCK_O output channels reuse the same window,
+# so each input element is loaded once per block instead of once per output channel. Still one
+# multiply-add at a time on the CUDA cores, C_in·K of them per output.
+
+
+# %% conv1d_channels
 @tilelang.jit
 def conv1d_channels(X, W, BLOCK_O: int, BLOCK_L: int, THREADS: int = 128):
     C_in, L, C_out, K = T.const("C_in, L, C_out, K")
@@ -145,6 +194,38 @@ def conv1d_channels(X, W, BLOCK_O: int, BLOCK_L: int, THREADS: int = 128):
     return Y
 
 
+# %% [markdown]
+# ## Kernel 3: `conv1d_im2col`, the convolution as a GEMM
+#
+# Number the pairs (c, k) as `r = c * K + k`. Then the double sum is one sum over r, a matrix product
+#
+# $$Y = W_2 \cdot \mathrm{cols}, \qquad W_2[o, r] = W[o, c, k], \qquad \mathrm{cols}[r, t] = X[c,\, t + k - P]$$
+#
+# with `W2` just W seen as C_out x (C_in·K) (`T.reshape`, the same memory) and `cols` the *im2col*
+# matrix: each input element copied K times, once per tap that reads it. The picture shows `cols` for
+# 2 channels, K = 3 and L = 8: row (c, k) is channel c shifted by k - P, zeros where the shift runs
+# off the signal.
+
+# %% [notebook]
+# from grader.pictures import im2col
+#
+# im2col(2, 3, 8)
+
+# %% [markdown]
+# The kernel never writes `cols` to global memory, which would multiply the input traffic by K. The
+# block walks the input channels BLOCK_C at a time: it copies the windows of BLOCK_C channels and the
+# matching BLOCK_O x (BLOCK_C·K) tile of W2 into shared memory, builds the (BLOCK_C·K) x BLOCK_L tile
+# of `cols` from the windows in shared memory in a `T.Parallel` loop, and multiplies with `T.gemm`.
+# The loop is `T.Pipelined`, so the next windows load while this tile multiplies (puzzle 08).
+#
+# What to watch for: BLOCK_C·K must be a multiple of 16 (the fp16 `T.gemm` K step); a partial block
+# of channels reads zeros for the missing channels from both X and W2, so it adds nothing. The
+# windows' halo is rounded up from K - 1 to a multiple of 8 elements: rows that are multiples of 16
+# bytes can be moved by TMA, while an odd width makes TileLang fall back to element-wise copies by the
+# compute threads.
+
+
+# %% conv1d_im2col
 @tilelang.jit
 def conv1d_im2col(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int = 2, THREADS: int = 128):
     C_in, L, C_out, K = T.const("C_in, L, C_out, K")
@@ -174,6 +255,7 @@ def conv1d_im2col(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int = 
     return Y
 
 
+# %% cases
 # ---------------------------------------------------------------------------------- cases
 
 _X1 = Tensor("X", ("L",), "float16")
@@ -294,3 +376,15 @@ def puzzle() -> Puzzle:
             ),
         ),
     )
+
+
+# %% [markdown]
+# ## What you learned
+#
+# - Halos: a tile that reads more input than it writes output, loaded once into shared memory.
+# - Zero padding for free from `T.copy`'s bounds checks (and the negative-index trap).
+# - Reusing one input tile for many outputs.
+# - im2col: a convolution rearranged into a GEMM, built tile by tile in shared memory, so it runs
+#   on the Tensor Cores.
+#
+# **Next:** puzzle 10 builds a GEMM operand in shared memory too, unpacking it from 4-bit weights.

@@ -53,6 +53,30 @@ and where the fair torch alternative, unpacking W with tensor ops and calling a 
 pays for the full-size W several times over in memory traffic.
 """
 
+# %% [markdown]
+# ## Why this puzzle matters
+#
+# When a language model generates text it processes a few tokens at a time, and each step multiplies
+# those few activations by every weight matrix of the model. With M = 16 tokens against an
+# 8192 x 8192 weight, the product does 2·16 flops per weight read: far below the H200's ~206 flops
+# per byte (puzzle 08), so the time is the time to read the weights. Store them in 4 bits instead of
+# 16 and there are 4x fewer bytes to read: 32 MiB instead of 128 MiB for that matrix. At the
+# ~4.3 TB/s the course's H200 reaches in a copy (design notes), that is a floor of about 8 µs instead
+# of 31 µs.
+#
+# The Tensor Cores still multiply fp16, so the kernel reads packed bytes, unpacks them into fp16 on
+# the chip, and feeds the result to `T.gemm`. Group-wise 4-bit formats of this kind (one scale per
+# row and group of G columns) are what weight-only quantization schemes for LLM serving store.
+#
+# The packing: byte `B[n, j]` holds column 2j in its low four bits and column 2j + 1 in its high four
+# bits; a nibble q in 0..15 stands for q - 8, and `W[n, k] = (q - 8) * S[n, k // G]`:
+
+# %% [notebook]
+# from grader.pictures import nibbles
+#
+# nibbles([0x3A, 0xF0, 0x81], scale=0.5)
+
+# %%
 from __future__ import annotations
 
 import tilelang
@@ -99,6 +123,26 @@ def torch_dequant_matmul(A, B, S):
 # -------------------------------------------------------------------------------- kernels
 
 
+# %% [markdown]
+# ## Kernel 1: `dequantize_int4`
+#
+# One block owns a BLOCK_N x BLOCK_K tile of W: it copies the BLOCK_N x BLOCK_K/2 bytes and the
+# BLOCK_N scales of the tile's group into shared memory, then each element in a `T.Parallel` loop
+# picks its byte (`k // 2`), shifts it right by 0 or 4 (`4 * (k % 2)`), masks with 15, subtracts 8,
+# converts to fp16 and multiplies by its row's scale.
+#
+# What to watch for:
+# - cast the byte to `T.int32` before shifting and subtracting: `q - 8` is negative for q < 8, and a
+#   uint8 cannot hold it;
+# - one scale per row for the whole tile: G is a multiple of BLOCK_K, so a tile never straddles two
+#   groups; its group is `bx * BLOCK_K // G`;
+# - the byte index is `k // 2` inside the tile, the packed copy starts at column `bx * BLOCK_K // 2`.
+#
+# On its own this kernel writes the fp16 W out to memory: 2 bytes per weight where the packed input
+# had 0.5. It exists to check the unpacking; the next kernel never writes W.
+
+
+# %% dequantize_int4
 @tilelang.jit
 def dequantize_int4(B, S, BLOCK_N: int, BLOCK_K: int, THREADS: int = 128):
     N, K, NG = T.const("N, K, NG")
@@ -124,6 +168,26 @@ def dequantize_int4(B, S, BLOCK_N: int, BLOCK_K: int, THREADS: int = 128):
     return W
 
 
+# %% [markdown]
+# ## Kernel 2: `dequant_matmul`: unpacking fused into the GEMM
+#
+# `C = A @ W^T`: the pipelined GEMM of puzzle 08 with its B tile replaced. The scales of the block's
+# BLOCK_N rows, a few KiB, do not depend on the K step, so they are copied into shared memory once,
+# before the loop. Each K step copies the A tile and the packed bytes, unpacks them as
+# `dequantize_int4` does into a BLOCK_N x BLOCK_K fp16 fragment, stores that to a shared tile with
+# one `T.copy` (one barrier for the whole tile, instead of shared-memory stores mixed into the
+# arithmetic), and calls `T.gemm(A_tile, W_tile, acc, transpose_B=True)`, since W is N x K.
+#
+# W never exists in global memory: 0.5 bytes per weight cross HBM instead of 2. This is the general
+# pattern of fusing a producer (the unpacking) into a consumer (the GEMM) through shared memory. The
+# torch baseline unpacks W with tensor ops and then calls cuBLAS, paying for the full-size W in
+# memory several times over.
+#
+# What to watch for: the scale index for a K step is `k * BLOCK_K // G` (global column over G), not
+# the tile-local one; the accumulator is fp32 as always.
+
+
+# %% dequant_matmul
 @tilelang.jit
 def dequant_matmul(A, B, S, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int = 3, THREADS: int = 128):
     M, N, K, NG = T.const("M, N, K, NG")
@@ -158,6 +222,7 @@ def dequant_matmul(A, B, S, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: in
     return C
 
 
+# %% cases
 # ---------------------------------------------------------------------------------- cases
 
 _A = Tensor("A", ("M", "K"), "float16")
@@ -237,3 +302,16 @@ def puzzle() -> Puzzle:
             ),
         ),
     )
+
+
+# %% [markdown]
+# ## What you learned
+#
+# - Bit manipulation on tiles: cast, shift, mask, subtract, convert, scale.
+# - Group-wise scales and why a tile must lie inside one group.
+# - Fusing a producer into a consumer through shared memory: the weights are unpacked on the chip and
+#   never written out, so a memory-bound product reads 4x fewer bytes.
+#
+# That is the course: from a copy to a fused, pipelined, quantized matrix product. Every kernel of
+# the last puzzles is the same few ideas (tiles in the right memory, fp32 accumulation, masks for the
+# edges, copies overlapped with math) combined.
