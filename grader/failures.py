@@ -61,7 +61,7 @@ def save_failure(
         "seed_offset": seed_offset,
         "sizes": dict(case.sizes),
         "params": dict(case.params),
-        "versions": versions(name if mode == "cuda" else f"simulated on CPU ({name})"),
+        "versions": versions(name if mode == "cuda" else "simulated"),
         "replay": command,
         **{
             part: {n: x.detach().cpu().clone() for n, x in zip(names[part], tensors[part])}

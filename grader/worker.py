@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import time
 import traceback
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -92,8 +93,8 @@ def out_of_memory(error: BaseException) -> bool:
 
 
 OUT_OF_MEMORY = (
-    "ran out of memory: the grading process may use --memory-limit GB (default 32) when it simulates or "
-    "compiles; look for a buffer or tensor far larger than the case needs"
+    "ran out of memory: when it simulates or compiles, the grader caps its process at --memory-limit GB "
+    "(32 unless set); look for a buffer or tensor far larger than the case needs"
 )
 
 
@@ -122,6 +123,7 @@ def load_learner(source: Path) -> tuple[Any, str, str]:
 
 def serve(conn: Any, request: dict[str, Any]) -> None:
     started = time.perf_counter()
+    sys.dont_write_bytecode = True  # importing the learner's file must not write __pycache__ next to it
     quiet_tilelang()
     try:
         import tilelang  # noqa: F401  (timed on its own: it is most of a warm run)
