@@ -77,7 +77,9 @@ def tiling(M: int, N: int, block_m: int, block_n: int, *, max_labels: int = 64):
                 ax.add_patch(past)
             if label:
                 text = f"{bx}" if vector else f"({bx},{by})"
-                ax.text(c0 + block_n / 2, r0 + block_m / 2, text, ha="center", va="center", fontsize=8)
+                x = (c0 + min(c0 + block_n, N)) / 2  # the middle of the part inside the tensor
+                y = (r0 + min(r0 + block_m, M)) / 2
+                ax.text(x, y, text, ha="center", va="center", fontsize=8)
     ax.add_patch(Rectangle((0, 0), N, M, fill=False, edgecolor="black", lw=2))
     ax.set_xlim(0, span_n)
     ax.set_ylim(span_m, 0)  # row 0 at the top, as a matrix is written

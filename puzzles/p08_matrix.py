@@ -86,8 +86,8 @@ Tensor Core's K step).
 # The cell below sums the same fp16 products one at a time in an fp16 and in an fp32 accumulator
 # (torch, on the CPU) and measures the error against float64, relative to the typical size of the
 # result: the scale of the grader's `atol`, which for fp16 outputs allows 1e-3 of it. Watch the fp16
-# line cross that within a few hundred terms and keep growing with K; the fp32 line stays near
-# 1e-6, and "fp32, stored as fp16" is the one rounding every fp16 output carries.
+# line cross that within a few hundred terms and keep growing with K; the fp32 line stays at or
+# below about 1e-6, and "fp32, stored as fp16" is the one rounding every fp16 output carries.
 
 # %% [notebook]
 # from grader.experiments import accumulation_errors
@@ -258,7 +258,7 @@ def matmul_naive(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, THREADS: int = 
 # Shared memory, by contrast, holds up to 227 KiB per block on Hopper: room for several stages of
 # large tiles.
 #
-# **Experiment.** The next cell compiles the reference GEMMs for sm_90a (no GPU needed, about ten
+# **Experiment.** The next cell compiles the reference GEMMs for sm_90a (no GPU needed, 10 to 20
 # seconds) and prints what nvcc allotted them: registers per thread, bytes spilled per thread,
 # shared memory per block, threads per block, and the MMA and copy instructions TileLang emitted.
 # `resource_usage(kernel, M=..., BLOCK_M=..., ...)` from `grader.experiments` does the same for any

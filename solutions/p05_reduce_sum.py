@@ -88,12 +88,13 @@ def torch_row_sum(A):
 #
 # Tails: `T.copy` reads zeros past the last column, and zero is the neutral element of a sum, so the
 # padding changes nothing (puzzle 06 will not be so lucky). Rows past M are computed and dropped.
-# Below, the `odd_127x129` case: one-tile-wide rows of 256 columns, 129 of them real.
+# Below, the first 12 rows of the `odd_127x129` case: blocks of 4 rows, each a single tile of 256
+# columns of which 129 are real.
 
 # %% [notebook]
 # from grader.pictures import row_reduction, tiling
 #
-# tiling(127, 129, 4, 256)
+# tiling(12, 129, 4, 256)
 
 
 # %% row_sum
