@@ -25,6 +25,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from grader.outcome import CaseResult
 from grader.spec import Case, Kernel, Puzzle
 
 ENV = "TILELANG_COURSE_HIDDEN_CASES"
@@ -116,3 +117,31 @@ def with_hidden_cases(puzzle: Puzzle, path: Path | None = None) -> Puzzle:
 
 def is_hidden(case_name: str) -> bool:
     return case_name.startswith(PREFIX)
+
+
+SIMULATED = "simulated on CPU: "
+
+
+def public_view(result: CaseResult) -> CaseResult:
+    """A hidden case's result as a learner may see it: the verdict, nothing that tells its sizes or data.
+
+    Its message says only whether it passed; details, hint, trace, tile map, error counts go.
+    Other cases' results are returned unchanged.
+    """
+    if not is_hidden(result.case):
+        return result
+    prefix = SIMULATED if result.message.startswith(SIMULATED) else ""
+    verdict = "passed" if result.status in ("passed", "compiled") else "did not pass"
+    return dataclasses.replace(
+        result,
+        message=f"{prefix}a hidden case {verdict} (its sizes and numbers are not shown)",
+        details=[],
+        hint="",
+        trace="",
+        max_abs_error=None,
+        max_rel_error=None,
+        wrong=None,
+        total=None,
+        tile_map=None,
+        saved="",
+    )

@@ -131,7 +131,7 @@ def serve(conn: Any, request: dict[str, Any]) -> None:
         conn.send({"event": "fatal", "message": f"TileLang cannot be imported ({error}): run pip install -e . first"})
         return
     from grader.discover import load_module, load_puzzle
-    from grader.hidden import with_hidden_cases
+    from grader.hidden import public_view, with_hidden_cases
 
     imported = time.perf_counter()
     device = pick_device(request.get("device", "auto"))
@@ -196,7 +196,7 @@ def serve(conn: Any, request: dict[str, Any]) -> None:
                         "--verbose shows the trace)",
                         trace=traceback.format_exc(),
                     )
-        conn.send({"event": "result", "result": result.to_dict()})
+        conn.send({"event": "result", "result": public_view(result).to_dict()})
         if result.status == outcome.CRASHED:
             conn.close()
             os._exit(3)
