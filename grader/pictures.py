@@ -168,13 +168,16 @@ def mismatch_map(tile_map: dict):
     """A heat map of the output's tiles after a failed check: wrong tiles red, right ones green.
 
     ``tile_map`` is the grader's ``{"output": name, "tile": [bm, bn] or [b], "wrong": rows}``, where
-    ``wrong[i][j]`` is 1 when tile (row i, column j) holds a wrong element. A 1-D output has one row.
+    ``wrong[i][j]`` is 1 when tile (row i, column j) holds a wrong element; a 1-D output has one row.
+    When the grid is large the grader shrinks the map: ``"cell"`` then gives how many tiles along each
+    axis one map cell stands for, and ``"grid"`` the full grid of tiles.
     """
     import numpy as np
     from matplotlib.colors import ListedColormap
 
     wrong = np.atleast_2d(np.asarray(tile_map["wrong"], dtype=int))
     tile = list(tile_map.get("tile") or [])
+    cell = [int(c) for c in tile_map.get("cell") or []]
     rows, cols = wrong.shape
     fig, axes = _figure(min(9.0, 2.0 + 0.5 * cols), min(6.0, 1.4 + 0.5 * rows))
     ax = axes[0, 0]
@@ -184,10 +187,16 @@ def mismatch_map(tile_map: dict):
             for j in range(cols):
                 ax.text(j, i, "x" if wrong[i, j] else "", ha="center", va="center", color="white", fontsize=9)
     size = " x ".join(str(t) for t in tile) if tile else "?"
-    ax.set_title(
-        f"{tile_map.get('output', 'output')}: {int(wrong.sum())} of {wrong.size} tiles wrong (tile = {size})",
-        fontsize=10,
-    )
+    name = tile_map.get("output", "output")
+    if any(c > 1 for c in cell):
+        grid = " x ".join(str(g) for g in tile_map.get("grid") or [])
+        title = (
+            f"{name}: {int(wrong.sum())} of {wrong.size} map cells hold wrong tiles\n"
+            f"(grid of {grid} tiles of {size}; one cell = {' x '.join(map(str, cell))} tiles)"
+        )
+    else:
+        title = f"{name}: {int(wrong.sum())} of {wrong.size} tiles wrong (tile = {size})"
+    ax.set_title(title, fontsize=10)
     ax.set_xticks(range(cols))
     ax.set_yticks(range(rows))
     ax.set_xlabel("tile column (bx)")

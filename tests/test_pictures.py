@@ -141,3 +141,27 @@ def test_rasterization_touches_fewer_rows_and_columns_in_panels():
     plain, panels = (ax.get_title() for ax in fig.axes)
     assert "9 A row-blocks, 16 B column-blocks" in plain
     assert "10 A row-blocks, 14 B column-blocks" in panels
+
+
+def test_mismatch_map_reads_the_graders_shrunk_map():
+    # What grader.compare writes for a 64 x 64 grid shown as 16 x 16 cells of 4 x 4 tiles.
+    wrong = [[0] * 16 for _ in range(16)]
+    wrong[15] = [1] * 16
+    tile_map = {"tile": [16, 16], "grid": [64, 64], "cell": [4, 4], "wrong": wrong}
+    fig = pictures.mismatch_map(tile_map)
+    title = fig.axes[0].get_title()
+    assert "16 of 256 map cells" in title and "64 x 64 tiles of 16 x 16" in title and "4 x 4 tiles" in title
+
+
+def test_mismatch_map_draws_what_the_grader_reports():
+    import torch
+
+    from grader.compare import _wrong_tiles
+
+    bad = torch.zeros(1000, dtype=torch.bool)
+    bad[768:] = True  # the last, partial block of 256 was never launched
+    summary = _wrong_tiles(bad, (256,))
+    fig = pictures.mismatch_map(summary.tile_map)
+    (image,) = fig.axes[0].images
+    assert image.get_array().tolist() == [[0, 0, 0, 1]]
+    assert "1 of 4 tiles wrong (tile = 256)" in fig.axes[0].get_title()
