@@ -232,11 +232,23 @@ def check_signature(tir: Any, kernel: Kernel, case: Case | None = None) -> None:
             )
 
 
-def compile_tir(tir: Any, target: Any, source: Path, kernel: Kernel | None = None) -> Any:
+def jit_options(function: Any) -> dict[str, Any]:
+    """The compile options the learner gave ``@tilelang.jit(...)`` (pass configs, nvcc flags):
+    the grader compiles the traced TIR itself, so it must pass them on."""
+    options = {
+        "pass_configs": getattr(function, "pass_configs", None),
+        "compile_flags": getattr(function, "compile_flags", None),
+    }
+    return {name: value for name, value in options.items() if value}
+
+
+def compile_tir(
+    tir: Any, target: Any, source: Path, kernel: Kernel | None = None, options: dict[str, Any] | None = None
+) -> Any:
     import tilelang
 
     try:
-        return tilelang.compile(tir, target=target)
+        return tilelang.compile(tir, target=target, **(options or {}))
     except Exception as error:
         message = str(error)
         if "CUDA installation" in message or "nvcc" in message.lower() and "not found" in message.lower():

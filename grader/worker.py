@@ -238,16 +238,17 @@ def start_builds(ctx: Context, work: list[tuple[Kernel, Case]]) -> dict[tuple[st
     """Compile every case at once on a thread pool (TileLang's lowering and nvcc release the
     GIL), so a cold run costs about the slowest compile rather than their sum. Tracing the
     learner's function stays on this thread."""
-    from grader.build import compile_tir, kernel_function, trace_tir
+    from grader.build import compile_tir, jit_options, kernel_function, trace_tir
 
     pool = ThreadPoolExecutor(max_workers=max(1, min(len(work), os.cpu_count() or 1)))
     builds: dict[tuple[str, str], Build] = {}
     for kernel, case in work:
         try:
             known = tuple(k.function for k in ctx.puzzle.kernels)
-            tir = trace_tir(kernel_function(ctx.module, kernel, known), kernel, case, ctx.source)
+            function = kernel_function(ctx.module, kernel, known)
+            tir = trace_tir(function, kernel, case, ctx.source)
             builds[(kernel.function, case.name)] = Build(
-                tir, pool.submit(compile_tir, tir, ctx.device.target, ctx.source, kernel)
+                tir, pool.submit(compile_tir, tir, ctx.device.target, ctx.source, kernel, jit_options(function))
             )
         except Exception as error:  # reported when the case's turn comes
             failed: Future = Future()

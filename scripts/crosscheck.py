@@ -16,7 +16,7 @@ os.environ.setdefault("TILELANG_PRINT_ON_COMPILATION", "0")
 def main(argv: list[str]) -> int:
     import torch
 
-    from grader.build import BuildFailed, NotImplementedYet, compile_tir, kernel_function, trace_tir
+    from grader.build import BuildFailed, NotImplementedYet, compile_tir, jit_options, kernel_function, trace_tir
     from grader.compare import compare
     from grader.discover import course_root, load_module, load_puzzle, puzzle_files, wrong_kernels
     from grader.run import changed_inputs, make_inputs, poisoned_outputs, reference_outputs, writes_outside
@@ -57,8 +57,10 @@ def main(argv: list[str]) -> int:
                 continue
             for case in [c for c in kernel.cases if c.simulate]:
                 try:
-                    tir = trace_tir(kernel_function(module, kernel), kernel, case, path)
-                    builds[(number, kernel.function, case.name)] = (tir, pool.submit(compile_tir, tir, "cuda", path))
+                    function = kernel_function(module, kernel)
+                    tir = trace_tir(function, kernel, case, path)
+                    compiled = pool.submit(compile_tir, tir, "cuda", path, kernel, jit_options(function))
+                    builds[(number, kernel.function, case.name)] = (tir, compiled)
                 except (BuildFailed, NotImplementedYet) as error:
                     builds[(number, kernel.function, case.name)] = (None, error)
     for number, (pid, path, only) in enumerate(jobs):

@@ -1,7 +1,8 @@
 """Try block parameters for one kernel on a GPU: correctness on the case, then time vs torch.
 
     python scripts/sweep.py 08 matmul_tuned large_4096 '{"STAGES": 3}' '{"STAGES": 4, "PANEL": 8}'
-Each JSON object overrides the case's params. Prints one line per variant, best last.
+Each JSON object overrides the case's params; a "_pass" key holds TileLang pass configs for that
+variant, e.g. '{"_pass": {"tl.disable_tma_lower": true}}'. Prints one line per variant, best last.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ def main(argv: list[str]) -> None:
     import torch
 
     from grader.bench import INPUT_SETS, median_ms
-    from grader.build import compile_tir, trace_tir
+    from grader.build import compile_tir, jit_options, trace_tir
     from grader.compare import compare
     from grader.discover import course_root, load_module, load_puzzle, puzzle_files
     from grader.run import launch, make_inputs, poisoned_outputs, reference_outputs
@@ -30,10 +31,17 @@ def main(argv: list[str]) -> None:
     base = kernel.case(case_name)
     rows = []
     for text in overrides or ["{}"]:
-        params = {**base.params, **json.loads(text)}
+        override = json.loads(text)
+        pass_configs = override.pop("_pass", None)
+        params = {**base.params, **override}
         case = Case(base.name, base.sizes, params, base.seed, bench=True)
         try:
-            compiled = compile_tir(trace_tir(getattr(module, function), kernel, case, path), "cuda", path)
+            options = jit_options(getattr(module, function))
+            tir = trace_tir(getattr(module, function), kernel, case, path)
+            if pass_configs:
+                options["pass_configs"] = {**options.get("pass_configs", {}), **pass_configs}
+                params = {**params, "_pass": pass_configs}
+            compiled = compile_tir(tir, "cuda", path, kernel, options)
         except Exception as error:  # one bad tiling must not end the sweep
             print(f"{json.dumps(params):90} build failed: {str(error).splitlines()[0][:100]}", flush=True)
             continue
