@@ -8,11 +8,12 @@ A puzzle module is plain Python that doubles as a notebook. Its cells, in order:
 * ``# %% [notebook]`` then commented-out code: a code cell that exists only in the notebook
   (pictures, experiments); the module never runs it;
 * ``# %%`` or ``# %% title``: starts a code cell of the module. Code before the first marker is one
-  code cell too, and a module without markers is cut at its graded kernels.
+  code cell too, and a module without markers is cut at its graded kernels;
+* ``# %% [bench]`` alone: the generated bench cell goes here (default: the notebook's end).
 
 Every code cell of the module is cut further so that each graded kernel (a ``Kernel(function=...)``
 of ``puzzle()``) has a cell of its own, followed by a generated check cell. The notebook starts with
-a generated setup cell and ends with a generated bench cell. The module's code cells start with
+a generated setup cell and has one generated bench cell. The module's code cells start with
 ``%%puzzle NAME``, which runs them and remembers their source for ``check`` (see grader/nb.py).
 
 Every cell carries ``metadata["tilelang_course"] = {"role": ..., "kernel": ...}``, role one of
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -42,7 +44,8 @@ NAME = re.compile(r"[^a-z0-9_]+")
 class SourceCell:
     """One cell read from a puzzle module, before it becomes a notebook cell.
 
-    ``kind`` is "spec", "markdown", "extra" (notebook-only code) or "code" (module code);
+    ``kind`` is "spec", "markdown", "extra" (notebook-only code), "code" (module code) or "bench"
+    (where the bench cell goes);
     ``title`` is the text after ``# %%`` for code cells; ``kernel`` names the graded kernel a code
     cell defines, if any.
     """
@@ -70,10 +73,34 @@ def _trim(lines: list[str]) -> str:
     return "\n".join(lines)
 
 
+TERM = re.compile(r"^``[\w.]+``$")
+
+
+def _definitions(lines: list[str]) -> list[str]:
+    """A docstring's definition list (a line ````name```` and its indented text) as markdown bullets."""
+    out: list[str] = []
+    in_term = first = False
+    for index, line in enumerate(lines):
+        if TERM.match(line) and index + 1 < len(lines) and lines[index + 1].startswith("    "):
+            out.append(f"- {line}:")
+            in_term = first = True
+        elif in_term and line.startswith("    ") and line.strip():
+            if first:
+                out[-1] += f" {line.strip()}"
+                first = False
+            else:
+                out.append(f"  {line.strip()}")
+        else:
+            in_term = False
+            out.append(line)
+    return out
+
+
 def _spec_text(docstring: str) -> str:
-    """The docstring as markdown: its first line becomes the notebook's title."""
+    """The docstring as markdown: its first line becomes the title, its definition list bullets."""
     first, _, rest = docstring.strip().partition("\n")
-    return f"# {first.strip()}\n{rest.rstrip()}" if rest.strip() else f"# {first.strip()}"
+    body = "\n".join(_definitions(rest.rstrip().splitlines()))
+    return f"# {first.strip()}\n{body}" if body.strip() else f"# {first.strip()}"
 
 
 def _docstring_end(tree: ast.Module) -> int:
@@ -108,6 +135,9 @@ def parse_cells(text: str) -> list[SourceCell]:
         if marker:
             close()
             rest = marker.group("rest").strip()
+            if rest == "[bench]":  # where the generated bench cell goes; what follows is code
+                cells.append(SourceCell("bench", ""))
+                rest = ""
             kind = {"[markdown]": "markdown", "[notebook]": "extra"}.get(rest, "code")
             title, lines = ("" if kind != "code" else rest), []
         elif kind in ("markdown", "extra"):
@@ -256,8 +286,12 @@ def puzzle_notebook(source: Path, puzzle_id: str) -> NotebookNode:
         add("markdown", cells[0].text, "spec")
         rest, names = cells[1:], names[1:]
     add("code", setup_source(puzzle_id), "setup")
+    bench = f"bench({', '.join(json.dumps(k) for k in kernels)})"
     for cell, name in zip(rest, names):
-        if cell.kind in ("markdown", "spec"):
+        if cell.kind == "bench":
+            if kernels:
+                add("code", bench, "bench")
+        elif cell.kind in ("markdown", "spec"):
             add("markdown", cell.text, "markdown")
         elif cell.kind == "extra":
             add("code", cell.text, "extra")
@@ -265,8 +299,8 @@ def puzzle_notebook(source: Path, puzzle_id: str) -> NotebookNode:
             add("code", f"%%puzzle {name}\n{cell.text}", "kernel" if cell.kernel else "code", cell.kernel)
             if cell.kernel:
                 add("code", f'check("{cell.kernel}")', "check", cell.kernel)
-    if kernels:
-        add("code", f"bench({', '.join(repr(k).replace(chr(39), chr(34)) for k in kernels)})", "bench")
+    if kernels and not any(c.kind == "bench" for c in cells):
+        add("code", bench, "bench")
     notebook = nbformat.v4.new_notebook(
         cells=out,
         metadata={

@@ -26,6 +26,10 @@ CELL_TIMEOUT_S = 900
 MARKED = '''"""Puzzle 99 · Demo: the title line.
 
 The spec, in markdown.
+
+``first``
+    The first kernel,
+    in two lines.
 """
 
 import tilelang
@@ -60,14 +64,20 @@ def second(A):
 
 def puzzle():
     return [Kernel(function="first"), Kernel(function="second")]
+
+# %% [bench]
+
+# %% [markdown]
+# The end.
 '''
 
 
 def test_parse_cells_reads_each_kind_of_cell():
     cells = parse_cells(MARKED)
-    assert [c.kind for c in cells] == ["spec", "code", "markdown", "extra", "code", "code"]
+    assert [c.kind for c in cells] == ["spec", "code", "markdown", "extra", "code", "code", "bench", "markdown"]
     assert cells[0].text.startswith("# Puzzle 99 · Demo: the title line.\n")
     assert "The spec, in markdown." in cells[0].text and '"""' not in cells[0].text
+    assert "- ``first``: The first kernel,\n  in two lines." in cells[0].text
     assert cells[1].text == "import tilelang"
     assert cells[2].text == "## The idea\n\n    indented stays indented"
     assert cells[3].text == 'print("only in the notebook")\n\nx = 1'
@@ -90,7 +100,8 @@ def test_each_graded_kernel_gets_a_cell_of_its_own():
 
 
 def test_a_module_without_markers_is_cut_at_its_kernels():
-    text = MARKED.split("# %% [markdown]")[0] + MARKED.split("# %% references")[1].replace("# %%\n", "")
+    text = MARKED.split("# %% [markdown]")[0] + MARKED.split("# %% references")[1].split("# %% [bench]")[0]
+    text = text.replace("# %%\n", "")
     cells = module_cells(text)
     assert [c.kind for c in cells] == ["spec", "code", "code", "code", "code"]
     assert [c.kernel for c in cells] == ["", "", "first", "second", ""]
@@ -131,7 +142,9 @@ def test_cells_carry_their_role_and_kernel(puzzle_id: str):
     nbformat.validate(notebook)
     infos = [c.metadata["tilelang_course"] for c in notebook.cells]
     assert all(info["role"] in ROLES for info in infos)
-    assert infos[0]["role"] == "spec" and infos[1]["role"] == "setup" and infos[-1]["role"] == "bench"
+    assert infos[0]["role"] == "spec" and infos[1]["role"] == "setup"
+    benches = [c for c in notebook.cells if c.metadata["tilelang_course"]["role"] == "bench"]
+    assert len(benches) == 1
     assert notebook.cells[1].source == setup_source(puzzle_id)
     assert [c.id for c in notebook.cells] == [f"p{puzzle_id}-{i:03d}" for i in range(len(notebook.cells))]
     kernels = [(i, info["kernel"]) for i, info in enumerate(infos) if info["role"] == "kernel"]
@@ -141,7 +154,7 @@ def test_cells_carry_their_role_and_kernel(puzzle_id: str):
         assert source.startswith(f"%%puzzle {kernel}\n") and "# TODO begin" in source and "# TODO end" in source
         assert infos[index + 1] == {"role": "check", "kernel": kernel}
         assert notebook.cells[index + 1].source == f'check("{kernel}")'
-    assert all(k in notebook.cells[-1].source for _, k in kernels)
+    assert benches[0].source == f"bench({', '.join(chr(34) + k + chr(34) for _, k in kernels)})"
 
 
 # ------------------------------------------------------------------------------------ execution
@@ -214,8 +227,8 @@ def test_solution_notebook_passes_every_check(executed, puzzle_id: str):
         kernel = cell.metadata["tilelang_course"]["kernel"]
         assert f"{kernel}: passed" in outputs(cell, "stdout"), outputs(cell, "stdout")
         assert outputs(cell, "stderr") == "", cell.source
-    bench = notebook.cells[-1]
-    assert role(bench) == "bench" and outputs(bench, "stderr") == ""
+    bench = next(c for c in notebook.cells if role(c) == "bench")
+    assert outputs(bench, "stderr") == "" and outputs(bench, "error") == ""
 
 
 HANGS = """%%puzzle copy_serial
@@ -276,3 +289,18 @@ def test_a_hung_kernel_fails_its_check_within_the_timeout_and_the_next_cell_runs
     assert outputs(hang, "stderr") == outputs(wrong, "stderr") == ""
     assert outputs(last, "stdout") == "the next cell ran\n"
     assert time.perf_counter() - started < CELL_TIMEOUT_S
+
+
+def test_the_bench_marker_places_the_bench_cell(tmp_path: Path):
+    from grader.notebooks import puzzle_notebook
+
+    source = tmp_path / "p99_demo.py"
+    source.write_text(MARKED)
+    cells = puzzle_notebook(source, "99").cells
+    roles = [c.metadata["tilelang_course"]["role"] for c in cells]
+    assert roles == [
+        "spec", "setup", "code", "markdown", "extra", "code", "kernel", "check", "kernel", "check", "code", "bench",
+        "markdown",
+    ]  # fmt: skip
+    assert cells[-2].source == 'bench("first", "second")' and cells[-1].source == "The end."
+    assert cells[2].source == "%%puzzle part1\nimport tilelang" and cells[5].source.startswith("%%puzzle references\n")
