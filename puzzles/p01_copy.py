@@ -55,9 +55,10 @@ of THREADS in every case.
 # is. Blocks are independent: the hardware spreads them over the SMs (132 on the H200) and runs them
 # in any order. Inside a block:
 #
-# - `for i in T.Parallel(n)` is a loop whose n iterations TileLang spreads over the block's threads;
-#   consecutive iterations go to consecutive threads, so neighbouring threads touch neighbouring
-#   addresses and the loads coalesce into wide memory transactions.
+# - `for i in T.Parallel(n)` is a loop whose n iterations TileLang spreads over the block's threads:
+#   neighbouring iterations go to neighbouring threads (or, when it can use vector loads, runs of 8
+#   fp16 elements to each thread), so a warp touches one contiguous stretch of memory and its loads
+#   coalesce into wide memory transactions.
 # - `for s in T.serial(n)` is an ordinary loop: every thread runs all n steps in order.
 #
 # Sizes such as N are compile-time constants (`T.const`): each case compiles its own kernel.
