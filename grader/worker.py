@@ -301,6 +301,7 @@ def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Build | None) ->
     else:
         result = run_and_compare(ctx, kernel, case, compiled)
     result.seconds = time.perf_counter() - started
+    flag_uninitialized(result, build.tir)
     missed = [sentence for concept in kernel.concepts if (sentence := concept.check(build.tir))]
     if missed and result.status in (outcome.PASSED, outcome.FAILED):
         wants = [f"the puzzle wants {m}" for m in missed]
@@ -311,6 +312,23 @@ def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Build | None) ->
     if ctx.bench and case.bench and result.status == outcome.PASSED:
         result.bench = bench_case(ctx, kernel, case, compiled)
     return result
+
+
+def flag_uninitialized(result: CaseResult, tir: Any) -> None:
+    """Fail a kernel that accumulates into a buffer nothing cleared, even where the GPU's leftover
+    registers happened to be zero and the numbers came out right."""
+    from grader.static_checks import never_initialized
+
+    problems = never_initialized(tir)
+    if not problems or result.status not in (outcome.PASSED, outcome.FAILED):
+        return
+    if result.status == outcome.PASSED:
+        result.status, result.message = outcome.FAILED, f"the numbers happen to be right, but {problems[0]}"
+        problems = problems[1:]
+    else:  # the cause is known: it replaces the generic hint about the mismatch
+        result.hint = "the likely cause: " + problems[0]
+        problems = problems[1:]
+    result.details = result.details + [f"also: {p}" for p in problems]
 
 
 def simulate_and_compare(ctx: Context, kernel: Kernel, case: Case, tir: Any) -> CaseResult:
