@@ -21,6 +21,7 @@ def main(argv: list[str]) -> int:
     from grader.discover import course_root, load_module, load_puzzle, puzzle_files, wrong_kernels
     from grader.run import changed_inputs, make_inputs, poisoned_outputs, reference_outputs, writes_outside
     from grader.simulate import SimulationError, Unsupported, simulate
+    from grader.static_checks import never_initialized
 
     root = course_root()
     specs = {pid: load_puzzle(load_module(path)) for pid, path in puzzle_files(root / "solutions").items()}
@@ -41,6 +42,7 @@ def main(argv: list[str]) -> int:
     flags = [a for a in argv if not a.startswith("--start=")]
     start = next((int(a.split("=")[1]) for a in argv if a.startswith("--start=")), 0)
     disagreements = 0
+    kernels: dict[tuple[str, str], tuple[bool, bool]] = {}
     if start == 0:
         print(f"{'file':40} {'kernel':22} {'case':18} {'gpu':12} {'simulator':12} {'max |gpu-sim|':>14}")
     # Compile everything first on a thread pool (TileLang's lowering and nvcc release the GIL).
@@ -92,6 +94,9 @@ def main(argv: list[str]) -> int:
                     side += changed_inputs([x.cuda() for x in inputs], gpu_in, [t.name for t in kernel.inputs])
                     if side:
                         gpu = "FAIL(guard)" if gpu == "pass" else gpu
+                    # so is the static check for accumulators nothing cleared (zeros by luck on a GPU)
+                    if gpu == "pass" and never_initialized(tir):
+                        gpu = "FAIL(uninit)"
                 except Exception as error:  # a crash is a verdict; the CUDA context is gone: restart after it
                     row(path, kernel, case, "CRASH", "-", "-", str(error).splitlines()[0][:60])
                     sys.stdout.flush()
@@ -112,13 +117,20 @@ def main(argv: list[str]) -> int:
                     print(f"  simulator does not support {error}")
                 agree = (gpu == "pass") == (sim == "pass")
                 disagreements += not agree
+                key = (path.name, kernel.function)
+                gpu_ok, sim_ok = kernels.get(key, (True, True))
+                kernels[key] = (gpu_ok and gpu == "pass", sim_ok and sim == "pass")
                 mark = "" if agree else "   <-- verdicts differ"
                 print(
                     f"{path.name:40} {kernel.function:22} {case.name:18} {gpu:12} {sim:12} {diff:14.4g}{mark}",
                     flush=True,
                 )
-    print(f"verdicts differ on {disagreements} case(s) since job {start}")
-    return 1 if disagreements else 0
+    # The grader's verdict is per kernel (it passes only if every case passes): compare those too.
+    split = [key for key, (gpu_ok, sim_ok) in kernels.items() if gpu_ok != sim_ok]
+    for name, function in split:
+        print(f"kernel verdicts differ: {name} {function}")
+    print(f"verdicts differ on {disagreements} case(s) and {len(split)} of {len(kernels)} kernel(s) since job {start}")
+    return 1 if split else 0
 
 
 if __name__ == "__main__":
