@@ -1,0 +1,3 @@
+"""Adversarial submission: a file that defines no `add` at all."""
+
+import tilelang  # noqa: F401

@@ -1,0 +1,394 @@
+"""Adversarial submissions (tests/adversarial/): each gets the expected verdict and a message a newcomer can
+act on, through `python -m grader` as a learner runs it.
+
+The CPU tests pass --device cpu, so they grade the same way on any machine: compile for sm_90a, simulate
+the small case. The tests marked gpu run the same files on the GPU (`python -m pytest -q -m gpu
+tests/test_adversarial.py`); they are skipped without CUDA.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from grader import outcome
+from tests.conftest import ROOT, GraderRun
+from tests.inprocess import grade_simulated
+
+ADVERSARIAL = ROOT / "tests" / "adversarial"
+CASE = "tail_1000"  # puzzle 02: N = 1000 with BLOCK = 256, so the last block is partial; simulated on the CPU
+
+
+def grade_02(grade, name: str, kernels: str, *extra: str, device: str = "cpu", timeout: float = 900) -> GraderRun:
+    """Grade tests/adversarial/NAME against puzzle 02, only the named kernels, only the case CASE."""
+    return grade(
+        "02",
+        "--file",
+        str(ADVERSARIAL / name),
+        "-k",
+        kernels,
+        "--exact",
+        "--case",
+        CASE,
+        "--device",
+        device,
+        *extra,
+        timeout=timeout,
+    )
+
+
+def only(run: GraderRun, kernel: str) -> dict:
+    (result,) = run.results(kernel)
+    return result
+
+
+def plain(run: GraderRun) -> None:
+    """What every run shares: a verdict for the learner, and no traceback without --verbose."""
+    assert "Traceback" not in run.out + run.err, run.out + run.err
+    assert run.code == 1, run.out + run.err
+
+
+# ------------------------------------------------------------------------------ wrong numbers
+
+
+def test_zeros_fail_and_the_hint_says_the_output_is_all_zeros(grade):
+    run = grade_02(grade, "zeros.py", "add")
+    plain(run)
+    result = only(run, "add")
+    assert result["status"] == outcome.FAILED
+    assert result["message"] == "simulated on CPU: 999 of 1000 output elements wrong"
+    assert result["hint"].startswith("Every element of C is 0, whatever the inputs")
+    assert "tile map (x wrong, . right): xxxx" in run.out  # every tile of the grid is wrong
+
+
+def test_a_kernel_that_ignores_its_inputs_fails_on_fresh_inputs(grade):
+    run = grade_02(grade, "ignores_inputs.py", "add")
+    plain(run)
+    result = only(run, "add")
+    assert result["status"] == outcome.FAILED
+    assert "1000 of 1000 output elements wrong" in result["message"]
+    assert "C[0] = -3, expected 0.16211" in result["details"]
+    assert result["hint"].startswith("Nearly every element is wrong: check the formula against the spec")
+
+
+def test_torch_instead_of_a_tilelang_kernel_is_refused(grade):
+    run = grade_02(grade, "torch_function.py", "add,mul_relu")
+    plain(run)
+    plain_function, decorated = only(run, "add"), only(run, "mul_relu")
+    assert plain_function["status"] == decorated["status"] == outcome.ERROR
+    assert plain_function["message"].startswith("`add` is a plain Python function, not a @tilelang.jit kernel")
+    assert "Keep the stub's @tilelang.jit decorator" in plain_function["message"]
+    assert decorated["message"].startswith("`mul_relu` never declares its input `A` as a tensor")
+    assert "torch cannot run inside a kernel" in decorated["message"]
+
+
+def test_cached_results_fail_because_the_grader_runs_the_kernel_itself(grade):
+    run = grade_02(grade, "cached_output.py", "add,mul_relu")
+    plain(run)
+    for kernel in ("add", "mul_relu"):
+        result = only(run, kernel)
+        assert result["status"] == outcome.FAILED
+        assert result["hint"].startswith("Nothing was written to the output")
+
+
+def test_no_tensor_is_shared_between_cases_and_outputs_start_poisoned(monkeypatch):
+    """Inputs are drawn and outputs allocated afresh for every case: a kernel cannot find an earlier
+    case's answer in its output, and the simulator never sees one case's tensors in another."""
+    import grader.simulate
+
+    seen: list[dict[str, torch.Tensor]] = []
+    real = grader.simulate.simulate
+
+    def spy(tir, tensors):
+        assert torch.isnan(tensors["C"]).all()  # poisoned before every run
+        seen.append(dict(tensors))
+        real(tir, tensors)
+
+    monkeypatch.setattr(grader.simulate, "simulate", spy)
+    solution = ROOT / "solutions" / "p02_vector_add.py"
+    results = grade_simulated("02", solution, "add", ["even_4096", "tail_1000"])
+    results += grade_simulated("02", solution, "add", ["tail_1000"], seed_offset=1)
+    assert [r.status for r in results] == [outcome.PASSED] * 3
+    storages = [{x.untyped_storage().data_ptr() for x in tensors.values()} for tensors in seen]
+    assert all(a.isdisjoint(b) for i, a in enumerate(storages) for b in storages[i + 1 :])
+    assert not torch.equal(seen[1]["A"], seen[2]["A"])  # another seed offset, other inputs
+
+
+# ------------------------------------------------------------------------------ side effects
+
+
+def test_writing_to_an_input_is_caught_in_simulation(grade):
+    run = grade_02(grade, "mutates_input.py", "add")
+    plain(run)
+    result = only(run, "add")
+    assert result["status"] == outcome.FAILED
+    assert result["message"] == "simulated on CPU: modified input A: the kernel must only read it"
+    assert result["hint"].startswith("A kernel may only store to its outputs")
+
+
+def test_an_out_of_bounds_store_is_caught_in_simulation(grade):
+    run = grade_02(grade, "out_of_bounds.py", "add")
+    plain(run)
+    result = only(run, "add")
+    assert result["status"] == outcome.FAILED
+    assert result["message"] == (
+        "simulated on CPU: index 256 is out of bounds for dimension 0 of `scratch` (size 256): guard the access, "
+        "or let T.copy handle the edge"
+    )
+
+
+# ------------------------------------------------------------------------------ the file and its kernels
+
+
+def test_a_syntax_error_names_the_line_and_what_to_do(grade):
+    run = grade_02(grade, "syntax_error.py", "add")
+    plain(run)
+    result = only(run, "add")
+    assert result["status"] == outcome.ERROR
+    assert result["message"].startswith("syntax_error.py:12: syntax error:")
+    assert "fix line 12" in result["message"]
+
+
+def test_a_missing_kernel_says_to_keep_the_stub(grade):
+    run = grade_02(grade, "missing_kernel.py", "add")
+    plain(run)
+    assert only(run, "add")["message"] == (
+        "missing_kernel.py has no kernel named `add`: keep the stub's function, with its name and its "
+        "@tilelang.jit decorator, and fill in its TODO."
+    )
+
+
+def test_a_renamed_kernel_is_pointed_out(grade):
+    run = grade_02(grade, "renamed_kernel.py", "add")
+    plain(run)
+    assert only(run, "add")["message"] == (
+        "renamed_kernel.py has no kernel named `add`, but it has a @tilelang.jit function `vector_add`: "
+        "rename it `add` (the grader finds kernels by the stub's names)."
+    )
+
+
+def test_a_wrong_signature_says_what_the_grader_calls(grade):
+    run = grade_02(grade, "wrong_signature.py", "add,mul_relu,add_fragments")
+    plain(run)
+    assert only(run, "add")["message"] == (
+        "`add` has a parameter `BLOCK_SIZE` that the puzzle does not pass: the grader calls add(A, B, BLOCK, "
+        "THREADS). Keep the stub's parameter names."
+    )
+    assert only(run, "mul_relu")["message"].startswith(
+        "`mul_relu` has tensors (B, A, C); the puzzle expects inputs (A, B)"
+    )
+    assert only(run, "add_fragments")["message"].startswith("`add_fragments` has tensors (A, B, C, D)")
+
+
+def test_a_python_error_in_the_kernel_body_names_the_line(grade):
+    run = grade_02(grade, "python_error.py", "add")
+    plain(run)
+    result = only(run, "add")
+    assert result["status"] == outcome.ERROR
+    assert result["message"] == "NameError: name 'j' is not defined (python_error.py:17)"
+    assert result["hint"].startswith("Python stopped at that line of python_error.py")
+    verbose = grade_02(grade, "python_error.py", "add", "--verbose")
+    assert "Traceback" in verbose.out and "python_error.py" in verbose.out
+
+
+def test_tilelang_errors_become_sentences_with_the_line(grade):
+    run = grade_02(grade, "tilelang_errors.py", "add,mul_relu,add_fragments")
+    plain(run)
+    dtype, layout, shapes = only(run, "add"), only(run, "mul_relu"), only(run, "add_fragments")
+    assert all(r["status"] == outcome.ERROR for r in (dtype, layout, shapes))
+    assert dtype["message"].startswith("Expected integer argument as LHS of >> operator (right shift)")
+    assert dtype["message"].endswith("(tilelang_errors.py:20)")
+    assert "T.cast(value, T.int32)" in dtype["hint"]
+    assert layout["message"] == (
+        "one T.Parallel loop uses the fragment `pair` at two different positions, ((t + 1) % 256, 1) and (t, 0) "
+        "(tilelang_errors.py:33)"
+    )
+    assert "copy the fragment to shared memory" in layout["hint"]
+    assert shapes["message"] == (
+        "T.copy cannot match the region it copies from with the region it copies to (tilelang_errors.py:53)"
+    )
+    assert shapes["hint"].startswith("Give both sides of T.copy the same number of dimensions")
+
+
+# ------------------------------------------------------------------------------ containment
+
+
+def test_a_hanging_kernel_times_out_and_the_next_kernel_is_still_graded(grade):
+    run = grade_02(grade, "hang_then_correct.py", "add,mul_relu", "--timeout", "45", timeout=600)
+    plain(run)
+    hang, next_kernel = only(run, "add"), only(run, "mul_relu")
+    assert hang["status"] == outcome.TIMED_OUT
+    assert hang["message"].startswith("no answer within 45 s: the kernel hangs")
+    assert next_kernel["status"] == outcome.PASSED, next_kernel
+
+
+def test_a_file_that_takes_too_much_memory_is_stopped(grade):
+    run = grade_02(grade, "memory_hog.py", "add", "--memory-limit", "16")
+    plain(run)
+    result = only(run, "add")
+    assert result["status"] == outcome.ERROR
+    assert result["message"].startswith("memory_hog.py:5: importing the file ran out of memory")
+
+
+def digest(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() for p in folder.rglob("*")
+            if p.is_file()}  # fmt: skip
+
+
+def test_grading_never_writes_to_the_learners_file_or_folder(grade, tmp_path: Path):
+    folder = tmp_path / "learner"
+    folder.mkdir()
+    for name in ("zeros.py", "mutates_input.py"):
+        shutil.copy(ADVERSARIAL / name, folder / name)
+    before = digest(folder)
+    for name in ("zeros.py", "mutates_input.py"):
+        run = grade("02", "--file", str(folder / name), "-k", "add", "--exact", "--case", CASE, "--device", "cpu",
+                    "--save-failures", str(tmp_path / "saved"))  # fmt: skip
+        assert run.code == 1
+    assert digest(folder) == before
+    assert sorted(p.name for p in folder.iterdir()) == ["mutates_input.py", "zeros.py"]
+
+
+# ------------------------------------------------------------------------------ where it is wrong, and replay
+
+
+def test_save_failures_writes_the_case_and_the_replay_command_reproduces_it(grade, tmp_path: Path):
+    saved = tmp_path / "failures"
+    run = grade_02(grade, "zeros.py", "add", "--save-failures", str(saved))
+    plain(run)
+    result = only(run, "add")
+    assert result["tile_map"] == {"output": "C", "tile": [256], "grid": [4], "cell": [1], "wrong": [1, 1, 1, 1]}
+    path = Path(result["saved"])
+    assert path == saved / "p02_add_tail_1000.pt" and path.is_file()
+    record = torch.load(path, weights_only=False)
+    assert record["seed"] == 2102 and record["sizes"] == {"N": 1000} and record["params"]["BLOCK"] == 256
+    assert record["versions"]["device"] == "simulated" and record["versions"]["tilelang"] == "0.1.15"
+    assert set(record["inputs"]) == {"A", "B"} and set(record["actual"]) == set(record["expected"]) == {"C"}
+    assert torch.equal(record["expected"]["C"], record["inputs"]["A"].double() + record["inputs"]["B"].double())
+    assert (record["actual"]["C"] == 0).all()
+    assert f"replay: {result['replay']}" in run.out and f"saved: {path}" in run.out
+    argv = shlex.split(result["replay"])
+    assert argv[:3] == ["python", "-m", "grader"]
+    again = subprocess.run([sys.executable, *argv[1:]], cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert again.returncode == 1
+    assert "FAIL  tail_1000" in again.stdout and "999 of 1000 output elements wrong" in again.stdout
+    assert again.stdout.count("FAIL") == 1  # that kernel, that case, nothing else
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["42"], "no puzzle 42"),
+        (["08", "--file", "nowhere.py"], "there is no file nowhere.py"),
+        (["02", "--solutions", "--case", "no_such_case"], "nothing matched --case 'no_such_case'"),
+        (["02", "--memory-limit", "-1"], "--memory-limit takes a number of GB"),
+        (["02", "--save-failures", "README.md"], "--save-failures wants a folder, and README.md is a file"),
+        (["02", "--device", "tpu"], "invalid choice: 'tpu'"),
+    ],
+)
+def test_usage_errors_exit_2_with_one_sentence(argv, says):
+    completed = subprocess.run(
+        [sys.executable, "-m", "grader", *argv], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
+    assert completed.returncode == 2, completed.stdout + completed.stderr
+    assert says in completed.stderr
+    assert "Traceback" not in completed.stdout + completed.stderr
+
+
+# ------------------------------------------------------------------------------ on the GPU (the lead runs these)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize(
+    ("name", "kernel", "status", "says"),
+    [
+        ("zeros.py", "add", outcome.FAILED, "999 of 1000 output elements wrong"),
+        ("ignores_inputs.py", "add", outcome.FAILED, "1000 of 1000 output elements wrong"),
+        ("mutates_input.py", "add", outcome.FAILED, "modified input A: the kernel must only read it"),
+        ("cached_output.py", "add", outcome.FAILED, "1000 of 1000 output elements wrong"),
+        ("cached_output.py", "mul_relu", outcome.FAILED, "1000 of 1000 output elements wrong"),
+        ("torch_function.py", "add", outcome.ERROR, "is a plain Python function, not a @tilelang.jit kernel"),
+        ("torch_function.py", "mul_relu", outcome.ERROR, "never declares its input `A` as a tensor"),
+        ("renamed_kernel.py", "add", outcome.ERROR, "rename it `add`"),
+        ("wrong_signature.py", "add", outcome.ERROR, "has a parameter `BLOCK_SIZE` that the puzzle does not pass"),
+        ("python_error.py", "add", outcome.ERROR, "NameError: name 'j' is not defined (python_error.py:17)"),
+        ("tilelang_errors.py", "mul_relu", outcome.ERROR, "uses the fragment `pair` at two different positions"),
+    ],
+)
+def test_adversarial_submissions_on_the_gpu(grade, name, kernel, status, says):
+    run = grade_02(grade, name, kernel, device="cuda")
+    plain(run)
+    result = only(run, kernel)
+    assert result["status"] == status, result
+    assert says in result["message"], result
+
+
+@pytest.mark.gpu
+def test_a_kernel_hanging_on_the_gpu_times_out_and_the_next_kernel_is_still_graded(grade):
+    run = grade_02(grade, "hang_then_correct.py", "add,mul_relu", "--timeout", "45", device="cuda", timeout=600)
+    plain(run)
+    assert only(run, "add")["status"] == outcome.TIMED_OUT
+    assert only(run, "mul_relu")["status"] == outcome.PASSED
+
+
+@pytest.mark.gpu
+def test_stores_outside_the_output_are_caught_by_the_guard_bands():
+    """A launch that writes past the end of C and before its start (into the guard bands the grader puts
+    around every output) fails with a sentence saying where; so does one that writes into its input."""
+    from grader.build import COMPILE_ONLY_TARGET
+    from grader.worker import Context, Device, run_and_compare
+    from tests.inprocess import spec
+
+    puzzle = spec("02")
+    kernel, case = puzzle.kernel("add"), puzzle.kernel("add").case(CASE)
+    ctx = Context(puzzle, ADVERSARIAL / "zeros.py", None, Device("cuda", "gpu", COMPILE_ONLY_TARGET), False, 0)
+
+    def past_the_end(A, B, C):
+        C.copy_(A + B)
+        flat = torch.as_strided(C, (C.numel() + 8,), (1,), C.storage_offset())
+        flat[C.numel() + 3] = 1.0
+
+    def before_the_start(A, B, C):
+        C.copy_(A + B)
+        torch.as_strided(C, (1,), (1,), C.storage_offset() - 2).fill_(1.0)
+
+    def into_the_input(A, B, C):
+        C.copy_(A + B)
+        A.zero_()
+
+    after = run_and_compare(ctx, kernel, case, past_the_end)
+    assert after.status == outcome.FAILED
+    assert after.message == "wrote outside the output C: 1 element(s) after it (nearest 3 element(s) past the end)"
+    before = run_and_compare(ctx, kernel, case, before_the_start)
+    assert before.message == "wrote outside the output C: 1 element(s) before it (nearest 2 element(s) past the start)"
+    mutated = run_and_compare(ctx, kernel, case, into_the_input)
+    assert mutated.message == "modified input A: the kernel must only read it"
+
+
+@pytest.mark.gpu
+def test_right_numbers_without_the_taught_construct_fail_on_the_gpu(grade):
+    run = grade(
+        "05", "--file", str(ROOT / "tests" / "concept" / "p05_row_sum_serial.py"), "-k", "row_sum", "--exact",
+        "--device", "cuda",
+    )  # fmt: skip
+    plain(run)
+    results = run.results("row_sum")
+    assert results and all(r["status"] == outcome.FAILED for r in results), results
+    assert all(r["message"].startswith("the numbers are right, but the puzzle wants") for r in results)
+
+
+@pytest.mark.gpu
+def test_save_failures_on_the_gpu_records_the_device(grade, tmp_path: Path):
+    run = grade_02(grade, "zeros.py", "add", "--save-failures", str(tmp_path), device="cuda")
+    plain(run)
+    result = only(run, "add")
+    record = torch.load(result["saved"], weights_only=False)
+    assert record["versions"]["device"] == torch.cuda.get_device_name()
+    assert result["replay"].endswith("--device cuda")
