@@ -216,8 +216,9 @@ def _where(text: str, starts: list[tuple[int, str]], module_name: str) -> str:
         first, name = max((s for s in starts if s[0] <= line), default=(1, "?"))
         return f"line {line - first + 2} of cell %%puzzle {name}"
 
-    text = re.sub(rf"\S*{re.escape(module_name)}:(\d+)", cell_line, text)
-    return re.sub(rf"\S*{re.escape(module_name)}", "this notebook", text)
+    path = r"[^\s()'\"`]*"
+    text = re.sub(rf"{path}{re.escape(module_name)}:(\d+)", cell_line, text)
+    return re.sub(rf"{path}{re.escape(module_name)}", "this notebook", text)
 
 
 ELEMENT_LINE = re.compile(r"^\w+\[[^\]]*\] = ")
@@ -444,6 +445,9 @@ def _plot(rows: list[BenchRow]) -> None:
     axes.bar([p + 0.2 for p in positions], theirs, width=0.4, label="torch")
     axes.set_xticks(positions, [f"{r.kernel}\n{r.case}" for r in rows], fontsize=8)
     axes.set_ylabel(unit)
+    values = [v for v in ours + theirs if v and v > 0]
+    if values and max(values) > 50 * min(values):  # GEMV next to GEMM: a log scale shows both
+        axes.set_yscale("log")
     axes.legend()
     figure.tight_layout()
     from IPython.display import display

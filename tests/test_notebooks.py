@@ -6,6 +6,7 @@ started at once on a pool of two threads when the first execution test asks for 
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -287,6 +288,8 @@ def test_a_hung_kernel_fails_its_check_within_the_timeout_and_the_next_cell_runs
     assert outputs(wrong, "error").startswith("CheckFailed: copy_threads: 1 of 5")
     assert "FAIL  tail_1000" in outputs(wrong, "stdout") and "T.ceildiv" in outputs(wrong, "stdout")
     assert outputs(hang, "stderr") == outputs(wrong, "stderr") == ""
+    if importlib.util.find_spec("matplotlib") is not None:  # the mismatch map of the wrong tiles
+        assert any("image/png" in o.get("data", {}) for o in wrong.outputs)
     assert outputs(last, "stdout") == "the next cell ran\n"
     assert time.perf_counter() - started < CELL_TIMEOUT_S
 
@@ -304,3 +307,40 @@ def test_the_bench_marker_places_the_bench_cell(tmp_path: Path):
     ]  # fmt: skip
     assert cells[-2].source == 'bench("first", "second")' and cells[-1].source == "The end."
     assert cells[2].source == "%%puzzle part1\nimport tilelang" and cells[5].source.startswith("%%puzzle references\n")
+
+
+def test_bench_table_and_plot_read_the_graders_json(capsys):
+    from grader import nb
+
+    document = {
+        "results": [
+            {"kernel": "gemv", "case": "large_8192", "bench": {"kernel_ms": 0.1, "torch_ms": 0.12, "tflops": 1.3}},
+            {
+                "kernel": "matmul_tuned",
+                "case": "large_4096",
+                "bench": {"kernel_ms": 0.2, "torch_ms": 0.18, "tflops": 680.0},
+            },
+            {"kernel": "matmul_naive", "case": "large_4096", "bench": None},
+        ]
+    }
+    rows = nb._bench_rows(document)
+    assert [(r.kernel, r.case) for r in rows] == [("gemv", "large_8192"), ("matmul_tuned", "large_4096")]
+    table = nb._bench_table(rows)
+    assert table[0].split() == ["kernel", "ms", "torch", "ms", "TFLOP/s", "GB/s", "vs", "torch"]
+    assert table[2].split()[-1] == "0.90x"
+    if importlib.util.find_spec("matplotlib") is not None:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        nb._plot(rows)  # outside IPython, display() prints the figure's repr
+        assert "Figure" in capsys.readouterr().out
+
+
+def test_grader_locations_point_at_notebook_cells():
+    from grader.nb import _where
+
+    starts = [(1, "part1"), (12, "copy_tiles")]
+    text = "TypeError: Mismatched type (/tmp/x/p01_notebook.py:20); see p01_notebook.py"
+    assert _where(text, starts, "p01_notebook.py") == (
+        "TypeError: Mismatched type (line 10 of cell %%puzzle copy_tiles); see this notebook"
+    )
