@@ -33,7 +33,8 @@ from grader.hidden import read_entries
 from grader.sync import REGION
 
 POINTS_PER_KERNEL = 1
-CELL_TIMEOUT_S = 900
+CHECK_TIMEOUT_S = 240  # one check: the grader's child process, compiles included
+CELL_MARGIN_S = 60  # nbgrader's per-cell limit is the check's plus this, so the check's own limit fires first
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 UNLOCKED_ROLES = ("kernel", "extra")  # kernel cells are answers; experiments are the learner's to play with
 GRADE_ID = re.compile(r"[^a-zA-Z0-9_\-]+")
@@ -47,7 +48,7 @@ class Course:
     assignment: str
     puzzle_ids: tuple[str, ...]
     hidden_cases: Path | None  # absolute; read on the grading machine only
-    timeout: int  # seconds per notebook cell under nbgrader
+    timeout: int  # seconds one check may take; nbgrader's per-cell limit is this plus CELL_MARGIN_S
     exchange: Path  # absolute
     course_id: str
 
@@ -99,7 +100,37 @@ def nbgrader_meta(
     return meta
 
 
-def mark_cells(notebook: NotebookNode, puzzle_id: str, hints: list[tuple[str, list[str]]]) -> NotebookNode:
+CHECK_CALL = re.compile(r'^check\("(?P<kernel>[A-Za-z0-9_]+)"\)$')
+BENCH_CALL = re.compile(r"^bench\(.*\)$")
+
+
+def check_source(source: str, timeout: int) -> str:
+    """The check call with the course's time limit (a hung kernel fails its check within it)."""
+    match = CHECK_CALL.match(source.strip())
+    if match is None:
+        raise ValueError(f'a check cell holds {source!r}, not a single check("kernel") call')
+    return f'check("{match.group("kernel")}", timeout={timeout})'
+
+
+def bench_source(source: str) -> str:
+    """The bench call, skipped while nbgrader autogrades (timing is for the learner, not the grade)."""
+    if BENCH_CALL.match(source.strip()) is None:
+        raise ValueError(f"a bench cell holds {source!r}, not a single bench(...) call")
+    return "\n".join(
+        [
+            "import os",
+            "",
+            'if os.environ.get("NBGRADER_EXECUTION") == "autograde":',
+            '    print("Benchmarks are skipped while nbgrader grades; run this cell yourself on a GPU.")',
+            "else:",
+            f"    {source.strip()}",
+        ]
+    )
+
+
+def mark_cells(
+    notebook: NotebookNode, puzzle_id: str, hints: list[tuple[str, list[str]]], timeout: int = CHECK_TIMEOUT_S
+) -> NotebookNode:
     """Give every cell its nbgrader metadata; put solution markers into the TODO regions."""
     remaining = iter(hints)
     used: set[str] = set()
@@ -111,12 +142,15 @@ def mark_cells(notebook: NotebookNode, puzzle_id: str, hints: list[tuple[str, li
             cell.source = with_solution_markers(cell.source, remaining)
             meta = nbgrader_meta(grade_id(f"p{puzzle_id}", kernel or f"cell{index:02d}", "solution"), solution=True)
         elif role == "check":
+            cell.source = check_source(cell.source, timeout)
             meta = nbgrader_meta(
                 grade_id(f"p{puzzle_id}", kernel, "check"), grade=True, locked=True, points=POINTS_PER_KERNEL
             )
         elif role in UNLOCKED_ROLES:
             continue
         else:
+            if role == "bench":
+                cell.source = bench_source(cell.source)
             meta = nbgrader_meta(grade_id(f"p{puzzle_id}", role, f"{index:02d}"), locked=True)
         if meta["grade_id"] in used:
             raise ValueError(f"puzzle {puzzle_id}: two cells would have grade id {meta['grade_id']}")
@@ -128,7 +162,7 @@ def mark_cells(notebook: NotebookNode, puzzle_id: str, hints: list[tuple[str, li
     return notebook
 
 
-def source_notebook(solution: Path, stub: Path, puzzle_id: str) -> NotebookNode:
+def source_notebook(solution: Path, stub: Path, puzzle_id: str, timeout: int = CHECK_TIMEOUT_S) -> NotebookNode:
     """The instructor's notebook of one puzzle: the solutions inside nbgrader's solution markers."""
     from grader.notebooks import puzzle_notebook
 
@@ -136,7 +170,7 @@ def source_notebook(solution: Path, stub: Path, puzzle_id: str) -> NotebookNode:
     for cell in notebook.cells:
         if BEGIN in cell.source or END in cell.source:
             raise ValueError(f"{solution.name}: a cell already holds nbgrader's solution delimiters")
-    notebook = mark_cells(notebook, puzzle_id, stub_hints(stub.read_text()))
+    notebook = mark_cells(notebook, puzzle_id, stub_hints(stub.read_text()), timeout)
     nbformat.validate(notebook)
     return notebook
 
@@ -170,9 +204,10 @@ c.CourseDirectory.db_url = "sqlite:///" + str(ROOT / "gradebook.db") + "?timeout
 c.Exchange.root = {str(course.exchange)!r}
 c.Exchange.path_includes_course = True
 
-# Each cell may run this long. A check grades its kernel in a child process with its own per-case
-# timeout, so a hung kernel fails its check well before this; it bounds any other cell.
-c.Execute.timeout = {course.timeout}
+# Each cell may run this long. A check cell grades its kernel in a child process stopped after
+# {course.timeout} s (the timeout= in the cell), so a hung kernel fails its check before this fires;
+# it bounds every other cell (a learner's cell that never returns is interrupted, the rest run).
+c.Execute.timeout = {course.timeout + CELL_MARGIN_S}
 c.Execute.interrupt_on_timeout = True
 c.Execute.raise_on_iopub_timeout = False
 # The kernel must not forward output written straight to file descriptors 1 and 2 (TileLang, TVM
@@ -201,7 +236,7 @@ def write_course(course: Course) -> list[Path]:
     written = [course.root / "nbgrader_config.py"]
     written[0].write_text(config_text(course))
     for puzzle_id in course.puzzle_ids:
-        notebook = source_notebook(solutions[puzzle_id], stubs[puzzle_id], puzzle_id)
+        notebook = source_notebook(solutions[puzzle_id], stubs[puzzle_id], puzzle_id, course.timeout)
         path = folder / f"{solutions[puzzle_id].stem}.ipynb"
         path.write_text(nbformat.writes(notebook) + "\n")
         written.append(path)
@@ -223,7 +258,12 @@ def parser() -> argparse.ArgumentParser:
         help="JSON file of hidden cases on the grading machine (default: DIR/hidden_cases.json when it exists)",
     )
     p.add_argument(
-        "--timeout", type=int, default=CELL_TIMEOUT_S, metavar="S", help=f"seconds per cell (default {CELL_TIMEOUT_S})"
+        "--timeout",
+        type=int,
+        default=CHECK_TIMEOUT_S,
+        metavar="S",
+        help=f"seconds one kernel's check may take, compiles included (default {CHECK_TIMEOUT_S}); "
+        f"nbgrader stops any cell after S+{CELL_MARGIN_S}",
     )
     p.add_argument("--exchange", type=Path, metavar="DIR", help="the nbgrader exchange (default: DIR/exchange)")
     p.add_argument("--course-id", default="tilelang-course", metavar="ID", help="nbgrader's course id")

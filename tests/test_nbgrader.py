@@ -1,0 +1,320 @@
+"""The real nbgrader 0.9.6 pipeline on a course of puzzle 02, simulated on the CPU.
+
+One module-scoped course: ``python -m grader nbgrader-course``, ``nbgrader generate_assignment``,
+six submissions, ``nbgrader autograde`` (three processes at once on one SQLite gradebook, as the
+README suggests for several GPUs), ``generate_feedback`` and ``export``; the tests then read the
+scores from the exported CSV and from the gradebook, and the feedback's HTML.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from grader.hidden import ENV, with_hidden_cases
+from grader.nbgrader_course import BEGIN, END
+from grader.sync import STUB_LINE, regions
+
+ASSIGNMENT = "ps1"
+NOTEBOOK = "p02_vector_add.ipynb"
+KERNELS = ("add", "mul_relu", "add_fragments")
+CHECK_TIMEOUT = 60  # seconds per check cell; a hung kernel costs about this much
+STAMPS = ("iopub.execute_input", "shell.execute_reply")
+SECRET = "secret_seven_blocks"  # a hidden case's own name: must never reach a student
+HIDDEN_CASES = {
+    "cases": [
+        {
+            "puzzle": "02",
+            "kernel": "add",
+            "name": SECRET,
+            "sizes": {"N": 777},
+            "params": {"BLOCK": 128, "THREADS": 128},
+            "seed": 424242,
+            "simulate": True,
+            "note": f"{SECRET}: seven blocks, a kernel that writes only four fails",
+        }
+    ]
+}
+
+# A kernel cell's solution (the source notebook's cell without nbgrader's markers), edited per student.
+Edit = Callable[[str], str]
+
+
+def solved(source: str) -> str:
+    return source
+
+
+def wrong_mul_relu(source: str) -> str:
+    """Forgets the ReLU: negative products are stored."""
+    assert "T.max(A[i] * B[i], 0)" in source
+    return source.replace("T.max(A[i] * B[i], 0)", "A[i] * B[i]")
+
+
+def raises_when_traced(source: str) -> str:
+    """A name error inside the kernel body: TileLang's frontend raises when the grader traces it."""
+    return source.replace("C[i] = A[i] + B[i]", "C[i] = A[i] + B[j]")
+
+
+def never_returns(source: str) -> str:
+    """A serial loop of 2^31 - 1 steps before the real work: the simulated kernel does not finish (on a
+    GPU, a ``while`` on data would hang it the same way), so its check must give up at its timeout."""
+    marker = "for t in T.Parallel(BLOCK):"
+    assert marker in source
+    spin = "for spin in T.serial(2147483647):\n            C[0] = A[0]\n        "
+    return source.replace(marker, spin + marker, 1)
+
+
+def four_blocks_only(source: str) -> str:
+    """Writes only the first four blocks: right on every public simulated case, wrong on the hidden one."""
+    return source.replace("if i < N:", "if i < N and bx < 4:")
+
+
+@dataclass(frozen=True)
+class Student:
+    name: str
+    edits: dict[str, Edit]  # kernel -> edit of its solution; kernels left out keep the released stub
+    expected: dict[str, int]  # kernel -> points its check must earn
+
+
+STUDENTS = (
+    Student("alice_solutions", {k: solved for k in KERNELS}, {"add": 1, "mul_relu": 1, "add_fragments": 1}),
+    Student("bob_untouched", {}, {"add": 0, "mul_relu": 0, "add_fragments": 0}),
+    Student(
+        "carol_partial", {"add": solved, "mul_relu": wrong_mul_relu}, {"add": 1, "mul_relu": 0, "add_fragments": 0}
+    ),
+    Student(
+        "dave_raises",
+        {"add": raises_when_traced, "mul_relu": solved, "add_fragments": solved},
+        {"add": 0, "mul_relu": 1, "add_fragments": 1},
+    ),
+    Student(
+        "erin_hangs",
+        {"add": never_returns, "mul_relu": solved, "add_fragments": solved},
+        {"add": 0, "mul_relu": 1, "add_fragments": 1},
+    ),
+    Student(
+        "frank_hidden",
+        {"add": four_blocks_only, "mul_relu": solved, "add_fragments": solved},
+        {"add": 0, "mul_relu": 1, "add_fragments": 1},
+    ),
+)
+HANGING = "erin_hangs"
+GROUPS = ("[be]*", "[ac]*", "[df]*")  # student globs, one autograde process each
+
+
+def nbgrader(course: Path, *args: str, timeout: float = 900) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "nbgrader", *args]
+    done = subprocess.run(command, cwd=course, capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, f"{' '.join(args)} exited {done.returncode}\n{done.stdout}\n{done.stderr}"
+    assert "not recognized" not in done.stderr, done.stderr  # every name in nbgrader_config.py is a real option
+    return done
+
+
+def solution_sources(source_notebook: Path) -> dict[str, str]:
+    """Kernel -> its cell in the instructor's notebook, without nbgrader's solution markers."""
+    notebook = nbformat.read(source_notebook, as_version=4)
+    found = {}
+    for cell in notebook.cells:
+        info = cell.metadata.get("tilelang_course", {})
+        if info.get("role") == "kernel":
+            kept = [line for line in cell.source.splitlines() if line.strip() not in (BEGIN, END)]
+            found[info["kernel"]] = "\n".join(kept)
+    return found
+
+
+def submission(release: nbformat.NotebookNode, solutions: dict[str, str], student: Student) -> nbformat.NotebookNode:
+    notebook = copy.deepcopy(release)
+    for cell in notebook.cells:
+        kernel = cell.metadata.get("tilelang_course", {}).get("kernel", "")
+        if cell.metadata.get("tilelang_course", {}).get("role") == "kernel" and kernel in student.edits:
+            cell.source = student.edits[kernel](solutions[kernel])
+    return notebook
+
+
+@dataclass
+class Graded:
+    course: Path
+    grades: dict[str, float]  # student -> score, from the exported CSV
+    max_score: float
+    cells: dict[str, dict[str, float]]  # student -> grade id -> score, from the gradebook
+    seconds: dict[str, float]  # step -> wall time
+
+
+def autograde_all(course: Path) -> dict[str, float]:
+    """Three autograde processes at once, as on a machine with three GPUs; the wall time of each."""
+    started = time.perf_counter()
+    running = {}
+    for number, glob in enumerate(GROUPS):
+        log = course / f"autograde-{number}.log"
+        command = [sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT, "--student", glob]
+        with open(log, "w") as handle:
+            running[glob] = (subprocess.Popen(command, cwd=course, stdout=handle, stderr=subprocess.STDOUT), log)
+    seconds: dict[str, float] = {}
+    while len(seconds) < len(running):
+        for glob, (proc, _) in running.items():
+            if glob not in seconds and proc.poll() is not None:
+                seconds[glob] = time.perf_counter() - started
+        assert time.perf_counter() - started < 900, "autograde took longer than 15 minutes"
+        time.sleep(0.2)
+    for glob, (proc, log) in running.items():
+        output = log.read_text()
+        assert proc.returncode == 0, f"autograde --student {glob} exited {proc.returncode}\n{output}"
+        assert "not recognized" not in output, output
+    return seconds
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> Graded:
+    base = tmp_path_factory.mktemp("nbgrader")
+    course = base / "course"
+    hidden = base / "grading-machine" / "hidden_cases.json"
+    hidden.parent.mkdir()
+    hidden.write_text(json.dumps(HIDDEN_CASES))
+    seconds: dict[str, float] = {}
+    command = [sys.executable, "-m", "grader", "nbgrader-course", str(course), "--assignment", ASSIGNMENT]
+    command += ["--puzzles", "02", "--hidden-cases", str(hidden), "--timeout", str(CHECK_TIMEOUT)]
+    subprocess.run(command, check=True, capture_output=True, text=True)
+
+    started = time.perf_counter()
+    nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
+    seconds["generate_assignment"] = time.perf_counter() - started
+
+    release = nbformat.read(course / "release" / ASSIGNMENT / NOTEBOOK, as_version=4)
+    solutions = solution_sources(course / "source" / ASSIGNMENT / NOTEBOOK)
+    for student in STUDENTS:
+        folder = course / "submitted" / student.name / ASSIGNMENT
+        folder.mkdir(parents=True)
+        nbformat.write(submission(release, solutions, student), folder / NOTEBOOK)
+
+    # The solutions' kernels compile once here (TileLang's cache), so no check spends its time limit on
+    # a cold compile while three autograde processes share the CPUs.
+    warm = [sys.executable, "-m", "grader", "02", "--solutions", "--timeout", "600"]
+    subprocess.run(warm, capture_output=True, text=True, timeout=900)
+    started = time.perf_counter()
+    for key, value in autograde_all(course).items():
+        seconds[f"autograde {key}"] = value
+    seconds["autograde (all, in parallel)"] = time.perf_counter() - started
+
+    started = time.perf_counter()
+    nbgrader(course, "generate_feedback", ASSIGNMENT)
+    seconds["generate_feedback"] = time.perf_counter() - started
+    nbgrader(course, "export")
+
+    with open(course / "grades.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    grades = {row["student_id"]: float(row["score"]) for row in rows if row["assignment"] == ASSIGNMENT}
+    max_score = float(rows[0]["max_score"])
+    from nbgrader.api import Gradebook
+
+    cells: dict[str, dict[str, float]] = {}
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        for student in STUDENTS:
+            notebook = gradebook.find_submission_notebook(NOTEBOOK.removesuffix(".ipynb"), ASSIGNMENT, student.name)
+            cells[student.name] = {grade.name: grade.score for grade in notebook.grades}
+    print("\nnbgrader pipeline seconds:", json.dumps({k: round(v, 1) for k, v in seconds.items()}))
+    print("scores:", json.dumps(grades))
+    return Graded(course, grades, max_score, cells, seconds)
+
+
+def test_release_holds_stubs_and_no_solution(graded: Graded):
+    text = (graded.course / "release" / ASSIGNMENT / NOTEBOOK).read_text()
+    assert BEGIN not in text and "BEGIN SOLUTION" not in text
+    release = nbformat.read(graded.course / "release" / ASSIGNMENT / NOTEBOOK, as_version=4)
+    kernel_cells = [c for c in release.cells if c.metadata.get("tilelang_course", {}).get("role") == "kernel"]
+    assert len(kernel_cells) == len(KERNELS)
+    for cell in kernel_cells:  # each TODO region holds the stub's hints and nbgrader's stub, nothing else
+        for region in regions(cell.source):
+            assert all(STUB_LINE.match(line) for line in region.splitlines()), region
+            assert region.count("raise NotImplementedError()") == 1
+    assert "Use T.max, not Python's max." in text  # the stub's hints survive
+    for folder in ("source", "release"):
+        assert SECRET not in (graded.course / folder / ASSIGNMENT / NOTEBOOK).read_text()
+    checks = [c for c in release.cells if c.metadata.get("nbgrader", {}).get("grade")]
+    assert [c.metadata.nbgrader.grade_id for c in checks] == [f"p02_{k}_check" for k in KERNELS]
+    assert all(c.metadata.nbgrader.locked and c.metadata.nbgrader.points == 1 for c in checks)
+
+
+def test_export_scores(graded: Graded):
+    assert graded.max_score == len(KERNELS)
+    expected = {s.name: float(sum(s.expected.values())) for s in STUDENTS}
+    assert graded.grades == expected
+
+
+@pytest.mark.parametrize("student", STUDENTS, ids=lambda s: s.name)
+def test_partial_credit_by_kernel(graded: Graded, student: Student):
+    checks = {k: graded.cells[student.name][f"p02_{k}_check"] for k in KERNELS}
+    assert checks == {k: float(v) for k, v in student.expected.items()}
+
+
+def cell_seconds(notebook_path: Path) -> dict[str, float]:
+    """Grade id -> seconds the cell ran, from the timestamps nbclient records while nbgrader executes."""
+    notebook = nbformat.read(notebook_path, as_version=4)
+    found = {}
+    for cell in notebook.cells:
+        stamps = cell.metadata.get("execution", {})
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id and "iopub.execute_input" in stamps and "shell.execute_reply" in stamps:
+            begin, end = (datetime.fromisoformat(stamps[k].replace("Z", "+00:00")) for k in STAMPS)
+            found[grade_id] = (end - begin).total_seconds()
+    return found
+
+
+def test_hung_kernel_costs_one_check_timeout(graded: Graded):
+    seconds = cell_seconds(graded.course / "autograded" / HANGING / ASSIGNMENT / NOTEBOOK)
+    assert CHECK_TIMEOUT * 0.5 < seconds["p02_add_check"] <= CHECK_TIMEOUT + 5  # gave up at its limit
+    assert seconds["p02_mul_relu_check"] < CHECK_TIMEOUT and seconds["p02_add_fragments_check"] < CHECK_TIMEOUT
+    hang = check_output(graded.course / "autograded" / HANGING / ASSIGNMENT / NOTEBOOK, "add")
+    assert "HANG" in hang
+    # The whole batch of that process: two students, one hung check among their six.
+    assert graded.seconds[f"autograde {GROUPS[0]}"] < CHECK_TIMEOUT + 150
+
+
+def test_feedback_names_no_hidden_case(graded: Graded):
+    pages = {s.name: graded.course / "feedback" / s.name / ASSIGNMENT / "p02_vector_add.html" for s in STUDENTS}
+    for name, page in pages.items():
+        text = page.read_text()
+        assert SECRET not in text and "seven blocks" not in text, name
+    frank = check_output(graded.course / "autograded" / "frank_hidden" / ASSIGNMENT / NOTEBOOK, "add")
+    assert "hidden_1" in frank and "a hidden case did not pass" in frank  # graded, under its public name only
+    assert "777" not in frank and "of 7" not in frank  # neither its size nor its grid
+    assert frank.count("image/png") == 0  # no tile map of it either
+
+
+def check_output(notebook_path: Path, kernel: str) -> str:
+    """Everything the check cell of ``kernel`` shows: its text outputs and the MIME types of the rest."""
+    notebook = nbformat.read(notebook_path, as_version=4)
+    cell = next(c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id") == f"p02_{kernel}_check")
+    parts = []
+    for output in cell.outputs:
+        parts += [output.get("text", ""), output.get("evalue", ""), *output.get("data", {}).keys()]
+    return "\n".join(parts)
+
+
+def test_hidden_cases_file_adds_cases(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    from grader.discover import load_module, load_puzzle, puzzle_files
+    from tests.conftest import ROOT
+
+    puzzle = load_puzzle(load_module(puzzle_files(ROOT / "solutions")["02"]))
+    monkeypatch.delenv(ENV, raising=False)
+    assert with_hidden_cases(puzzle) is puzzle
+    path = tmp_path / "hidden.json"
+    path.write_text(json.dumps(HIDDEN_CASES))
+    monkeypatch.setenv(ENV, str(path))
+    extended = with_hidden_cases(puzzle)
+    add = extended.kernel("add")
+    assert [c.name for c in add.cases[-1:]] == ["hidden_1"] and add.cases[-1].sizes == {"N": 777}
+    assert extended.kernel("mul_relu").cases == puzzle.kernel("mul_relu").cases
+    path.write_text(json.dumps({"cases": [{"puzzle": "02", "kernel": "nope", "sizes": {"N": 1}, "seed": 1}]}))
+    with pytest.raises(ValueError, match="nope"):
+        with_hidden_cases(puzzle)
