@@ -136,8 +136,9 @@ class PuzzleRun:
                 if alive:
                     status = outcome.TIMED_OUT
                     reason = (
-                        f"no answer within {self.timeout:g} s: the kernel hangs, "
-                        "or compiling took too long (raise --timeout)"
+                        f"no answer within {self.timeout:g} s: the kernel hangs (look for a loop whose bound "
+                        "never ends, or one far longer than the sizes need), or compiling took too long "
+                        "(raise --timeout)"
                     )
                 else:
                     status = outcome.CRASHED
@@ -186,7 +187,18 @@ class PuzzleRun:
         code = self._process.exitcode if self._process is not None else None
         self._stop()
         if code is None:
-            return f"the grading process gave no answer within {self.timeout:g} s {when}"
+            return f"the grading process gave no answer within {self.timeout:g} s {when} (raise --timeout)"
+        if code == -9:
+            return (
+                f"the grading process was killed by signal 9 {when}: most often the system ran out of memory; "
+                "look for a buffer or tensor far larger than the case needs"
+            )
         if code < 0:
-            return f"the grading process was killed by signal {-code} {when}"
-        return f"the grading process exited with code {code} {when}"
+            return (
+                f"the grading process was killed by signal {-code} {when}: TileLang, the compiler or the GPU driver "
+                "crashed on this kernel; undo your last change to it and try again in smaller steps"
+            )
+        return (
+            f"the grading process exited with code {code} {when}: something in the graded file ended the process "
+            "(sys.exit, os._exit, quit); remove it, a puzzle file only defines functions"
+        )

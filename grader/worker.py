@@ -63,7 +63,11 @@ def pick_device(requested: str) -> Device:
         mode, name = "cpu", "no CUDA GPU: compiled for sm_90a, simulated on CPU"
     if requested == "cuda":
         return Device(
-            "compile", "no CUDA GPU", COMPILE_ONLY_TARGET, problem="--device cuda, but torch sees no CUDA GPU"
+            "compile",
+            "no CUDA GPU",
+            COMPILE_ONLY_TARGET,
+            problem="--device cuda, but torch sees no CUDA GPU: install the CUDA build of torch that matches "
+            "your driver, or leave out --device to compile and simulate on the CPU",
         )
     from tilelang import env
 
