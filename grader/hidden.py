@@ -131,7 +131,7 @@ def public_view(result: CaseResult) -> CaseResult:
     if not is_hidden(result.case):
         return result
     prefix = SIMULATED if result.message.startswith(SIMULATED) else ""
-    verdict = "passed" if result.status in ("passed", "compiled") else "did not pass"
+    verdict = {"passed": "passed", "compiled": "compiled (numbers need a GPU)"}.get(result.status, "did not pass")
     return dataclasses.replace(
         result,
         message=f"{prefix}a hidden case {verdict} (its sizes and numbers are not shown)",
