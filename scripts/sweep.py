@@ -1,6 +1,7 @@
 """Try block parameters for one kernel on a GPU: correctness on the case, then time vs torch.
 
     python scripts/sweep.py 08 matmul_tuned large_4096 '{"STAGES": 3}' '{"STAGES": 4, "PANEL": 8}'
+    python scripts/sweep.py --file=my_p09.py 09 conv1d_im2col large_256_131072_k5 '{}'
 Each JSON object overrides the case's params; a "_pass" key holds TileLang pass configs for that
 variant, e.g. '{"_pass": {"tl.disable_tma_lower": true}}'. Prints one line per variant, best last.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from pathlib import Path
 
 os.environ.setdefault("TILELANG_PRINT_ON_COMPILATION", "0")
 
@@ -24,8 +26,9 @@ def main(argv: list[str]) -> None:
     from grader.run import launch, make_inputs, poisoned_outputs, reference_outputs
     from grader.spec import Case
 
-    puzzle_id, function, case_name, *overrides = argv
-    path = puzzle_files(course_root() / "solutions")[puzzle_id]
+    files = [a.split("=", 1)[1] for a in argv if a.startswith("--file=")]
+    puzzle_id, function, case_name, *overrides = [a for a in argv if not a.startswith("--file=")]
+    path = Path(files[0]) if files else puzzle_files(course_root() / "solutions")[puzzle_id]
     module = load_module(path)
     kernel = load_puzzle(module).kernel(function)
     base = kernel.case(case_name)
