@@ -137,6 +137,25 @@ def explain(error: BaseException, source: Path, kernel: Kernel | None = None) ->
             "Give both sides of T.copy the same number of dimensions: a (BLOCK_M, BLOCK_N) tile is copied "
             "from A[row, col], one index per dimension of A, and a 1-D tile from a 1-D tensor."
         )
+    elif "Expected `ir.PrimExpr` but got `tirx.Buffer`" in text:
+        summary = "a whole buffer is used where one value belongs (an element holds one value, not a tile)"
+        hint = "To move a whole tile use T.copy(tile, B[offset]); to use one element, index the buffer: tile[i]."
+    elif "Cannot use and / or / not operator to Expr" in text:
+        summary = "Python's max / min / and / or / not cannot decide on values only known when the kernel runs"
+        hint = (
+            "Write the test as nested ifs, pick values with T.if_then_else(cond, a, b), and use T.max / T.min "
+            "rather than Python's max / min."
+        )
+    elif "Invalid reduce output shape" in text:
+        hint = (
+            "T.reduce_sum(src, dst, dim=d) (and reduce_max, ...) removes dimension d of src: dst has src's shape "
+            "without it. dim=1 sums along each row, dim=0 down each column."
+        )
+    elif "T.gemm" in text and "shape check failed" in text:
+        hint = (
+            "T.gemm(A, B, C) multiplies an M x K tile by a K x N tile (or by an N x K one with transpose_B=True) "
+            "into an M x N accumulator: check the shapes the tiles were allocated with."
+        )
     elif "T.reshape/view shape check failed" in text:
         summary = "T.reshape was given a shape with a different number of elements than the buffer"
         hint = "T.reshape only renames the same memory: the new shape must hold exactly as many elements."

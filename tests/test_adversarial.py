@@ -217,6 +217,27 @@ def test_tilelang_errors_become_sentences_with_the_line(grade):
     assert shapes["hint"].startswith("Give both sides of T.copy the same number of dimensions")
 
 
+def test_kernels_tilelang_rejects_while_tracing_get_a_line_and_a_hint():
+    """The known-wrong kernels that TileLang rejects (tests/wrong, CAUGHT_BY compile) each read as a
+    sentence with the learner's file:line and a hint, never as TileLang's raw exception alone."""
+    from grader.build import BuildFailed, kernel_function, trace_tir
+    from grader.discover import wrong_kernels
+    from grader.worker import load_learner
+    from tests.inprocess import spec
+
+    for wrong in [w for w in wrong_kernels(ROOT) if w.caught_by == "compile"]:
+        puzzle = spec(wrong.puzzle_id)
+        kernel = puzzle.kernel(wrong.kernel)
+        module, problem, _ = load_learner(wrong.path)
+        assert not problem, problem
+        with pytest.raises(BuildFailed) as caught:
+            known = tuple(k.function for k in puzzle.kernels)
+            trace_tir(kernel_function(module, kernel, known), kernel, kernel.cases[0], wrong.path)
+        assert caught.value.location.startswith(f"{wrong.path.name}:"), wrong.path
+        assert caught.value.hint, (wrong.path, caught.value.summary)
+        assert "Traceback" not in caught.value.summary
+
+
 # ------------------------------------------------------------------------------ containment
 
 
