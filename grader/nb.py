@@ -64,6 +64,7 @@ class PuzzleMagics(Magics):
         super().__init__(shell)
         self.puzzle_id = ""
         self.cells: dict[str, str] = {}
+        self.failed: set[str] = set()  # cells whose last run raised: only their own kernel's check sees them
 
     @line_magic("puzzle")
     def set_puzzle(self, line: str) -> None:
@@ -77,12 +78,21 @@ class PuzzleMagics(Magics):
     def record(self, line: str, cell: str) -> None:
         name = line.strip() or f"cell{len(self.cells) + 1}"
         self.cells[name] = cell
-        self.shell.run_cell(cell)
+        if self.shell.run_cell(cell).success:
+            self.failed.discard(name)
+        else:
+            self.failed.add(name)
 
-    def module_text(self) -> tuple[str, list[tuple[int, str]]]:
-        """The remembered cells as one module, and where each starts: (first line, cell name)."""
+    def module_text(self, keep: str = "") -> tuple[str, list[tuple[int, str]]]:
+        """The remembered cells as one module, and where each starts: (first line, cell name).
+
+        A cell whose last run raised is left out unless it is ``keep`` (the checked kernel's own cell,
+        whose error the check then reports), so one broken cell costs only its own kernel's check.
+        """
         parts, starts, line = [], [], 1
         for name, source in self.cells.items():
+            if name in self.failed and name != keep:
+                continue
             text = source.rstrip("\n") + "\n"
             starts.append((line, name))
             parts.append(text + "\n\n")
@@ -307,7 +317,7 @@ def check(kernel: str, *, timeout: float = CHECK_TIMEOUT_S, device: str = "auto"
 
 def _check(kernel: str, timeout: float, device: str) -> CheckResult:
     magics = _magics()
-    module, starts = magics.module_text()
+    module, starts = magics.module_text(keep=kernel)
     if not re.search(rf"^def {re.escape(kernel)}\(", module, re.M):
         summary = f"{kernel}: no cell defines it yet: run the cell that starts with %%puzzle {kernel}, then this one"
         print(summary)
