@@ -66,6 +66,12 @@ def raises_when_traced(source: str) -> str:
     return source.replace("C[i] = A[i] + B[i]", "C[i] = A[i] + B[j]")
 
 
+def raises_when_run(source: str) -> str:
+    """The cell itself raises when it runs (a line left at its top level): that cell's kernel fails, the
+    notebook goes on, and later checks leave the broken cell out."""
+    return source + "\nprint(unfinished_helper())"
+
+
 def never_returns(source: str) -> str:
     """A serial loop of 2^31 - 1 steps before the real work: the simulated kernel does not finish (on a
     GPU, a ``while`` on data would hang it the same way), so its check must give up at its timeout."""
@@ -95,8 +101,8 @@ STUDENTS = (
     ),
     Student(
         "dave_raises",
-        {"add": raises_when_traced, "mul_relu": solved, "add_fragments": solved},
-        {"add": 0, "mul_relu": 1, "add_fragments": 1},
+        {"add": raises_when_traced, "mul_relu": raises_when_run, "add_fragments": solved},
+        {"add": 0, "mul_relu": 0, "add_fragments": 1},
     ),
     Student(
         "erin_hangs",
@@ -318,3 +324,33 @@ def test_hidden_cases_file_adds_cases(tmp_path: Path, monkeypatch: pytest.Monkey
     path.write_text(json.dumps({"cases": [{"puzzle": "02", "kernel": "nope", "sizes": {"N": 1}, "seed": 1}]}))
     with pytest.raises(ValueError, match="nope"):
         with_hidden_cases(puzzle)
+
+
+def test_config_names_are_nbgrader_options(tmp_path: Path):
+    """Every option nbgrader_config.py sets is a trait of nbgrader 0.9.6 / ipykernel, with the value meant."""
+    from ipykernel.kernelapp import IPKernelApp
+    from nbgrader.coursedir import CourseDirectory
+    from nbgrader.exchange.default import Exchange
+    from nbgrader.preprocessors import Execute, OverwriteCells
+    from traitlets.config.loader import PyFileConfigLoader
+
+    from grader.nbgrader_course import CELL_MARGIN_S
+    from grader.nbgrader_course import main as make_course
+
+    course = tmp_path / "course"
+    assert make_course([str(course), "--puzzles", "02", "--timeout", "45", "--assignment", "week1"]) == 0
+    assert (course / "source" / "week1" / NOTEBOOK).is_file()
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
+    execute = Execute(config=config)
+    assert execute.timeout == 45 + CELL_MARGIN_S and execute.interrupt_on_timeout
+    assert execute.raise_on_iopub_timeout is False
+    assert execute.extra_arguments == ["--IPKernelApp.capture_fd_output=False"]
+    assert "capture_fd_output" in IPKernelApp.class_trait_names()
+    assert OverwriteCells(config=config).add_missing_cells is True
+    coursedir = CourseDirectory(config=config)
+    assert coursedir.root == str(course) and coursedir.course_id == "tilelang-course"
+    assert coursedir.db_url == f"sqlite:///{course / 'gradebook.db'}?timeout=120"
+    exchange = Exchange(coursedir=coursedir, config=config)
+    assert exchange.root == str(course / "exchange") and exchange.path_includes_course
+    source = nbformat.read(course / "source" / "week1" / NOTEBOOK, as_version=4)
+    assert 'check("add", timeout=45)' in [c.source for c in source.cells]
