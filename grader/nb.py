@@ -36,6 +36,7 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from grader.discover import normalize_id
 
 CHECK_TIMEOUT_S = 120.0
+TIMEOUT_ENV = "TILELANG_COURSE_CHECK_TIMEOUT"  # seconds: the default limit of every check (slow machines)
 BENCH_TIMEOUT_S = 600.0
 LABELS = {
     "passed": "PASS",
@@ -302,14 +303,24 @@ def _show_tile_map(cases: list[dict[str, Any]]) -> None:
     plt.close(figure)
 
 
-def check(kernel: str, *, timeout: float = CHECK_TIMEOUT_S, device: str = "auto") -> CheckResult:
+def default_timeout() -> float:
+    """A check's time limit: $TILELANG_COURSE_CHECK_TIMEOUT if set to a positive number, else 120 s."""
+    try:
+        value = float(os.environ.get(TIMEOUT_ENV, ""))
+    except ValueError:
+        return CHECK_TIMEOUT_S
+    return value if value > 0 else CHECK_TIMEOUT_S
+
+
+def check(kernel: str, *, timeout: float | None = None, device: str = "auto") -> CheckResult:
     """Grade one kernel of the cells run so far; print a verdict per case; raise CheckFailed unless it passed.
 
-    ``timeout`` bounds the whole check (compiles included): a kernel that hangs fails within it.
-    ``device`` is the grader's --device: auto (a GPU if there is one, else simulate on the CPU).
+    ``timeout`` bounds the whole check (compiles included): a kernel that hangs fails within it
+    (default: :func:`default_timeout`). ``device`` is the grader's --device: auto (a GPU if there is
+    one, else simulate on the CPU).
     """
     with _quiet():
-        result = _check(kernel, timeout, device)
+        result = _check(kernel, default_timeout() if timeout is None else timeout, device)
     if not result.passed:
         raise CheckFailed(result.summary, result)
     return result
