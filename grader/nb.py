@@ -206,12 +206,16 @@ def _run_grader(
             output, _ = child.communicate()
             code = None
         finally:
-            _kill_group(child)  # the grader's own worker processes, if any outlived it
+            if child.returncode is None:  # interrupted (the stop button): stop the grader and its workers
+                _kill_group(child)
+                child.wait()
         document = json.loads(report.read_text()) if code is not None and report.is_file() else None
         return GraderRun(document, code, output.decode(errors="replace"), time.perf_counter() - started)
 
 
 def _kill_group(child: subprocess.Popen) -> None:
+    """Kill the grader and every process it started (its own session); only while it is unreaped,
+    so the group id cannot belong to anyone else."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(child.pid, signal.SIGKILL)
 
