@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+import subprocess
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime
@@ -174,7 +175,8 @@ def execute(path: Path) -> nbformat.NotebookNode:
         resources={"metadata": {"path": str(path.parent)}},
     )
     # Generous check limits: on a loaded CI machine with a cold compile cache a check compiles every case.
-    client.execute(env={**os.environ, "TILELANG_COURSE_CHECK_TIMEOUT": "600"})
+    # The kernel's own stderr (not the cells') holds only ipykernel's start-up chatter.
+    client.execute(env={**os.environ, "TILELANG_COURSE_CHECK_TIMEOUT": "600"}, stderr=subprocess.DEVNULL)
     return notebook
 
 
