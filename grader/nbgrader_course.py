@@ -10,7 +10,9 @@ nbgrader (cell metadata schema 3):
 * the check cell after each kernel is a locked test cell worth POINTS_PER_KERNEL points: it raises
   when any case of that kernel fails, so the marks are partial by kernel;
 * every other cell is locked (read-only; autograde restores its source), except the notebook-only
-  experiments, which stay editable and are not graded.
+  experiments, which stay editable;
+* experiments and the bench cell are tagged ``skip-execution``: nbgrader's executor (nbclient) skips
+  them, JupyterLab runs them as usual.
 
 Grade ids carry the puzzle id: ``p08_gemv_solution``, ``p08_gemv_check``, ``p08_setup_01``...
 Hidden cases (see grader/hidden.py) are named in the config, never in a notebook.
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +40,9 @@ CHECK_TIMEOUT_S = 240  # one check: the grader's child process, compiles include
 CELL_MARGIN_S = 60  # nbgrader's per-cell limit is the check's plus this, so the check's own limit fires first
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 UNLOCKED_ROLES = ("kernel", "extra")  # kernel cells are answers; experiments are the learner's to play with
+# nbclient, which runs the notebooks for nbgrader, skips cells with this tag; JupyterLab runs them as usual.
+SKIP_TAG = "skip-execution"
+SKIPPED_ROLES = ("extra", "bench")  # experiments and timings: for the learner, not the grade
 GRADE_ID = re.compile(r"[^a-zA-Z0-9_\-]+")
 
 
@@ -92,16 +98,15 @@ def grade_id(*parts: str) -> str:
 
 
 def nbgrader_meta(
-    grade_id_: str, *, solution: bool = False, grade: bool = False, locked: bool = False, points: int = 0
+    identifier: str, *, solution: bool = False, grade: bool = False, locked: bool = False, points: int = 0
 ) -> dict:
-    meta = {"schema_version": 3, "grade": grade, "solution": solution, "locked": locked, "grade_id": grade_id_}
+    meta = {"schema_version": 3, "grade": grade, "solution": solution, "locked": locked, "grade_id": identifier}
     if grade:
         meta["points"] = points
     return meta
 
 
 CHECK_CALL = re.compile(r'^check\("(?P<kernel>[A-Za-z0-9_]+)"\)$')
-BENCH_CALL = re.compile(r"^bench\(.*\)$")
 
 
 def check_source(source: str, timeout: int) -> str:
@@ -110,22 +115,6 @@ def check_source(source: str, timeout: int) -> str:
     if match is None:
         raise ValueError(f'a check cell holds {source!r}, not a single check("kernel") call')
     return f'check("{match.group("kernel")}", timeout={timeout})'
-
-
-def bench_source(source: str) -> str:
-    """The bench call, skipped while nbgrader autogrades (timing is for the learner, not the grade)."""
-    if BENCH_CALL.match(source.strip()) is None:
-        raise ValueError(f"a bench cell holds {source!r}, not a single bench(...) call")
-    return "\n".join(
-        [
-            "import os",
-            "",
-            'if os.environ.get("NBGRADER_EXECUTION") == "autograde":',
-            '    print("Benchmarks are skipped while nbgrader grades; run this cell yourself on a GPU.")',
-            "else:",
-            f"    {source.strip()}",
-        ]
-    )
 
 
 def mark_cells(
@@ -138,6 +127,8 @@ def mark_cells(
         info = cell.metadata.get("tilelang_course", {})
         role, kernel = info.get("role", "code"), info.get("kernel", "")
         has_todo = cell.cell_type == "code" and bool(REGION.search(cell.source))
+        if role in SKIPPED_ROLES and not has_todo:
+            cell.metadata["tags"] = sorted({*cell.metadata.get("tags", []), SKIP_TAG})
         if has_todo:
             cell.source = with_solution_markers(cell.source, remaining)
             meta = nbgrader_meta(grade_id(f"p{puzzle_id}", kernel or f"cell{index:02d}", "solution"), solution=True)
@@ -149,8 +140,6 @@ def mark_cells(
         elif role in UNLOCKED_ROLES:
             continue
         else:
-            if role == "bench":
-                cell.source = bench_source(cell.source)
             meta = nbgrader_meta(grade_id(f"p{puzzle_id}", role, f"{index:02d}"), locked=True)
         if meta["grade_id"] in used:
             raise ValueError(f"puzzle {puzzle_id}: two cells would have grade id {meta['grade_id']}")
@@ -167,8 +156,8 @@ def source_notebook(solution: Path, stub: Path, puzzle_id: str, timeout: int = C
     from grader.notebooks import puzzle_notebook
 
     notebook = puzzle_notebook(solution, puzzle_id)
-    for cell in notebook.cells:
-        if BEGIN in cell.source or END in cell.source:
+    for cell in notebook.cells:  # nbgrader cuts at these words wherever they stand
+        if any(word in cell.source for word in ("BEGIN SOLUTION", "END SOLUTION")):
             raise ValueError(f"{solution.name}: a cell already holds nbgrader's solution delimiters")
     notebook = mark_cells(notebook, puzzle_id, stub_hints(stub.read_text()), timeout)
     nbformat.validate(notebook)
@@ -195,8 +184,8 @@ c = get_config()  # noqa: F821 (nbgrader provides it)
 ROOT = Path({str(course.root)!r})
 c.CourseDirectory.root = str(ROOT)
 c.CourseDirectory.course_id = {course.course_id!r}
-# One SQLite gradebook. Two autograde processes may share it (SQLite locks each write), but give
-# the writers room to wait: the timeout below is sqlite3's busy timeout in seconds.
+# One SQLite gradebook. Several autograde processes may share it (SQLite lets one writer in at a
+# time); give waiting writers room: the timeout below is sqlite3's busy timeout in seconds.
 c.CourseDirectory.db_url = "sqlite:///" + str(ROOT / "gradebook.db") + "?timeout=120"
 
 # The exchange: where `nbgrader release_assignment` puts assignments and `collect` finds submissions.
@@ -213,6 +202,8 @@ c.Execute.raise_on_iopub_timeout = False
 # The kernel must not forward output written straight to file descriptors 1 and 2 (TileLang, TVM
 # and nvcc write there): a test cell with any stderr output scores 0.
 c.Execute.extra_arguments = ["--IPKernelApp.capture_fd_output=False"]
+# Experiments and the benchmark carry this tag: nbgrader does not run them (they grade nothing).
+c.Execute.skip_cells_with_tag = {SKIP_TAG!r}
 # A deleted check cell is put back and graded.
 c.OverwriteCells.add_missing_cells = True
 
@@ -274,6 +265,19 @@ class UsageError(Exception):
     pass
 
 
+def check_hidden_cases(path: Path, solutions: dict[str, Path]) -> None:
+    """Every hidden case names a puzzle and one of its graded kernels (its sizes are checked at grading)."""
+    from grader.notebooks import graded_kernels
+
+    for number, entry in enumerate(read_entries(path), 1):
+        puzzle_id = normalize_id(entry["puzzle"])
+        if puzzle_id not in solutions:
+            raise UsageError(f"{path}, case {number}: there is no puzzle {entry['puzzle']!r}")
+        kernels = graded_kernels(solutions[puzzle_id].read_text())
+        if entry["kernel"] not in kernels:
+            raise UsageError(f"{path}, case {number}: puzzle {puzzle_id} has no kernel {entry['kernel']!r}")
+
+
 def course_from_args(args: argparse.Namespace) -> Course:
     available = puzzle_files(course_root() / "solutions")
     ids = []
@@ -287,8 +291,8 @@ def course_from_args(args: argparse.Namespace) -> Course:
     if args.timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds")
     hidden = args.hidden_cases.resolve() if args.hidden_cases else None
-    if hidden is not None:
-        read_entries(hidden)  # a broken file is said now, not at grading time
+    if hidden is not None and hidden.is_file():  # a broken file is said now, not at grading time
+        check_hidden_cases(hidden, available)
     root = args.dir.resolve()
     return Course(
         root=root,
@@ -306,9 +310,15 @@ def main(argv: Sequence[str]) -> int:
     try:
         course = course_from_args(args)
     except (UsageError, ValueError) as error:
-        print(f"grader nbgrader-course: {error}")
+        print(f"grader nbgrader-course: {error}", file=sys.stderr)
         return 2
-    written = write_course(course)
+    try:
+        written = write_course(course)
+    except ValueError as error:  # a puzzle module nbgrader's markup cannot be put on
+        print(f"grader nbgrader-course: {error}", file=sys.stderr)
+        return 1
     print(f"wrote {written[0]} and {len(written) - 1} notebook(s) in {course.root / 'source' / course.assignment}")
+    if course.hidden_cases is not None and not course.hidden_cases.is_file():
+        print(f"note: {course.hidden_cases} is not on this machine; the config uses it where it exists at grading")
     print(f"next: cd {course.root} && nbgrader generate_assignment {course.assignment}")
     return 0

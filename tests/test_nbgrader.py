@@ -307,6 +307,13 @@ def check_output(notebook_path: Path, kernel: str) -> str:
     return "\n".join(parts)
 
 
+def test_experiments_and_bench_are_not_run(graded: Graded):
+    notebook = nbformat.read(graded.course / "autograded" / "alice_solutions" / ASSIGNMENT / NOTEBOOK, as_version=4)
+    skipped = [c for c in notebook.cells if c.metadata.get("tilelang_course", {}).get("role") in ("extra", "bench")]
+    assert skipped and all("skip-execution" in c.metadata.get("tags", []) for c in skipped)
+    assert all(not c.outputs and c.execution_count is None for c in skipped)
+
+
 def test_hidden_cases_file_adds_cases(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     from grader.discover import load_module, load_puzzle, puzzle_files
     from tests.conftest import ROOT
@@ -346,6 +353,7 @@ def test_config_names_are_nbgrader_options(tmp_path: Path):
     assert execute.raise_on_iopub_timeout is False
     assert execute.extra_arguments == ["--IPKernelApp.capture_fd_output=False"]
     assert "capture_fd_output" in IPKernelApp.class_trait_names()
+    assert execute.skip_cells_with_tag == "skip-execution"
     assert OverwriteCells(config=config).add_missing_cells is True
     coursedir = CourseDirectory(config=config)
     assert coursedir.root == str(course) and coursedir.course_id == "tilelang-course"
@@ -354,3 +362,7 @@ def test_config_names_are_nbgrader_options(tmp_path: Path):
     assert exchange.root == str(course / "exchange") and exchange.path_includes_course
     source = nbformat.read(course / "source" / "week1" / NOTEBOOK, as_version=4)
     assert 'check("add", timeout=45)' in [c.source for c in source.cells]
+    wrong = tmp_path / "wrong.json"
+    wrong.write_text(json.dumps({"cases": [{"puzzle": "02", "kernel": "sub", "sizes": {"N": 8}, "seed": 1}]}))
+    assert make_course([str(course), "--puzzles", "02", "--hidden-cases", str(wrong)]) == 2
+    assert make_course([str(course), "--puzzles", "42"]) == 2
