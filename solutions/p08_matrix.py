@@ -257,7 +257,8 @@ def matmul_naive(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, THREADS: int = 
 #    each warp loads its slice of the A and B tiles from global memory by itself: elements two warps
 #    need are fetched twice, and B, whose row-major layout does not match the instruction's, arrives
 #    two bytes at a time. A tile in shared memory is fetched once, in wide copies, and read by all.
-# 2. **`wgmma` reads shared memory.** Without shared tiles TileLang can only use `mma.sync`.
+# 2. **`wgmma` reads shared memory.** B must be there (A may come from registers, as P does in
+#    puzzle 07's flash attention). With both tiles in fragments TileLang can only use `mma.sync`.
 # 3. **Copies into shared memory can be asynchronous.** The TMA unit (Hopper) and `cp.async`
 #    (Ampere) fill shared memory while the threads compute: the basis of `T.Pipelined`. A load into
 #    registers holds those registers until its data arrives.
@@ -383,7 +384,7 @@ def matmul_pipelined(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int
 #   wave covers a squarer patch. At 8192³ that is 10 MiB of A plus all 128 MiB of B per wave, against
 #   20 MiB of A plus 56 MiB of B: a working set that has a chance in L2.
 # - **A staged store**: the accumulator goes fragment, then a shared tile, then C. The generated code
-#   stores C with TMA, whole rows of the tile at a time, instead of every thread writing scattered
+#   stores C with TMA, in four 128 x 64 boxes, instead of every thread writing scattered
 #   4-byte pieces; and TileLang places that tile in the shared memory of the B stages, idle by then,
 #   so it costs no extra space.
 #
