@@ -233,6 +233,7 @@ def _where(text: str, starts: list[tuple[int, str]], module_name: str) -> str:
 
     path = r"[^\s()'\"`]*"
     text = re.sub(rf"{path}{re.escape(module_name)}:(\d+)", cell_line, text)
+    text = re.sub(r"(?<=fix )line (\d+)\b", cell_line, text)  # the syntax-error advice names a bare line
     return re.sub(rf"{path}{re.escape(module_name)}", "this notebook", text)
 
 

@@ -348,3 +348,5 @@ def test_grader_locations_point_at_notebook_cells():
     assert _where(text, starts, "p01_notebook.py") == (
         "TypeError: Mismatched type (line 10 of cell %%puzzle copy_tiles); see this notebook"
     )
+    advice = "p01_notebook.py:5: syntax error: invalid syntax. Python cannot read the file: fix line 5 (a bracket"
+    assert _where(advice, starts, "p01_notebook.py").endswith("fix line 6 of cell %%puzzle part1 (a bracket")
