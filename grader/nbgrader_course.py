@@ -114,7 +114,13 @@ def check_source(source: str, timeout: int) -> str:
     match = CHECK_CALL.match(source.strip())
     if match is None:
         raise ValueError(f'a check cell holds {source!r}, not a single check("kernel") call')
-    return f'check("{match.group("kernel")}", timeout={timeout})'
+    return "\n".join(
+        [
+            "from grader.nb import check  # the grader's check, even if a cell above defined another",
+            "",
+            f'check("{match.group("kernel")}", timeout={timeout})',
+        ]
+    )
 
 
 def mark_cells(

@@ -61,6 +61,11 @@ def wrong_mul_relu(source: str) -> str:
     return source.replace("T.max(A[i] * B[i], 0)", "A[i] * B[i]")
 
 
+def wrong_and_shadows_check(source: str) -> str:
+    """Wrong, and defines its own ``check`` that passes everything: the check cell must not call it."""
+    return wrong_mul_relu(source) + "\n\n\ndef check(*args, **kwargs):\n    return None"
+
+
 def raises_when_traced(source: str) -> str:
     """A name error inside the kernel body: TileLang's frontend raises when the grader traces it."""
     return source.replace("C[i] = A[i] + B[i]", "C[i] = A[i] + B[j]")
@@ -97,7 +102,9 @@ STUDENTS = (
     Student("alice_solutions", {k: solved for k in KERNELS}, {"add": 1, "mul_relu": 1, "add_fragments": 1}),
     Student("bob_untouched", {}, {"add": 0, "mul_relu": 0, "add_fragments": 0}),
     Student(
-        "carol_partial", {"add": solved, "mul_relu": wrong_mul_relu}, {"add": 1, "mul_relu": 0, "add_fragments": 0}
+        "carol_partial",
+        {"add": solved, "mul_relu": wrong_and_shadows_check},
+        {"add": 1, "mul_relu": 0, "add_fragments": 0},
     ),
     Student(
         "dave_raises",
@@ -361,7 +368,7 @@ def test_config_names_are_nbgrader_options(tmp_path: Path):
     exchange = Exchange(coursedir=coursedir, config=config)
     assert exchange.root == str(course / "exchange") and exchange.path_includes_course
     source = nbformat.read(course / "source" / "week1" / NOTEBOOK, as_version=4)
-    assert 'check("add", timeout=45)' in [c.source for c in source.cells]
+    assert any(c.source.endswith('\ncheck("add", timeout=45)') for c in source.cells)
     wrong = tmp_path / "wrong.json"
     wrong.write_text(json.dumps({"cases": [{"puzzle": "02", "kernel": "sub", "sizes": {"N": 8}, "seed": 1}]}))
     assert make_course([str(course), "--puzzles", "02", "--hidden-cases", str(wrong)]) == 2
