@@ -38,6 +38,7 @@ from grader.discover import course_root, puzzle_files
 ROLES = ("spec", "markdown", "setup", "code", "kernel", "check", "bench", "extra")
 MARKER = re.compile(r"^# %%(?P<rest>.*)$")
 NAME = re.compile(r"[^a-z0-9_]+")
+BENCH_COMMENT = "# On a CUDA GPU: each kernel's large case timed against torch, as a table and a plot.\n"
 
 
 @dataclass(frozen=True)
@@ -286,7 +287,7 @@ def puzzle_notebook(source: Path, puzzle_id: str) -> NotebookNode:
         add("markdown", cells[0].text, "spec")
         rest, names = cells[1:], names[1:]
     add("code", setup_source(puzzle_id), "setup")
-    bench = f"bench({', '.join(json.dumps(k) for k in kernels)})"
+    bench = BENCH_COMMENT + f"bench({', '.join(json.dumps(k) for k in kernels)})"
     for cell, name in zip(rest, names):
         if cell.kind == "bench":
             if kernels:

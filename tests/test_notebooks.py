@@ -19,7 +19,7 @@ import nbformat
 import pytest
 
 from grader.discover import puzzle_files
-from grader.notebooks import ROLES, SourceCell, main, module_cells, parse_cells, setup_source
+from grader.notebooks import BENCH_COMMENT, ROLES, SourceCell, main, module_cells, parse_cells, setup_source
 from tests.conftest import ROOT
 
 PUZZLES = sorted(puzzle_files(ROOT / "puzzles"))
@@ -157,7 +157,7 @@ def test_cells_carry_their_role_and_kernel(puzzle_id: str):
         assert source.startswith(f"%%puzzle {kernel}\n") and "# TODO begin" in source and "# TODO end" in source
         assert infos[index + 1] == {"role": "check", "kernel": kernel}
         assert notebook.cells[index + 1].source == f'check("{kernel}")'
-    assert benches[0].source == f"bench({', '.join(chr(34) + k + chr(34) for _, k in kernels)})"
+    assert benches[0].source == BENCH_COMMENT + f"bench({', '.join(chr(34) + k + chr(34) for _, k in kernels)})"
 
 
 # ------------------------------------------------------------------------------------ execution
@@ -309,7 +309,7 @@ def test_the_bench_marker_places_the_bench_cell(tmp_path: Path):
         "spec", "setup", "code", "markdown", "extra", "code", "kernel", "check", "kernel", "check", "code", "bench",
         "markdown",
     ]  # fmt: skip
-    assert cells[-2].source == 'bench("first", "second")' and cells[-1].source == "The end."
+    assert cells[-2].source == BENCH_COMMENT + 'bench("first", "second")' and cells[-1].source == "The end."
     assert cells[2].source == "%%puzzle part1\nimport tilelang" and cells[5].source.startswith("%%puzzle references\n")
 
 
