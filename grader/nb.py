@@ -470,11 +470,18 @@ def _plot(rows: list[BenchRow]) -> None:
     axes.bar([p - 0.2 for p in positions], ours, width=0.4, label="your kernel")
     axes.bar([p + 0.2 for p in positions], theirs, width=0.4, label="torch")
     axes.set_xticks(positions, [f"{r.kernel}\n{r.case}" for r in rows], fontsize=8)
+    for position, row, mine, torch in zip(positions, rows, ours, theirs):
+        ratio = row.torch_ms / row.kernel_ms
+        axes.text(position, max(mine, torch) * 1.05, f"{ratio:.2f}x", ha="center", va="bottom", fontsize=8)
     axes.set_ylabel(unit)
+    axes.set_title("your kernels against torch (labels: torch time / your time)", fontsize=10)
     values = [v for v in ours + theirs if v and v > 0]
     if values and max(values) > 50 * min(values):  # GEMV next to GEMM: a log scale shows both
         axes.set_yscale("log")
-    axes.legend()
+        axes.set_ylim(top=max(values) * 4)
+    elif values:
+        axes.set_ylim(top=max(values) * 1.2)
+    axes.legend(loc="upper left", fontsize=8)
     figure.tight_layout()
     from IPython.display import display
 
