@@ -209,8 +209,15 @@ def _run_grader(
             if child.returncode is None:  # interrupted (the stop button): stop the grader and its workers
                 _kill_group(child)
                 child.wait()
-        document = json.loads(report.read_text()) if code is not None and report.is_file() else None
+        document = _read_json(report) if code is not None else None
         return GraderRun(document, code, output.decode(errors="replace"), time.perf_counter() - started)
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):  # no report, or a truncated one: the caller says the grader gave no verdict
+        return None
 
 
 def _kill_group(child: subprocess.Popen) -> None:
