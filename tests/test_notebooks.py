@@ -350,3 +350,34 @@ def test_grader_locations_point_at_notebook_cells():
     )
     advice = "p01_notebook.py:5: syntax error: invalid syntax. Python cannot read the file: fix line 5 (a bracket"
     assert _where(advice, starts, "p01_notebook.py").endswith("fix line 6 of cell %%puzzle part1 (a bracket")
+
+
+def test_puzzle_cells_are_recorded_in_first_run_order_and_rerun_in_place(capsys):
+    from IPython.core.interactiveshell import InteractiveShell
+    from traitlets.config import Config
+
+    config = Config()
+    config.HistoryManager.hist_file = ":memory:"
+    shell = InteractiveShell.instance(config=config)
+    try:
+        _record_and_check(shell, capsys)
+    finally:
+        InteractiveShell.clear_instance()
+
+
+def _record_and_check(shell, capsys) -> None:
+    from grader.nb import CheckFailed, check
+
+    shell.run_cell("%load_ext grader.nb")
+    shell.run_cell("%puzzle 8")
+    shell.run_cell("%%puzzle first\nx = 1")
+    shell.run_cell("%%puzzle second\ny = x + 1")
+    shell.run_cell("%%puzzle first\nx = 10")
+    magics = shell.magics_manager.registry["PuzzleMagics"]
+    assert magics.puzzle_id == "08" and shell.user_ns["y"] == 2 and shell.user_ns["x"] == 10
+    text, starts = magics.module_text()
+    assert text == "x = 10\n\n\ny = x + 1\n\n\n" and starts == [(1, "first"), (4, "second")]
+    with pytest.raises(CheckFailed, match="no cell defines it yet") as failed:
+        check("gemv")
+    assert failed.value._render_traceback_() == [f"CheckFailed: {failed.value}"]
+    assert "run the cell that starts with %%puzzle gemv" in capsys.readouterr().out
