@@ -12,7 +12,8 @@ The semantics follow TileLang 0.1.15 (src/op/copy.cc, reduce.cc, gemm*.cc):
   to the destination dtype;
 - reduce combines with the destination when clear=False;
 - gemm accumulates in the accumulator's dtype, rounding after every 16-wide K step (one MMA)
-  when that dtype is 16-bit, as the Tensor Cores do.
+  when that dtype is 16-bit, as the Tensor Cores do;
+- ``x * y + c`` in fp16/bf16 is rounded once, as the fused multiply-add nvcc emits for it.
 """
 
 from __future__ import annotations
@@ -348,6 +349,8 @@ class Interpreter:
             return self.load(node)
         if isinstance(node, t.Cast):
             return self.cast(self.expr(node.value), torch_dtype(node.dtype))
+        if isinstance(node, t.Add | t.Sub) and (fused := self.fused_multiply_add(node)) is not None:
+            return fused
         binary = {
             t.Add: torch.add, t.Sub: torch.sub, t.Mul: torch.mul,
             t.Max: torch.maximum, t.Min: torch.minimum,
@@ -384,6 +387,23 @@ class Interpreter:
         if isinstance(node, t.StringImm):
             return node.value
         raise Unsupported(f"the expression {type(node).__name__}: {node}")
+
+    def fused_multiply_add(self, node: Any) -> torch.Tensor | None:
+        """``x * y + c`` (or ``- c``, ``c -``) in a 16-bit float, rounded once, as the GPU computes it:
+        nvcc contracts the multiply and the add into one fused multiply-add (HFMA) by default."""
+        t = self.tir
+        dtype = torch_dtype(node.dtype) if str(node.dtype) != "bool" else None
+        if dtype not in (torch.float16, torch.bfloat16):
+            return None
+        if isinstance(node.a, t.Mul) and node.a.dtype == node.dtype:
+            product, other, product_sign, other_sign = node.a, node.b, 1.0, 1.0 if isinstance(node, t.Add) else -1.0
+        elif isinstance(node.b, t.Mul) and node.b.dtype == node.dtype:
+            product, other, product_sign, other_sign = node.b, node.a, 1.0 if isinstance(node, t.Add) else -1.0, 1.0
+        else:
+            return None
+        x, y, c = (self.as_typed(self.expr(e), dtype).double() for e in (product.a, product.b, other))
+        # The product of two 16-bit floats is exact in float64, and so (almost always) is the sum.
+        return (product_sign * x * y + other_sign * c).to(dtype)
 
     def operands(self, node: Any) -> tuple[Any, Any]:
         a, b = self.expr(node.a), self.expr(node.b)
