@@ -1,14 +1,19 @@
 """Run every simulated case on the GPU and in the CPU simulator on the same inputs; print both
 verdicts and the largest difference between the two outputs (the H200 cross-check).
 
-    python scripts/crosscheck.py [--wrong]      # on a CUDA GPU
-References always; with --wrong also every known-wrong kernel under tests/wrong/.
+    python scripts/crosscheck.py [--wrong] [--rows=PATH]     # on a CUDA GPU
+References always; with --wrong also every known-wrong kernel under tests/wrong/. Each case is
+also appended to PATH as a JSON line (default: a new file in the temp folder), so the per-kernel
+table at the end covers the whole run even though a GPU crash restarts the process.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
+import tempfile
+from pathlib import Path
 
 os.environ.setdefault("TILELANG_PRINT_ON_COMPILATION", "0")
 
@@ -29,7 +34,17 @@ def main(argv: list[str]) -> int:
     if "--wrong" in argv:
         jobs += [(w.puzzle_id, w.path, w.kernel) for w in wrong_kernels(root)]
 
+    given = [a.split("=", 1)[1] for a in argv if a.startswith("--rows=")]
+    rows_path = Path(given[0]) if given else Path(tempfile.mkdtemp()) / "crosscheck-rows.jsonl"
+    argv = [a for a in argv if not a.startswith("--rows=")] + [f"--rows={rows_path}"]
+
+    def record(path, kernel, case, gpu, sim, diff) -> None:
+        entry = {"file": path.name, "kernel": kernel.function, "case": case.name, "gpu": gpu, "sim": sim, "diff": diff}
+        with rows_path.open("a") as out:
+            out.write(json.dumps(entry) + "\n")
+
     def row(path, kernel, case, gpu, sim, diff, note="") -> None:
+        record(path, kernel, case, gpu, sim, None)
         print(f"{path.name:40} {kernel.function:22} {case.name:18} {gpu:12} {sim:12} {diff:>14}  {note}", flush=True)
 
     def verdict(kernel, outputs, expected) -> str:
@@ -42,7 +57,6 @@ def main(argv: list[str]) -> int:
     flags = [a for a in argv if not a.startswith("--start=")]
     start = next((int(a.split("=")[1]) for a in argv if a.startswith("--start=")), 0)
     disagreements = 0
-    kernels: dict[tuple[str, str], tuple[bool, bool]] = {}
     if start == 0:
         print(f"{'file':40} {'kernel':22} {'case':18} {'gpu':12} {'simulator':12} {'max |gpu-sim|':>14}")
     # Compile everything first on a thread pool (TileLang's lowering and nvcc release the GIL).
@@ -117,19 +131,38 @@ def main(argv: list[str]) -> int:
                     print(f"  simulator does not support {error}")
                 agree = (gpu == "pass") == (sim == "pass")
                 disagreements += not agree
-                key = (path.name, kernel.function)
-                gpu_ok, sim_ok = kernels.get(key, (True, True))
-                kernels[key] = (gpu_ok and gpu == "pass", sim_ok and sim == "pass")
+                record(path, kernel, case, gpu, sim, diff if diff == diff else None)
                 mark = "" if agree else "   <-- verdicts differ"
                 print(
                     f"{path.name:40} {kernel.function:22} {case.name:18} {gpu:12} {sim:12} {diff:14.4g}{mark}",
                     flush=True,
                 )
-    # The grader's verdict is per kernel (it passes only if every case passes): compare those too.
-    split = [key for key, (gpu_ok, sim_ok) in kernels.items() if gpu_ok != sim_ok]
-    for name, function in split:
-        print(f"kernel verdicts differ: {name} {function}")
-    print(f"verdicts differ on {disagreements} case(s) and {len(split)} of {len(kernels)} kernel(s) since job {start}")
+    print(f"verdicts differ on {disagreements} case(s) since job {start}")
+    return kernel_table(rows_path)
+
+
+def kernel_table(rows_path: Path) -> int:
+    """The grader's verdict is per kernel (it passes only if every case passes): one line per kernel
+    over the whole run, from the rows file. A case the GPU crashed on was not simulated."""
+    kernels: dict[tuple[str, str], list[dict]] = {}
+    for line in rows_path.read_text().splitlines():
+        entry = json.loads(line)
+        kernels.setdefault((entry["file"], entry["kernel"]), []).append(entry)
+    print("\n| kernel | cases | GPU | simulator | max abs(gpu - sim) |\n|---|---|---|---|---|")
+    split = 0
+    for (name, function), cases in kernels.items():
+        gpu_ok = all(c["gpu"] == "pass" for c in cases)
+        simulated = [c for c in cases if c["sim"] != "-"]
+        sim_ok = all(c["sim"] == "pass" for c in simulated)
+        split += bool(simulated) and gpu_ok != sim_ok
+        diffs = [c["diff"] for c in cases if c["diff"] is not None]
+        largest = f"{max(diffs):.4g}" if diffs else "-"
+        crashed = " (GPU crashed on a case)" if any(c["gpu"] == "CRASH" for c in cases) else ""
+        print(
+            f"| {name} {function} | {len(cases)} | {'pass' if gpu_ok else 'reject'}{crashed} | "
+            f"{('pass' if sim_ok else 'reject') if simulated else 'not run'} | {largest} |"
+        )
+    print(f"kernel verdicts differ on {split} of {len(kernels)} kernel(s); rows in {rows_path}")
     return 1 if split else 0
 
 
