@@ -305,34 +305,31 @@ def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Build | None) ->
     else:
         result = run_and_compare(ctx, kernel, case, compiled)
     result.seconds = time.perf_counter() - started
-    flag_uninitialized(result, build.tir)
+    from grader.static_checks import never_initialized
+
+    # Accumulators nothing cleared can come out right by luck (zeroed registers): the cause, not luck.
+    fail_by_tir(result, never_initialized(build.tir), "the numbers happen to be right, but ", cause=True)
     missed = [sentence for concept in kernel.concepts if (sentence := concept.check(build.tir))]
-    if missed and result.status in (outcome.PASSED, outcome.FAILED):
-        wants = [f"the puzzle wants {m}" for m in missed]
-        if result.status == outcome.PASSED:
-            result.message, wants = f"the numbers are right, but {wants[0]}", wants[1:]
-        result.status = outcome.FAILED
-        result.details = result.details + [f"also: {w}" for w in wants]
+    fail_by_tir(result, [f"the puzzle wants {m}" for m in missed], "the numbers are right, but ", cause=False)
     if ctx.bench and case.bench and result.status == outcome.PASSED:
         result.bench = bench_case(ctx, kernel, case, compiled)
     return result
 
 
-def flag_uninitialized(result: CaseResult, tir: Any) -> None:
-    """Fail a kernel that accumulates into a buffer nothing cleared, even where the GPU's leftover
-    registers happened to be zero and the numbers came out right."""
-    from grader.static_checks import never_initialized
-
-    problems = never_initialized(tir)
-    if not problems or result.status not in (outcome.PASSED, outcome.FAILED):
+def fail_by_tir(result: CaseResult, sentences: list[str], right_numbers: str, cause: bool) -> None:
+    """Fail a ran case for what its TIR shows (a concept missed, an accumulator never cleared), even
+    when its numbers are right. On a case that failed anyway, the first sentence replaces the generic
+    hint when it is the ``cause`` of the mismatch; the others are listed."""
+    if not sentences or result.status not in (outcome.PASSED, outcome.FAILED):
         return
+    listed = sentences[1:]
     if result.status == outcome.PASSED:
-        result.status, result.message = outcome.FAILED, f"the numbers happen to be right, but {problems[0]}"
-        problems = problems[1:]
-    else:  # the cause is known: it replaces the generic hint about the mismatch
-        result.hint = "the likely cause: " + problems[0]
-        problems = problems[1:]
-    result.details = result.details + [f"also: {p}" for p in problems]
+        result.status, result.message = outcome.FAILED, right_numbers + sentences[0]
+    elif cause:
+        result.hint = "the likely cause: " + sentences[0]
+    else:
+        listed = sentences
+    result.details = result.details + [f"also: {s}" for s in listed]
 
 
 def simulate_and_compare(ctx: Context, kernel: Kernel, case: Case, tir: Any) -> CaseResult:
