@@ -205,6 +205,98 @@ def test_fp16_arithmetic_rounds_after_each_op():
     assert out.tolist() == [0.0, 0.5]  # 1 + 1e-4 rounds to 1 in fp16, as on the GPU
 
 
+# ------------------------------------------------------------------ 16-bit sums in the GPU's order
+
+
+@tilelang.jit
+def dot_rows(A, B, ROUND_FIRST: bool):
+    M, N = T.const("M, N")
+    A: T.Tensor((M, N), T.float16)
+    B: T.Tensor((M, N), T.float16)
+    C = T.empty((M,), T.float16)
+    with T.Kernel(1, threads=32) as bx:
+        a = T.alloc_fragment((M, N), T.float16)
+        b = T.alloc_fragment((M, N), T.float16)
+        products = T.alloc_fragment((M, N), T.float16)
+        total = T.alloc_fragment((M,), T.float16)
+        T.copy(A[0, 0], a)
+        T.copy(B[0, 0], b)
+        for i, j in T.Parallel(M, N):
+            products[i, j] = a[i, j] * b[i, j]
+        if ROUND_FIRST:  # a second write: the products are now plain rounded values
+            for i, j in T.Parallel(M, N):
+                products[i, j] = T.max(products[i, j], T.float16(-1000))
+        T.reduce_sum(products, total, dim=1)
+        T.copy(total, C[0])
+    return C
+
+
+def dot_rows_inputs() -> tuple[torch.Tensor, torch.Tensor]:
+    """Thread 0 adds 1 and then a product just above 2**-11 that rounds to exactly 2**-11: added
+    unrounded (a fused multiply-add) the sum rounds up to 1 + 2**-10; rounded first, 1 + 2**-11 is
+    a tie and rounds to even, 1."""
+    a, b = torch.zeros(1, 256, dtype=torch.float16), torch.zeros(1, 256, dtype=torch.float16)
+    a[0, 0], b[0, 0] = 1.0, 1.0
+    a[0, 2], b[0, 2] = 2**-11 * (1 + 2**-10), 1 - 2**-11  # product 2**-11 * (1 + 2**-11 - 2**-21)
+    return a, b
+
+
+def test_fragment_placement_comes_from_tilelangs_layout_inference():
+    from grader.simulate.lanes import fragment_placements
+
+    tir = dot_rows.get_tir(M=1, N=256, ROUND_FIRST=False).without_attr("tilelang_out_idx")
+    placement = fragment_placements(tir)["products"]
+    j = torch.arange(256)
+    assert placement.thread[0].tolist() == (j // 8).tolist()  # 8 neighbours per thread, 32 threads
+    assert placement.slot[0].tolist() == (j % 8).tolist()
+
+
+@pytest.mark.parametrize(("round_first", "expected"), [(False, 1 + 2**-10), (True, 1.0)])
+def test_fp16_sum_of_stored_products_is_fused_as_nvcc_fuses_it(round_first, expected):
+    a, b = dot_rows_inputs()
+    out = run(dot_rows, {"A": a, "B": b, "C": torch.zeros(1, dtype=torch.float16)}, M=1, N=256, ROUND_FIRST=round_first)
+    assert out["C"].item() == expected
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("round_first", [False, True])
+def test_fp16_sum_of_stored_products_matches_the_gpu(round_first):
+    a, b = dot_rows_inputs()
+    tir = dot_rows.get_tir(M=1, N=256, ROUND_FIRST=round_first).without_attr("tilelang_out_idx")
+    on_gpu = torch.zeros(1, dtype=torch.float16, device="cuda")
+    tilelang.compile(tir, target="cuda")(a.cuda(), b.cuda(), on_gpu)
+    simulated = run(
+        dot_rows, {"A": a, "B": b, "C": torch.zeros(1, dtype=torch.float16)}, M=1, N=256, ROUND_FIRST=round_first
+    )["C"]
+    assert on_gpu.item() == simulated.item()
+
+
+# Elements the H200 got wrong for these known-wrong kernels (scripts/crosscheck.py --wrong, 2026-11-29).
+# Summed pairwise, the simulator missed them by a few elements and passed gemv's odd_127x129.
+H200_WRONG_ELEMENTS = {
+    ("gemv_fp16_accumulator", "gemv"): {"square_256": 4, "odd_127x129": 1, "long_k_64x8191": 6},
+    ("row_sum_fp16_accumulator", "row_sum"): {"square_256": 231, "odd_127x129": 109},
+}
+
+
+@pytest.mark.parametrize(("stem", "function"), sorted(H200_WRONG_ELEMENTS), ids=lambda x: str(x))
+def test_fp16_accumulators_fail_the_same_elements_as_on_the_h200(stem, function):
+    from grader.compare import compare
+    from grader.run import make_inputs, poisoned_outputs, reference_outputs
+
+    wrong = next(w for w in wrong_kernels(ROOT) if w.path.stem == stem and w.kernel == function)
+    module = load_module(wrong.path)
+    kernel = next(k for k in load_puzzle(load_module(SOLUTIONS[wrong.puzzle_id])).kernels if k.function == function)
+    counts = {}
+    for case in [c for c in kernel.cases if c.name in H200_WRONG_ELEMENTS[(stem, function)]]:
+        tir = trace_tir(kernel_function(module, kernel), kernel, case, wrong.path)
+        inputs, outputs = make_inputs(kernel, case, "cpu"), poisoned_outputs(kernel, case, "cpu")
+        simulate(tir, {t.name: x for t, x in zip(kernel.inputs + kernel.outputs, inputs + outputs)})
+        (spec,), (got,), (want,) = kernel.outputs, outputs, reference_outputs(kernel, inputs)
+        counts[case.name] = compare(spec.name, got, want, kernel.tolerance_for(spec.dtype)).wrong
+    assert counts == H200_WRONG_ELEMENTS[(stem, function)]
+
+
 # ------------------------------------------------------------------ the course's own kernels
 
 SOLUTIONS = puzzle_files(ROOT / "solutions")

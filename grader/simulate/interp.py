@@ -14,6 +14,8 @@ The semantics follow TileLang 0.1.15 (src/op/copy.cc, reduce.cc, gemm*.cc):
 - gemm accumulates in the accumulator's dtype, rounding after every 16-wide K step (one MMA)
   when that dtype is 16-bit, as the Tensor Cores do;
 - ``x * y + c`` in fp16/bf16 is rounded once, as the fused multiply-add nvcc emits for it.
+- a 16-bit sum reduce adds in the order the GPU's threads do, with products stored to a fragment
+  added unrounded (fused), so a fp16 accumulator fails the same elements as on the GPU (lanes.py).
 """
 
 from __future__ import annotations
@@ -85,6 +87,10 @@ def lane(extent: int, axis: int) -> torch.Tensor:
     return torch.arange(extent, dtype=torch.int64).reshape(shape)
 
 
+def _storage(data: torch.Tensor) -> torch.Tensor:
+    return data if data._base is None else data._base
+
+
 class Interpreter:
     def __init__(self, func: Any, tensors: dict[str, torch.Tensor]):
         from tilelang import tvm
@@ -97,6 +103,9 @@ class Interpreter:
         self.lanes = Lanes()
         self.parallel_vars: set[Any] = set()
         self.block_extents: dict[Any, int] = {}
+        # buffer -> (unrounded products, the storage they belong to, its version when they were kept)
+        self.exact: dict[Any, tuple[torch.Tensor, torch.Tensor, int]] = {}
+        self.placements: dict[str, Any] | None = None  # fragment placements, inferred on first need
         for param in func.params:
             buffer = func.buffer_map.get(param)
             if buffer is None:
@@ -228,7 +237,8 @@ class Interpreter:
     def store(self, node: Any) -> None:
         data = self.tensor_of(node.buffer)
         indices = [self.expr(i) for i in node.indices]
-        value = self.expr(node.value)
+        product = self.sixteen_bit_product(node)
+        value = self.expr(node.value) if product is None else product.to(torch_dtype(node.value.dtype))
         mask = self._mask
         if (
             not any(isinstance(i, torch.Tensor) for i in indices)
@@ -254,6 +264,48 @@ class Interpreter:
         inside = self.in_global_bounds(node.buffer, flat_indices)
         flat_indices = [f[inside] for f in flat_indices]
         data.index_put_(tuple(flat_indices), flat_value[inside].to(data.dtype))
+        if product is not None:
+            self.keep_exact(node.buffer, data, product, grids, keep, inside, flat_indices)
+
+    def sixteen_bit_product(self, node: Any) -> torch.Tensor | None:
+        """``x * y`` stored to a 16-bit fragment: the exact product (float64), else None."""
+        value = node.value
+        if not isinstance(value, self.tir.Mul) or self.scopes[node.buffer.data] != "local.fragment":
+            return None
+        dtype = torch_dtype(value.dtype) if str(value.dtype) != "bool" else None
+        if dtype not in (torch.float16, torch.bfloat16):
+            return None
+        x, y = (self.as_typed(self.expr(e), dtype).double() for e in (value.a, value.b))
+        return x * y
+
+    def keep_exact(
+        self,
+        buffer: Any,
+        data: torch.Tensor,
+        product: torch.Tensor,
+        grids: Any,
+        keep: Any,
+        inside: Any,
+        flat_indices: list[torch.Tensor],
+    ) -> None:
+        """Remember the unrounded products next to the stored ones: a sum of them on the GPU is
+        a chain of fused multiply-adds (see lanes.py). Any later write to the buffer voids them."""
+        shadow = self.exact_values(buffer, data, writes_since=1)
+        if shadow is None:
+            shadow = data.double()  # elements stored before keep their rounded value
+        exact = torch.broadcast_to(product, grids[0].shape).reshape(-1)
+        if keep is not None:
+            exact = exact[keep]
+        shadow.index_put_(tuple(flat_indices), exact[inside])
+        self.exact[buffer.data] = (shadow, _storage(data), data._version)
+
+    def exact_values(self, buffer: Any, data: torch.Tensor, writes_since: int = 0) -> torch.Tensor | None:
+        """The unrounded values of ``buffer``, if nothing but product stores wrote it since they
+        were kept (``writes_since``: writes the caller has just made itself)."""
+        kept = self.exact.get(buffer.data)
+        if kept is None or kept[1] is not _storage(data) or kept[2] + writes_since != data._version:
+            return None  # written since, or another block's allocation
+        return kept[0]
 
     def load(self, node: Any) -> Any:
         data = self.tensor_of(node.buffer)

@@ -8,6 +8,7 @@ from typing import Any
 import torch
 
 from grader.simulate.interp import MMA_K, Interpreter, SimulationError, Unsupported
+from grader.simulate.lanes import Placement, fragment_placements, gpu_order_sum
 
 LOWER_FIRST = {"local": 0, "local.fragment": 0, "local.var": 0, "shared": 1, "shared.dyn": 1, "global": 2}
 
@@ -19,10 +20,14 @@ class Region:
     scope: str
     base: list[int]
     extents: list[int]
+    buffer: Any = None
 
     def view(self) -> torch.Tensor:
         """The region as a writable view (clipped at the buffer's edge)."""
-        return self.data[tuple(slice(b, b + e) for b, e in zip(self.base, self.extents))]
+        return self.data[self.slices()]
+
+    def slices(self) -> tuple[slice, ...]:
+        return tuple(slice(b, b + e) for b, e in zip(self.base, self.extents))
 
 
 def region(sim: Interpreter, node: Any) -> Region:
@@ -41,7 +46,7 @@ def region(sim: Interpreter, node: Any) -> Region:
                 "block along that axis, or keep the start index from being negative"
             )
     data = sim.tensor_of(load.buffer)
-    return Region(load.buffer.name, data, sim.scopes[load.buffer.data], base, extents)
+    return Region(load.buffer.name, data, sim.scopes[load.buffer.data], base, extents, load.buffer)
 
 
 def copy(sim: Interpreter, call: Any) -> None:
@@ -109,7 +114,9 @@ def reduce(sim: Interpreter, call: Any) -> None:
     dim = dim % values.dim()
     out = dst.view()
     if kind in ("sum", "abssum") and out.dtype in (torch.float16, torch.bfloat16):
-        reduced = _tree_sum(values.abs() if kind == "abssum" else values, dim, out.dtype)
+        reduced = _sixteen_bit_sum(
+            sim, src, values.abs() if kind == "abssum" else values, kind == "sum", dim, out.dtype
+        )
     else:
         wide = torch.float32 if values.dtype in (torch.float16, torch.bfloat16) else values.dtype
         reduced = REDUCERS[kind](values.to(wide), dim)
@@ -122,9 +129,27 @@ def reduce(sim: Interpreter, call: Any) -> None:
     out.copy_(reduced.to(out.dtype) if clear else COMBINE[kind](out, reduced.to(out.dtype)))
 
 
+def _sixteen_bit_sum(
+    sim: Interpreter, src: Region, values: torch.Tensor, plain: bool, dim: int, dtype: torch.dtype
+) -> torch.Tensor:
+    """A 16-bit sum along ``dim`` in the order the GPU's threads add (lanes.py); pairwise where
+    the source is not a fragment TileLang placed. ``plain``: a sum, not a sum of absolute values."""
+    if src.scope == "local.fragment":
+        if sim.placements is None:
+            sim.placements = fragment_placements(sim.func)
+        placement = sim.placements.get(src.name)
+        if placement is not None and list(placement.thread.shape) == list(src.data.shape):
+            shadow = sim.exact_values(src.buffer, src.data) if plain else None
+            exact = shadow.view(src.data.shape)[src.slices()] if shadow is not None else None
+            where = Placement(placement.thread[src.slices()], placement.slot[src.slices()])
+            summed = gpu_order_sum(values.to(dtype), exact, where, dim, dtype)
+            if summed is not None:
+                return summed
+    return _tree_sum(values, dim, dtype)
+
+
 def _tree_sum(values: torch.Tensor, dim: int, dtype: torch.dtype) -> torch.Tensor:
-    """Sum along ``dim`` in a 16-bit dtype, rounding after every addition, pairwise as the
-    GPU's per-thread partial sums and warp shuffles do."""
+    """Sum along ``dim`` in a 16-bit dtype, rounding after every addition, pairwise."""
     x = values.to(dtype).movedim(dim, -1)
     while x.shape[-1] > 1:
         if x.shape[-1] % 2:
