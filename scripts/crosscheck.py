@@ -63,80 +63,78 @@ def main(argv: list[str]) -> int:
     from concurrent.futures import ThreadPoolExecutor
 
     pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 4)
+
+    def simulated_cases():
+        """(job number, file, its module, kernel, case) for every simulated case from job ``start`` on."""
+        for number, (pid, path, only) in enumerate(jobs):
+            if number < start:
+                continue
+            module = load_module(path)
+            for kernel in specs[pid].kernels:
+                if not only or kernel.function == only:
+                    for case in [c for c in kernel.cases if c.simulate]:
+                        yield number, path, module, kernel, case
+
     builds = {}
-    for number, (pid, path, only) in enumerate(jobs):
-        if number < start:
+    for number, path, module, kernel, case in simulated_cases():
+        try:
+            function = kernel_function(module, kernel)
+            tir = trace_tir(function, kernel, case, path)
+            compiled = pool.submit(compile_tir, tir, "cuda", path, kernel, jit_options(function))
+            builds[(number, kernel.function, case.name)] = (tir, compiled)
+        except (BuildFailed, NotImplementedYet) as error:
+            builds[(number, kernel.function, case.name)] = (None, error)
+    for number, path, _module, kernel, case in simulated_cases():
+        inputs = make_inputs(kernel, case, "cpu")
+        expected = reference_outputs(kernel, inputs)
+        tir, pending = builds[(number, kernel.function, case.name)]
+        try:
+            if isinstance(pending, Exception):
+                raise pending
+            compiled = pending.result()
+        except (BuildFailed, NotImplementedYet) as error:
+            row(path, kernel, case, "build error", "build error", "-", str(error)[:60])
             continue
-        module = load_module(path)
-        for kernel in specs[pid].kernels:
-            if only and kernel.function != only:
-                continue
-            for case in [c for c in kernel.cases if c.simulate]:
-                try:
-                    function = kernel_function(module, kernel)
-                    tir = trace_tir(function, kernel, case, path)
-                    compiled = pool.submit(compile_tir, tir, "cuda", path, kernel, jit_options(function))
-                    builds[(number, kernel.function, case.name)] = (tir, compiled)
-                except (BuildFailed, NotImplementedYet) as error:
-                    builds[(number, kernel.function, case.name)] = (None, error)
-    for number, (pid, path, only) in enumerate(jobs):
-        if number < start:
-            continue
-        module = load_module(path)
-        for kernel in specs[pid].kernels:
-            if only and kernel.function != only:
-                continue
-            for case in [c for c in kernel.cases if c.simulate]:
-                inputs = make_inputs(kernel, case, "cpu")
-                expected = reference_outputs(kernel, inputs)
-                tir, pending = builds[(number, kernel.function, case.name)]
-                try:
-                    if isinstance(pending, Exception):
-                        raise pending
-                    compiled = pending.result()
-                except (BuildFailed, NotImplementedYet) as error:
-                    row(path, kernel, case, "build error", "build error", "-", str(error)[:60])
-                    continue
-                gpu_out = poisoned_outputs(kernel, case, "cuda")
-                try:
-                    gpu_in = [x.cuda() for x in inputs]
-                    compiled(*gpu_in, *gpu_out)
-                    torch.cuda.synchronize()
-                    gpu = verdict(kernel, gpu_out, expected)
-                    # the grader's side-effect checks are part of the GPU verdict
-                    side = writes_outside(gpu_out, [t.name for t in kernel.outputs])
-                    side += changed_inputs([x.cuda() for x in inputs], gpu_in, [t.name for t in kernel.inputs])
-                    if side:
-                        gpu = "FAIL(guard)" if gpu == "pass" else gpu
-                    # so is the static check for accumulators nothing cleared (zeros by luck on a GPU)
-                    if gpu == "pass" and never_initialized(tir):
-                        gpu = "FAIL(uninit)"
-                except Exception as error:  # a crash is a verdict; the CUDA context is gone: restart after it
-                    row(path, kernel, case, "CRASH", "-", "-", str(error).splitlines()[0][:60])
-                    sys.stdout.flush()
-                    os.execv(sys.executable, [sys.executable, __file__, *flags, f"--start={number + 1}"])
-                sim_out = poisoned_outputs(kernel, case, "cpu")
-                try:
-                    simulate(tir, {t.name: x for t, x in zip(kernel.inputs + kernel.outputs, inputs + sim_out)})
-                    sim = verdict(kernel, sim_out, expected)
-                    diff = max(
-                        float(torch.nan_to_num((g.cpu().double() - s.double()).abs(), nan=float("inf")).max())
-                        for g, s in zip(gpu_out, sim_out)
-                    )
-                except SimulationError as error:
-                    sim, diff = "FAIL(error)", float("nan")
-                    print(f"  simulator: {error}")
-                except Unsupported as error:
-                    sim, diff = "unsupported", float("nan")
-                    print(f"  simulator does not support {error}")
-                agree = (gpu == "pass") == (sim == "pass")
-                disagreements += not agree
-                record(path, kernel, case, gpu, sim, diff if diff == diff else None)
-                mark = "" if agree else "   <-- verdicts differ"
-                print(
-                    f"{path.name:40} {kernel.function:22} {case.name:18} {gpu:12} {sim:12} {diff:14.4g}{mark}",
-                    flush=True,
-                )
+        gpu_out = poisoned_outputs(kernel, case, "cuda")
+        try:
+            gpu_in = [x.cuda() for x in inputs]
+            compiled(*gpu_in, *gpu_out)
+            torch.cuda.synchronize()
+            gpu = verdict(kernel, gpu_out, expected)
+            # the grader's side-effect checks are part of the GPU verdict
+            side = writes_outside(gpu_out, [t.name for t in kernel.outputs])
+            side += changed_inputs([x.cuda() for x in inputs], gpu_in, [t.name for t in kernel.inputs])
+            if side:
+                gpu = "FAIL(guard)" if gpu == "pass" else gpu
+            # so is the static check for accumulators nothing cleared (zeros by luck on a GPU)
+            if gpu == "pass" and never_initialized(tir):
+                gpu = "FAIL(uninit)"
+        except Exception as error:  # a crash is a verdict; the CUDA context is gone: restart after it
+            row(path, kernel, case, "CRASH", "-", "-", str(error).splitlines()[0][:60])
+            sys.stdout.flush()
+            os.execv(sys.executable, [sys.executable, __file__, *flags, f"--start={number + 1}"])
+        sim_out = poisoned_outputs(kernel, case, "cpu")
+        try:
+            simulate(tir, {t.name: x for t, x in zip(kernel.inputs + kernel.outputs, inputs + sim_out)})
+            sim = verdict(kernel, sim_out, expected)
+            diff = max(
+                float(torch.nan_to_num((g.cpu().double() - s.double()).abs(), nan=float("inf")).max())
+                for g, s in zip(gpu_out, sim_out)
+            )
+        except SimulationError as error:
+            sim, diff = "FAIL(error)", float("nan")
+            print(f"  simulator: {error}")
+        except Unsupported as error:
+            sim, diff = "unsupported", float("nan")
+            print(f"  simulator does not support {error}")
+        agree = (gpu == "pass") == (sim == "pass")
+        disagreements += not agree
+        record(path, kernel, case, gpu, sim, diff if diff == diff else None)
+        mark = "" if agree else "   <-- verdicts differ"
+        print(
+            f"{path.name:40} {kernel.function:22} {case.name:18} {gpu:12} {sim:12} {diff:14.4g}{mark}",
+            flush=True,
+        )
     print(f"verdicts differ on {disagreements} case(s) since job {start}")
     return kernel_table(rows_path)
 
