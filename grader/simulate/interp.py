@@ -256,16 +256,18 @@ class Interpreter:
         )
         index_grids, value_grid = grids[: len(indices)], grids[len(indices)]
         keep = grids[-1].reshape(-1) if mask is not None else None
-        flat_indices = [g.reshape(-1) for g in index_grids]
-        flat_value = value_grid.reshape(-1)
-        if keep is not None:
-            flat_indices = [f[keep] for f in flat_indices]
-            flat_value = flat_value[keep]
+
+        def kept(grid: torch.Tensor) -> torch.Tensor:  # the lanes the mask leaves on, flattened
+            flat = grid.reshape(-1)
+            return flat if keep is None else flat[keep]
+
+        flat_indices = [kept(g) for g in index_grids]
         inside = self.in_global_bounds(node.buffer, flat_indices)
         flat_indices = [f[inside] for f in flat_indices]
-        data.index_put_(tuple(flat_indices), flat_value[inside].to(data.dtype))
+        data.index_put_(tuple(flat_indices), kept(value_grid)[inside].to(data.dtype))
         if product is not None:
-            self.keep_exact(node.buffer, data, product, grids, keep, inside, flat_indices)
+            exact = kept(torch.broadcast_to(product, value_grid.shape))[inside]
+            self.keep_exact(node.buffer, data, flat_indices, exact)
 
     def sixteen_bit_product(self, node: Any) -> torch.Tensor | None:
         """``x * y`` stored to a 16-bit fragment: the exact product (float64), else None."""
@@ -279,24 +281,14 @@ class Interpreter:
         return x * y
 
     def keep_exact(
-        self,
-        buffer: Any,
-        data: torch.Tensor,
-        product: torch.Tensor,
-        grids: Any,
-        keep: Any,
-        inside: Any,
-        flat_indices: list[torch.Tensor],
+        self, buffer: Any, data: torch.Tensor, flat_indices: list[torch.Tensor], exact: torch.Tensor
     ) -> None:
         """Remember the unrounded products next to the stored ones: a sum of them on the GPU is
         a chain of fused multiply-adds (see lanes.py). Any later write to the buffer voids them."""
         shadow = self.exact_values(buffer, data, writes_since=1)
         if shadow is None:
             shadow = data.double()  # elements stored before keep their rounded value
-        exact = torch.broadcast_to(product, grids[0].shape).reshape(-1)
-        if keep is not None:
-            exact = exact[keep]
-        shadow.index_put_(tuple(flat_indices), exact[inside])
+        shadow.index_put_(tuple(flat_indices), exact)
         self.exact[buffer.data] = (shadow, _storage(data), data._version)
 
     def exact_values(self, buffer: Any, data: torch.Tensor, writes_since: int = 0) -> torch.Tensor | None:

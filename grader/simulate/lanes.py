@@ -124,8 +124,7 @@ def gpu_order_sum(
     thread, slot, x = (t.gather(-1, order) for t in (thread, slot, x))
     terms = x.double() if exact is None else exact.movedim(dim, -1).reshape(-1, length).gather(-1, order)
 
-    width = int((thread != thread.roll(1, dims=-1)).sum(dim=-1).max()) if length > 1 else 1
-    width = max(width, 1)
+    width = max(int((thread != thread.roll(1, dims=-1)).sum(dim=-1).max()), 1)  # threads per row
     if length % width or width & (width - 1):
         return None
     per_thread = length // width
