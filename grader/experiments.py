@@ -23,7 +23,9 @@ import tempfile
 from dataclasses import dataclass
 from typing import Any
 
-ARCH = "sm_90a"
+from grader.build import COMPILE_ONLY_TARGET
+
+ARCH = COMPILE_ONLY_TARGET["arch"]
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,7 @@ def _lower(function: Any, values: dict[str, Any]):
     from tilelang import tvm
 
     tir = function.get_tir(**values)
-    target = tvm.target.Target({"kind": "cuda", "arch": ARCH})
+    target = tvm.target.Target(COMPILE_ONLY_TARGET)
     with target:
         artifact = tilelang.lower(tir, target=target)
     attrs: dict[str, Any] = {}

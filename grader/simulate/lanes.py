@@ -24,7 +24,7 @@ from typing import Any
 
 import torch
 
-ARCH = "sm_90a"
+from grader.build import COMPILE_ONLY_TARGET
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ def fragment_placements(func: Any) -> dict[str, Placement]:
     from tilelang import tvm
     from tilelang.cuda.pipeline import CUDAPassPipelineBodyPrologue
 
-    target = tvm.target.Target({"kind": "cuda", "arch": ARCH})
+    target = tvm.target.Target(COMPILE_ONLY_TARGET)
     try:
         with target:
             module = CUDAPassPipelineBodyPrologue(tvm.IRModule({"main": func}), target)
