@@ -11,6 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from grader.static_checks import region_buffer
+
 
 @dataclass(frozen=True)
 class Concept:
@@ -61,7 +63,7 @@ def gemm_operands_in_shared(wants: str) -> Concept:
     def holds(tir: Any) -> bool:
         gemms = [c for c in _tile_ops(tir) if c.op.name == "tl.tileop.gemm"]
         return bool(gemms) and all(
-            str(c.args[i].args[0].buffer.scope()).startswith("shared") for c in gemms for i in (0, 1)
+            str(region_buffer(c.args[i]).scope()).startswith("shared") for c in gemms for i in (0, 1)
         )
 
     return Concept(wants, holds)

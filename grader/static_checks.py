@@ -17,7 +17,7 @@ _WRITING = {"tl.tileop.fill": 0, "tl.tileop.copy": 1, "tl.tileop.cumsum": 1}
 _OP_NAME = {"tl.tileop.gemm": "T.gemm", "tl.tileop.reduce": "T.reduce"}
 
 
-def _region_buffer(arg: Any) -> Any | None:
+def region_buffer(arg: Any) -> Any | None:
     """The buffer of a tile-op region argument (``T.region(buf[...], ...)`` or a BufferLoad)."""
     from tilelang import tvm
 
@@ -52,12 +52,12 @@ def never_initialized(tir: Any) -> list[str]:
             call = node.value
             name = getattr(call.op, "name", "")
             if name in _WRITING and len(call.args) > _WRITING[name]:
-                written.add(_region_buffer(call.args[_WRITING[name]]))
+                written.add(region_buffer(call.args[_WRITING[name]]))
             elif name in _ACCUMULATING:
                 dst_arg, clear_arg = _ACCUMULATING[name]
                 if len(call.args) <= max(dst_arg, clear_arg):
                     return True
-                buffer = _region_buffer(call.args[dst_arg])
+                buffer = region_buffer(call.args[dst_arg])
                 on_chip = buffer is not None and str(buffer.scope()) != "global"
                 if on_chip and not _is_true(call.args[clear_arg]) and buffer not in written:
                     problems.append(
