@@ -10,6 +10,7 @@ import torch
 from grader.build import kernel_function, trace_tir
 from grader.discover import WrongKernel, course_root, load_module, load_puzzle, puzzle_files, wrong_kernels
 from grader.simulate import SimulationError, Unsupported, simulate
+from tests.inprocess import grade_simulated
 
 ROOT = course_root()
 
@@ -281,20 +282,9 @@ H200_WRONG_ELEMENTS = {
 
 @pytest.mark.parametrize(("stem", "function"), sorted(H200_WRONG_ELEMENTS), ids=lambda x: str(x))
 def test_fp16_accumulators_fail_the_same_elements_as_on_the_h200(stem, function):
-    from grader.compare import compare
-    from grader.run import make_inputs, poisoned_outputs, reference_outputs
-
     wrong = next(w for w in wrong_kernels(ROOT) if w.path.stem == stem and w.kernel == function)
-    module = load_module(wrong.path)
-    kernel = next(k for k in load_puzzle(load_module(SOLUTIONS[wrong.puzzle_id])).kernels if k.function == function)
-    counts = {}
-    for case in [c for c in kernel.cases if c.name in H200_WRONG_ELEMENTS[(stem, function)]]:
-        tir = trace_tir(kernel_function(module, kernel), kernel, case, wrong.path)
-        inputs, outputs = make_inputs(kernel, case, "cpu"), poisoned_outputs(kernel, case, "cpu")
-        simulate(tir, {t.name: x for t, x in zip(kernel.inputs + kernel.outputs, inputs + outputs)})
-        (spec,), (got,), (want,) = kernel.outputs, outputs, reference_outputs(kernel, inputs)
-        counts[case.name] = compare(spec.name, got, want, kernel.tolerance_for(spec.dtype)).wrong
-    assert counts == H200_WRONG_ELEMENTS[(stem, function)]
+    results = grade_simulated(wrong.puzzle_id, wrong.path, function, cases=list(H200_WRONG_ELEMENTS[(stem, function)]))
+    assert {r.case: r.wrong for r in results} == H200_WRONG_ELEMENTS[(stem, function)]
 
 
 # ------------------------------------------------------------------ the course's own kernels
