@@ -1,10 +1,12 @@
-"""Build: turn the learner's @tilelang.jit function into a compiled kernel for one case."""
+"""Build: compile admitted TIR for one case, and the learner-facing sentences for what TileLang rejects.
+
+No learner object passes through here: tracing is grader.trace's job, admission grader.judge.traced's."""
 
 from __future__ import annotations
 
-import difflib
 import re
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +17,33 @@ COMPILE_ONLY_TARGET = {"kind": "cuda", "arch": "sm_90a"}
 NVCC_HELP = 'No CUDA compiler (nvcc) was found. Install one with: pip install "tilelang[nvcc]"'
 
 
+OUT_OF_MEMORY = (
+    "ran out of memory: when it traces, simulates or compiles, the grader caps its processes at --memory-limit GB "
+    "(32 unless set); look for a buffer or tensor far larger than the case needs"
+)
+
+
+def out_of_memory(error: BaseException) -> bool:
+    return isinstance(error, MemoryError) or "can't allocate memory" in str(error)
+
+
 class NotImplementedYet(Exception):
     """The kernel still raises NotImplementedError: the TODO is not filled in."""
+
+
+@dataclass(frozen=True)
+class Signature:
+    """What a learner-facing error needs to know of a kernel: its name, tensors and block parameters
+    (plain data, so the tracer can get it without the puzzle's spec)."""
+
+    function: str
+    tensors: tuple[str, ...]
+    blocks: tuple[str, ...]
+
+    @classmethod
+    def of(cls, kernel: Kernel) -> Signature:
+        blocks = sorted({name for case in kernel.cases for name in case.params})
+        return cls(kernel.function, tuple(t.name for t in kernel.inputs), tuple(blocks))
 
 
 class BuildFailed(Exception):
@@ -28,47 +55,6 @@ class BuildFailed(Exception):
         self.location = location
         self.trace = trace
         self.hint = hint
-
-
-def kernel_function(module: Any, kernel: Kernel, known: tuple[str, ...] = ()) -> Any:
-    """The learner's @tilelang.jit function for ``kernel``, or a BuildFailed saying what is wrong.
-
-    ``known`` names every kernel of the puzzle, so a jit function under another name can be
-    pointed out as the likely renamed one."""
-    from tilelang.jit import JITImpl
-
-    function = getattr(module, kernel.function, None)
-    where = Path(getattr(module, "__file__", "the file")).name
-    if function is None:
-        others = [
-            name
-            for name, value in vars(module).items()
-            if isinstance(value, JITImpl) and name not in known and not name.startswith("_")
-        ]
-        close = difflib.get_close_matches(kernel.function, others, n=1, cutoff=0.3)
-        if close or len(others) == 1:
-            found = (close or others)[0]
-            raise BuildFailed(
-                f"{where} has no kernel named `{kernel.function}`, but it has a @tilelang.jit function "
-                f"`{found}`: rename it `{kernel.function}` (the grader finds kernels by the stub's names).",
-                "",
-                "",
-            )
-        raise BuildFailed(
-            f"{where} has no kernel named `{kernel.function}`: keep the stub's function, with its name "
-            f"and its @tilelang.jit decorator, and fill in its TODO.",
-            "",
-            "",
-        )
-    if not isinstance(function, JITImpl):
-        raise BuildFailed(
-            f"`{kernel.function}` is a plain Python function, not a @tilelang.jit kernel: the grader "
-            "compiles your TileLang kernel and runs it on the GPU itself, so an answer computed in Python "
-            "(with torch, say) does not count. Keep the stub's @tilelang.jit decorator and its T.Kernel body.",
-            "",
-            "",
-        )
-    return function
 
 
 def learner_location(error: BaseException, source: Path) -> str:
@@ -109,27 +95,14 @@ def tvm_location(error: BaseException) -> str:
     return f"{Path(match.group(1)).name}:{match.group(2)}" if match else ""
 
 
-def trace_tir(function: Any, kernel: Kernel, case: Case, source: Path) -> Any:
-    """Run TileLang's frontend on the learner's function for this case's sizes and blocks."""
-    try:
-        tir = function.get_tir(**case.sizes, **case.params)
-    except NotImplementedError as error:
-        raise NotImplementedYet(str(error) or "not implemented yet") from error
-    except Exception as error:
-        raise explain(error, source, kernel) from error
-    check_signature(tir, kernel, case)
-    # Outputs are passed in (poisoned) by the grader instead of allocated by TileLang.
-    return tir.without_attr("tilelang_out_idx")
-
-
-def explain(error: BaseException, source: Path, kernel: Kernel | None = None) -> BuildFailed:
+def explain(error: BaseException, source: Path, signature: Signature | None = None) -> BuildFailed:
     """The learner-facing BuildFailed for an exception raised while tracing or compiling a kernel:
     one sentence, the learner's file:line, and what to try for the failures newcomers meet."""
     trace = traceback.format_exc()
     where = learner_location(error, source) or tvm_location(error)
     summary, hint = summarize(error), ""
     text = str(error)
-    if kernel is not None and isinstance(error, TypeError) and (argument := _argument_problem(text, kernel)):
+    if signature is not None and isinstance(error, TypeError) and (argument := _argument_problem(text, signature)):
         return BuildFailed(argument, "", trace)
     if isinstance(error, AssertionError) and "to_buffer_region" in trace:
         summary = "T.copy cannot match the region it copies from with the region it copies to"
@@ -187,10 +160,9 @@ def explain(error: BaseException, source: Path, kernel: Kernel | None = None) ->
     return BuildFailed(summary, where, trace, hint)
 
 
-def _argument_problem(text: str, kernel: Kernel) -> str:
+def _argument_problem(text: str, kernel: Signature) -> str:
     """A sentence for a kernel whose parameters are not the stub's (the grader calls it by name)."""
-    tensors = [t.name for t in kernel.inputs]
-    blocks = sorted({name for case in kernel.cases for name in case.params})
+    tensors, blocks = list(kernel.tensors), list(kernel.blocks)
     expected = f"{kernel.function}({', '.join(tensors + blocks)})"
     missing = re.search(r"missing a required argument: '(\w+)'", text)
     if missing and missing.group(1) in tensors:
@@ -251,16 +223,6 @@ def check_signature(tir: Any, kernel: Kernel, case: Case | None = None) -> None:
             )
 
 
-def jit_options(function: Any) -> dict[str, Any]:
-    """The compile options the learner gave ``@tilelang.jit(...)`` (pass configs, nvcc flags):
-    the grader compiles the traced TIR itself, so it must pass them on."""
-    options = {
-        "pass_configs": getattr(function, "pass_configs", None),
-        "compile_flags": getattr(function, "compile_flags", None),
-    }
-    return {name: value for name, value in options.items() if value}
-
-
 def compile_tir(
     tir: Any, target: Any, source: Path, kernel: Kernel | None = None, options: dict[str, Any] | None = None
 ) -> Any:
@@ -272,4 +234,4 @@ def compile_tir(
         message = str(error)
         if "CUDA installation" in message or "nvcc" in message.lower() and "not found" in message.lower():
             raise BuildFailed(NVCC_HELP, "", traceback.format_exc()) from error
-        raise explain(error, source, kernel) from error
+        raise explain(error, source, Signature.of(kernel) if kernel else None) from error

@@ -20,11 +20,12 @@ def main(argv: list[str]) -> None:
     import torch
 
     from grader.bench import INPUT_SETS, median_ms
-    from grader.build import compile_tir, jit_options, trace_tir
+    from grader.build import compile_tir
     from grader.compare import compare
     from grader.discover import course_root, load_module, load_puzzle, puzzle_files
     from grader.run import launch, make_inputs, poisoned_outputs, reference_outputs
     from grader.spec import Case
+    from grader.trace.frontend import jit_options, trace_tir
 
     files = [a.split("=", 1)[1] for a in argv if a.startswith("--file=")]
     puzzle_id, function, case_name, *overrides = [a for a in argv if not a.startswith("--file=")]

@@ -1,8 +1,9 @@
 """Grade a file's kernels inside the test process: trace, simulate on the CPU, compare, check concepts.
 
-The CLI grades in child processes and compiles every case with nvcc; tests that only need the
-verdict of a simulated case use this instead (no process start, no compile), through the same
-worker functions the child runs.
+The CLI grades in a judge process that never imports the learner's file (a tracer does) and compiles
+every case with nvcc; tests that only need the verdict of a simulated case use this instead (no
+process start, no compile, the learner's file imported here), through the same judging functions and
+the same admission gate (trace_tir admits the TIR as the judge does).
 """
 
 from __future__ import annotations
@@ -10,11 +11,12 @@ from __future__ import annotations
 from concurrent.futures import Future
 from pathlib import Path
 
-from grader.build import COMPILE_ONLY_TARGET, BuildFailed, NotImplementedYet, kernel_function, trace_tir
+from grader.build import COMPILE_ONLY_TARGET, BuildFailed, NotImplementedYet
 from grader.discover import course_root, load_module, load_puzzle, puzzle_files
+from grader.judge.worker import Build, Context, Device, grade_case
 from grader.outcome import CaseResult
 from grader.spec import Puzzle
-from grader.worker import Build, Context, Device, grade_case, load_learner
+from grader.trace.frontend import kernel_function, load_learner, trace_tir
 
 
 def spec(puzzle_id: str) -> Puzzle:
@@ -28,7 +30,7 @@ def grade_simulated(
     puzzle = spec(puzzle_id)
     module, problem, _ = load_learner(source)
     assert not problem, problem
-    ctx = Context(puzzle, source, module, Device("cpu", "simulated", COMPILE_ONLY_TARGET), False, seed_offset)
+    ctx = Context(puzzle, source, Device("cpu", "simulated", COMPILE_ONLY_TARGET), False, seed_offset)
     kernel = puzzle.kernel(kernel_name)
     chosen = [c for c in kernel.cases if (c.name in cases if cases else c.simulate)]
     results = []

@@ -220,9 +220,9 @@ def test_tilelang_errors_become_sentences_with_the_line(grade):
 def test_kernels_tilelang_rejects_while_tracing_get_a_line_and_a_hint():
     """The known-wrong kernels that TileLang rejects (tests/wrong, CAUGHT_BY compile) each read as a
     sentence with the learner's file:line and a hint, never as TileLang's raw exception alone."""
-    from grader.build import BuildFailed, kernel_function, trace_tir
+    from grader.build import BuildFailed
     from grader.discover import wrong_kernels
-    from grader.worker import load_learner
+    from grader.trace.frontend import kernel_function, load_learner, trace_tir
     from tests.inprocess import spec
 
     for wrong in [w for w in wrong_kernels(ROOT) if w.caught_by == "compile"]:
@@ -364,12 +364,12 @@ def test_stores_outside_the_output_are_caught_by_the_guard_bands():
     """A launch that writes past the end of C and before its start (into the guard bands the grader puts
     around every output) fails with a sentence saying where; so does one that writes into its input."""
     from grader.build import COMPILE_ONLY_TARGET
-    from grader.worker import Context, Device, run_and_compare
+    from grader.judge.worker import Context, Device, run_and_compare
     from tests.inprocess import spec
 
     puzzle = spec("02")
     kernel, case = puzzle.kernel("add"), puzzle.kernel("add").case(CASE)
-    ctx = Context(puzzle, ADVERSARIAL / "zeros.py", None, Device("cuda", "gpu", COMPILE_ONLY_TARGET), False, 0)
+    ctx = Context(puzzle, ADVERSARIAL / "zeros.py", Device("cuda", "gpu", COMPILE_ONLY_TARGET), False, 0)
 
     def past_the_end(A, B, C):
         C.copy_(A + B)

@@ -7,7 +7,7 @@ import tilelang
 import tilelang.language as T
 import torch
 
-from grader.build import kernel_function, trace_tir
+from grader.trace.frontend import kernel_function, trace_tir
 from grader.discover import WrongKernel, course_root, load_module, load_puzzle, puzzle_files, wrong_kernels
 from grader.simulate import SimulationError, Unsupported, simulate
 from tests.inprocess import grade_simulated

@@ -10,9 +10,9 @@ import torch
 from grader import outcome, report
 from grader.build import COMPILE_ONLY_TARGET
 from grader.compare import compare
+from grader.judge.worker import Device, limit_memory
 from grader.outcome import CaseResult
 from grader.spec import Tolerance
-from grader.worker import Device, limit_memory
 
 TOLERANCE = Tolerance(rtol=1e-3, atol=1e-3)
 

@@ -1,4 +1,6 @@
-"""The child process that builds, runs, compares and benches one puzzle's kernels.
+"""The judge process: builds, runs, compares and benches one puzzle's kernels. It never imports the
+learner's file: a tracer process (grader.trace) traces each case and the judge admits what comes back
+(grader.judge.traced) before compiling it.
 
 It talks to the parent (grader.supervisor) over a multiprocessing connection:
   child -> {"event": "described", ...}   the canonical kernels and cases, the device
@@ -13,7 +15,6 @@ from __future__ import annotations
 
 import logging
 import os
-import sys
 import time
 import traceback
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from grader import outcome
+from grader.build import OUT_OF_MEMORY, out_of_memory
 from grader.outcome import Bench, CaseResult
 from grader.spec import Case, Kernel, Puzzle
 
@@ -38,7 +40,6 @@ class Device:
 class Context:
     puzzle: Puzzle
     source: Path
-    module: Any
     device: Device
     bench: bool
     seed_offset: int
@@ -92,42 +93,36 @@ def limit_memory(device: Device, gigabytes: float) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
-def out_of_memory(error: BaseException) -> bool:
-    return isinstance(error, MemoryError) or "can't allocate memory" in str(error)
-
-
-OUT_OF_MEMORY = (
-    "ran out of memory: when it simulates or compiles, the grader caps its process at --memory-limit GB "
-    "(32 unless set); look for a buffer or tensor far larger than the case needs"
-)
-
-
-def load_learner(source: Path) -> tuple[Any, str, str]:
-    """The learner's module, or a one-line reason it cannot be imported (and the trace)."""
-    from grader.discover import load_module
-
-    try:
-        return load_module(source), "", ""
-    except SyntaxError as error:
-        return (
-            None,
-            f"{source.name}:{error.lineno}: syntax error: {error.msg}. Python cannot read the file, so none of its "
-            f"kernels can be graded: fix line {error.lineno} (a bracket left open on an earlier line shows up here "
-            "too) and run the grader again.",
-            traceback.format_exc(),
-        )
-    except Exception as error:
-        from grader.build import learner_location, summarize
-
-        where = learner_location(error, source) or source.name
-        if out_of_memory(error):
-            return None, f"{where}: importing the file {OUT_OF_MEMORY}", traceback.format_exc()
-        return None, f"{where}: importing the file failed: {summarize(error)}", traceback.format_exc()
+def capture_output() -> None:
+    """Send this process's stdout and stderr (fd 1 and 2) to /dev/null: whatever a kernel prints
+    from the GPU (printf), and TileLang's and nvcc's noise, can never pass for a verdict line. Verdicts
+    leave only through the supervisor's pipe."""
+    sink = os.open(os.devnull, os.O_WRONLY)
+    for fd in (1, 2):
+        os.dup2(sink, fd)
+    os.close(sink)
 
 
 def serve(conn: Any, request: dict[str, Any]) -> None:
     started = time.perf_counter()
-    sys.dont_write_bytecode = True  # importing the learner's file must not write __pycache__ next to it
+    capture_output()
+    from grader.judge import reaper
+    from grader.judge.traced import Tracer
+
+    reaper.become_subreaper()  # what the tracer forks ends up ours to kill
+    source = Path(request["kernel_file"])
+    # Start the tracer at once: its imports overlap with this process's own.
+    tracer = Tracer(source, request.get("memory_limit_gb", 0.0))
+    guard = reaper.CacheGuard.here()
+    tracer.start()
+    try:
+        _serve(conn, request, tracer, guard, started)
+    finally:
+        tracer.stop()
+        guard.undo()
+
+
+def _serve(conn: Any, request: dict[str, Any], tracer: Any, guard: Any, started: float) -> None:
     quiet_tilelang()
     try:
         import tilelang  # noqa: F401  (timed on its own: it is most of a warm run)
@@ -163,43 +158,42 @@ def serve(conn: Any, request: dict[str, Any]) -> None:
         }
     )
     plan = conn.recv()["plan"]
-    if plan:  # the learner's file is imported only now: a hang there costs a kernel, not the collection
+    if plan:
         conn.send({"event": "case_start", "kernel": plan[0][0], "case": plan[0][1][0]})
     source = Path(request["kernel_file"])
-    module, load_problem, load_trace = load_learner(source)
     ctx = Context(
         puzzle,
         source,
-        module,
         device,
         request.get("bench", False),
         request.get("seed_offset", 0),
         request.get("save_failures") or "",
     )
     work = [(puzzle.kernel(function), puzzle.kernel(function).case(name)) for function, names in plan for name in names]
-    builds = {} if load_problem or device.problem else start_builds(ctx, work)
+    trace_timeout = 0.8 * float(request.get("timeout", 180.0))
+    traced = trace_all(ctx, work, tracer, trace_timeout, lambda: conn.send({"event": "alive"}))
+    tracer.stop()  # no learner process is alive from here on
+    guard.undo()  # and nothing it wrote into the compile cache is loaded
+    builds = {} if device.problem else start_builds(ctx, work, traced)
     for kernel, case in work:
         conn.send({"event": "case_start", "kernel": kernel.function, "case": case.name})
-        if load_problem:
-            result = _result(ctx, kernel, case, outcome.ERROR, load_problem, trace=load_trace)
-        else:
-            try:
-                result = grade_case(ctx, kernel, case, builds.get((kernel.function, case.name)))
-            except Exception as error:  # a grader bug must still give this case a verdict
-                from grader.build import summarize
+        try:
+            result = grade_case(ctx, kernel, case, builds.get((kernel.function, case.name)))
+        except Exception as error:  # a grader bug must still give this case a verdict
+            from grader.build import summarize
 
-                if out_of_memory(error):
-                    result = _result(ctx, kernel, case, outcome.ERROR, OUT_OF_MEMORY, trace=traceback.format_exc())
-                else:
-                    result = _result(
-                        ctx,
-                        kernel,
-                        case,
-                        outcome.ERROR,
-                        f"the grader hit an internal error on this case: {summarize(error)} (please report it; "
-                        "--verbose shows the trace)",
-                        trace=traceback.format_exc(),
-                    )
+            if out_of_memory(error):
+                result = _result(ctx, kernel, case, outcome.ERROR, OUT_OF_MEMORY, trace=traceback.format_exc())
+            else:
+                result = _result(
+                    ctx,
+                    kernel,
+                    case,
+                    outcome.ERROR,
+                    f"the grader hit an internal error on this case: {summarize(error)} (please report it; "
+                    "--verbose shows the trace)",
+                    trace=traceback.format_exc(),
+                )
         conn.send({"event": "result", "result": public_view(result).to_dict()})
         if result.status == outcome.CRASHED:
             conn.close()
@@ -234,30 +228,95 @@ def _result(ctx: Context, kernel: Kernel, case: Case, status: str, message: str,
 
 @dataclass
 class Build:
-    tir: Any  # the traced TIR (what the simulator runs), None if tracing failed
+    tir: Any  # the admitted TIR (what the simulator runs), None if tracing or admission failed
     compiled: Future  # the compiled kernel, or the build error
 
 
-def start_builds(ctx: Context, work: list[tuple[Kernel, Case]]) -> dict[tuple[str, str], Build]:
+@dataclass
+class Traced:
+    """What the tracer answered for one case: the reply, or the exception that stands for it."""
+
+    reply: dict[str, Any] | None = None
+    error: BaseException | None = None
+
+
+def trace_all(
+    ctx: Context, work: list[tuple[Kernel, Case]], tracer: Any, timeout: float, alive: Any
+) -> dict[tuple[str, str], Traced]:
+    """Ask the tracer for every case's TIR: public cases first, hidden ones last (nothing the learner's
+    code reads then reaches any output). A tracer that hangs or dies costs the kernel it was tracing;
+    a fresh one takes the next kernel."""
+    from grader.build import BuildFailed
+    from grader.judge.traced import TracerGone
+
+    known = tuple(k.function for k in ctx.puzzle.kernels)
+    order = sorted(work, key=lambda item: item[1].name.startswith("hidden_"))
+    traced: dict[tuple[str, str], Traced] = {}
+    given_up: dict[str, TracerGone] = {}
+    loaded: tuple[str, str] | None = None
+    for kernel, case in order:
+        key = (kernel.function, case.name)
+        if kernel.function in given_up:
+            gone = given_up[kernel.function]
+            traced[key] = Traced(error=TracerGone(outcome.NOT_RUN, f"not run: {gone.message}"))
+            continue
+        try:
+            if tracer.process is None:
+                tracer.start()
+                loaded = None
+            if loaded is None:
+                loaded = tracer.wait_loaded(timeout)
+            problem, trace = loaded
+            if problem:
+                traced[key] = Traced(error=BuildFailed(problem, "", trace))
+                continue
+            traced[key] = Traced(reply=tracer.ask(kernel, known, {**case.sizes, **case.params}, timeout))
+        except TracerGone as gone:
+            traced[key] = Traced(error=gone)
+            given_up[kernel.function] = gone
+            tracer.stop()
+        alive()
+    return traced
+
+
+def admitted(kernel: Kernel, case: Case, traced: Traced) -> tuple[Any, dict[str, Any]]:
+    """The TIR and compile options of a traced case, through the judge's gate; raises the case's error."""
+    from grader.build import BuildFailed, NotImplementedYet
+    from grader.judge.traced import admit, admit_options, load_tir
+
+    if traced.error is not None:
+        raise traced.error
+    reply = traced.reply or {}
+    status = reply.get("status")
+    if status == "not_implemented":
+        raise NotImplementedYet("not implemented yet")
+    if status == "failed":
+        text = lambda name, limit=2000: str(reply.get(name) or "")[:limit]  # noqa: E731
+        raise BuildFailed(text("summary", 600), text("location", 200), text("trace", 50000), text("hint", 600))
+    if status != "traced":
+        raise BuildFailed("the tracer gave an answer the grader does not understand", "", "")
+    tir = admit(load_tir(reply.get("tir"), kernel), kernel, case)
+    return tir, admit_options(reply.get("options"), kernel)
+
+
+def start_builds(
+    ctx: Context, work: list[tuple[Kernel, Case]], traced: dict[tuple[str, str], Traced]
+) -> dict[tuple[str, str], Build]:
     """Compile every case at once on a thread pool (TileLang's lowering and nvcc release the
-    GIL), so a cold run costs about the slowest compile rather than their sum. Tracing the
-    learner's function stays on this thread."""
-    from grader.build import compile_tir, jit_options, kernel_function, trace_tir
+    GIL), so a cold run costs about the slowest compile rather than their sum."""
+    from grader.build import compile_tir
 
     pool = ThreadPoolExecutor(max_workers=max(1, min(len(work), os.cpu_count() or 1)))
     builds: dict[tuple[str, str], Build] = {}
     for kernel, case in work:
+        key = (kernel.function, case.name)
         try:
-            known = tuple(k.function for k in ctx.puzzle.kernels)
-            function = kernel_function(ctx.module, kernel, known)
-            tir = trace_tir(function, kernel, case, ctx.source)
-            builds[(kernel.function, case.name)] = Build(
-                tir, pool.submit(compile_tir, tir, ctx.device.target, ctx.source, kernel, jit_options(function))
-            )
+            tir, options = admitted(kernel, case, traced[key])
+            builds[key] = Build(tir, pool.submit(compile_tir, tir, ctx.device.target, ctx.source, kernel, options))
         except Exception as error:  # reported when the case's turn comes
             failed: Future = Future()
             failed.set_exception(error)
-            builds[(kernel.function, case.name)] = Build(None, failed)
+            builds[key] = Build(None, failed)
     pool.shutdown(wait=False)
     return builds
 
@@ -265,12 +324,15 @@ def start_builds(ctx: Context, work: list[tuple[Kernel, Case]]) -> dict[tuple[st
 def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Build | None) -> CaseResult:
     """The pipeline for one case: (its build is already under way), run, compare, bench."""
     from grader.build import BuildFailed, NotImplementedYet
+    from grader.judge.traced import TracerGone
 
     started = time.perf_counter()
     if ctx.device.problem or build is None:
         return _result(ctx, kernel, case, outcome.SETUP, ctx.device.problem)
     try:
         compiled = build.compiled.result()
+    except TracerGone as gone:
+        return _result(ctx, kernel, case, gone.status, gone.message)
     except NotImplementedYet:
         return _result(
             ctx,

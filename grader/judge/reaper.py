@@ -1,0 +1,112 @@
+"""Leave no learner process behind: the judge adopts the tracer's orphans and kills them.
+
+A learner's module can fork, or start a daemon in its own session, and so outlive the tracer. The
+judge makes itself a child subreaper (Linux), so every process the tracer leaves becomes the judge's
+child when its parent dies; ``kill_strays`` kills each child outside the judge's own process group
+(the compilers the judge starts stay in it) until none is left. Where the OS has no subreapers,
+killing the tracer's process group is all that is done.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+from pathlib import Path
+
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def become_subreaper() -> bool:
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _children() -> list[tuple[int, int]]:
+    """(pid, process group) of every child of this process, read from /proc."""
+    me, found = os.getpid(), []
+    for entry in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = entry.read_text()
+        except OSError:
+            continue
+        fields = text[text.rindex(")") + 2 :].split()  # after "pid (comm) ": state ppid pgrp ...
+        if int(fields[1]) == me:
+            found.append((int(entry.parent.name), int(fields[2])))
+    return found
+
+
+def kill_group(pgid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+def kill_strays(rounds: int = 50) -> int:
+    """Kill and reap every child outside this process's group; how many were killed."""
+    if not Path("/proc/self/stat").exists():
+        return 0
+    own, killed = os.getpgrp(), 0
+    for _ in range(rounds):
+        strays = [(pid, group) for pid, group in _children() if group != own]
+        if not strays:
+            return killed
+        for pid, group in strays:
+            kill_group(group)
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+            killed += 1
+        time.sleep(0.02)  # their own children are reparented to us now: look again
+    return killed
+
+
+class CacheGuard:
+    """Undo what was written into TileLang's compile cache while learner code ran.
+
+    The cache holds compiled host libraries that the judge loads: a learner's module could plant one
+    under the key its own kernel will have. Every file created or changed between ``here()`` (taken
+    before the tracer starts) and ``undo()`` (after it and its orphans are dead, before the judge
+    compiles anything) is deleted, so the judge only ever loads what it compiled itself or found there
+    before. ``undo`` acts once.
+    """
+
+    def __init__(self, folder: Path | None):
+        self.folder = folder
+        self.before = self._snapshot()
+        self.done = False
+
+    @classmethod
+    def here(cls) -> CacheGuard:
+        folder = os.environ.get("TILELANG_CACHE_DIR") or str(Path.home() / ".tilelang" / "cache")
+        return cls(Path(folder))
+
+    def _snapshot(self) -> dict[str, tuple[int, int, int]]:
+        found: dict[str, tuple[int, int, int]] = {}
+        if self.folder is None or not self.folder.is_dir():
+            return found
+        for root, _, files in os.walk(self.folder):
+            for name in files:
+                path = os.path.join(root, name)
+                with contextlib.suppress(OSError):
+                    info = os.lstat(path)
+                    found[path] = (info.st_mtime_ns, info.st_size, info.st_ino)
+        return found
+
+    def undo(self) -> list[str]:
+        if self.done:
+            return []
+        self.done = True
+        removed = []
+        for path, stamp in self._snapshot().items():
+            if self.before.get(path) != stamp:
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+                    removed.append(path)
+        return removed

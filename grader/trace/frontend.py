@@ -1,0 +1,116 @@
+"""Learner objects, in the tracer process only: import the learner's file, find its kernels, trace them.
+
+Everything here may be patched by the learner's own module (it runs in the same process), so nothing
+here decides a verdict: it produces TIR and learner-facing sentences that the judge validates.
+"""
+
+from __future__ import annotations
+
+import difflib
+import traceback
+from pathlib import Path
+from typing import Any
+
+from grader.build import (
+    OUT_OF_MEMORY,
+    BuildFailed,
+    NotImplementedYet,
+    Signature,
+    explain,
+    learner_location,
+    out_of_memory,
+    summarize,
+)
+
+
+def load_learner(source: Path) -> tuple[Any, str, str]:
+    """The learner's module, or a one-line reason it cannot be imported (and the trace)."""
+    from grader.discover import load_module
+
+    try:
+        return load_module(source), "", ""
+    except SyntaxError as error:
+        return (
+            None,
+            f"{source.name}:{error.lineno}: syntax error: {error.msg}. Python cannot read the file, so none of its "
+            f"kernels can be graded: fix line {error.lineno} (a bracket left open on an earlier line shows up here "
+            "too) and run the grader again.",
+            traceback.format_exc(),
+        )
+    except Exception as error:
+        where = learner_location(error, source) or source.name
+        if out_of_memory(error):
+            return None, f"{where}: importing the file {OUT_OF_MEMORY}", traceback.format_exc()
+        return None, f"{where}: importing the file failed: {summarize(error)}", traceback.format_exc()
+
+
+def kernel_function(module: Any, kernel: Any, known: tuple[str, ...] = ()) -> Any:
+    """The learner's @tilelang.jit function for ``kernel`` (anything with a ``function`` name), or a
+    BuildFailed saying what is wrong. ``known`` names every kernel of the puzzle, so a jit function
+    under another name can be pointed out as the likely renamed one."""
+    from tilelang.jit import JITImpl
+
+    function = getattr(module, kernel.function, None)
+    where = Path(getattr(module, "__file__", "the file")).name
+    if function is None:
+        others = [
+            name
+            for name, value in vars(module).items()
+            if isinstance(value, JITImpl) and name not in known and not name.startswith("_")
+        ]
+        close = difflib.get_close_matches(kernel.function, others, n=1, cutoff=0.3)
+        if close or len(others) == 1:
+            found = (close or others)[0]
+            raise BuildFailed(
+                f"{where} has no kernel named `{kernel.function}`, but it has a @tilelang.jit function "
+                f"`{found}`: rename it `{kernel.function}` (the grader finds kernels by the stub's names).",
+                "",
+                "",
+            )
+        raise BuildFailed(
+            f"{where} has no kernel named `{kernel.function}`: keep the stub's function, with its name "
+            f"and its @tilelang.jit decorator, and fill in its TODO.",
+            "",
+            "",
+        )
+    if not isinstance(function, JITImpl):
+        raise BuildFailed(
+            f"`{kernel.function}` is a plain Python function, not a @tilelang.jit kernel: the grader "
+            "compiles your TileLang kernel and runs it on the GPU itself, so an answer computed in Python "
+            "(with torch, say) does not count. Keep the stub's @tilelang.jit decorator and its T.Kernel body.",
+            "",
+            "",
+        )
+    return function
+
+
+def trace(function: Any, signature: Signature, arguments: dict[str, Any], source: Path) -> Any:
+    """Run TileLang's frontend on the learner's function for these sizes and block parameters."""
+    try:
+        return function.get_tir(**arguments)
+    except NotImplementedError as error:
+        raise NotImplementedYet(str(error) or "not implemented yet") from error
+    except Exception as error:
+        raise explain(error, source, signature) from error
+
+
+def trace_tir(function: Any, kernel: Any, case: Any, source: Path) -> Any:
+    """In-process tracing for the grader's own tests and scripts: trace, then admit the TIR as the
+    judge does (signature, shapes, no host calls)."""
+    from grader.judge.traced import admit
+
+    tir = trace(function, Signature.of(kernel), {**case.sizes, **case.params}, source)
+    return admit(tir, kernel, case)
+
+
+def jit_options(function: Any) -> dict[str, Any]:
+    """The compile options the learner gave ``@tilelang.jit(...)`` (pass configs, nvcc flags), as plain
+    data: the judge compiles the traced TIR itself and passes on the ones it allows."""
+    options: dict[str, Any] = {}
+    configs = getattr(function, "pass_configs", None)
+    if configs:
+        options["pass_configs"] = {str(getattr(k, "value", k)): v for k, v in dict(configs).items()}
+    flags = getattr(function, "compile_flags", None)
+    if flags:
+        options["compile_flags"] = [flags] if isinstance(flags, str) else list(flags)
+    return options
