@@ -87,6 +87,15 @@ def lane(extent: int, axis: int) -> torch.Tensor:
     return torch.arange(extent, dtype=torch.int64).reshape(shape)
 
 
+def owned(value: Any) -> Any:
+    """``value`` as a value of its own: a tensor that shares no memory with a buffer. A scalar
+    the kernel saves (``m_old = row_max[0]``) lives in a register on the GPU, and a later write
+    to the buffer (an in-place reduce, a store) must not change it."""
+    if isinstance(value, torch.Tensor) and value._base is not None:
+        return value.clone()
+    return value
+
+
 def _storage(data: torch.Tensor) -> torch.Tensor:
     return data if data._base is None else data._base
 
@@ -106,6 +115,9 @@ class Interpreter:
         # buffer -> (unrounded products, the storage they belong to, its version when they were kept)
         self.exact: dict[Any, tuple[torch.Tensor, torch.Tensor, int]] = {}
         self.placements: dict[str, Any] | None = None  # fragment placements, inferred on first need
+        # local / local.var buffers written inside a T.Parallel nest: one copy per iteration (each
+        # thread's registers), shaped [lanes (RANK axes)] + the buffer's shape, until the nest ends
+        self.private: dict[Any, torch.Tensor] = {}
         for param in func.params:
             buffer = func.buffer_map.get(param)
             if buffer is None:
@@ -130,7 +142,7 @@ class Interpreter:
         elif isinstance(node, t.For):
             self.loop(node)
         elif isinstance(node, t.Bind):
-            self.env[node.var] = self.bind_value(node.value)
+            self.env[node.var] = owned(self.bind_value(node.value))
         elif isinstance(node, t.Evaluate):
             self.evaluate(node.value)
         elif isinstance(node, t.BufferStore):
@@ -190,6 +202,8 @@ class Interpreter:
             finally:
                 self.parallel_vars.discard(node.loop_var)
                 self.lanes.release(axis)
+            if not self.parallel_vars:
+                self.end_private()
         elif kind in (self.tir.ForKind.SERIAL, self.tir.ForKind.UNROLLED, self.tir.ForKind.VECTORIZED):
             for index in range(start, start + extent):
                 self.env[node.loop_var] = index
@@ -228,6 +242,9 @@ class Interpreter:
         T.view make several buffers over one allocation)."""
         data = self.buffers[buffer.data]
         shape = [self.int_of(s) for s in buffer.shape]
+        dtype = torch_dtype(buffer.dtype)
+        if dtype != data.dtype:  # T.view(buffer, dtype=...): the same bytes read as another type
+            data = data.reshape(-1).view(dtype)
         if list(data.shape) != shape:
             if math.prod(shape) != data.numel():
                 raise Unsupported(f"a view of `{buffer.name}` with another number of elements")
@@ -240,6 +257,9 @@ class Interpreter:
         product = self.sixteen_bit_product(node)
         value = self.expr(node.value) if product is None else product.to(torch_dtype(node.value.dtype))
         mask = self._mask
+        if self.is_private(node.buffer, indices, value, mask):
+            self.store_private(node.buffer, data, indices, value, mask)
+            return
         if (
             not any(isinstance(i, torch.Tensor) for i in indices)
             and mask is None
@@ -287,7 +307,7 @@ class Interpreter:
         a chain of fused multiply-adds (see lanes.py). Any later write to the buffer voids them."""
         shadow = self.exact_values(buffer, data, writes_since=1)
         if shadow is None:
-            shadow = data.double()  # elements stored before keep their rounded value
+            shadow = data.to(torch.float64, copy=True)  # elements stored before keep their rounded value
         shadow.index_put_(tuple(flat_indices), exact)
         self.exact[buffer.data] = (shadow, _storage(data), data._version)
 
@@ -299,16 +319,81 @@ class Interpreter:
             return None  # written since, or another block's allocation
         return kept[0]
 
+    # A local or local.var buffer is per thread. Outside T.Parallel every thread holds the same
+    # value, so one copy stands for all; inside a nest each iteration writes and reads its own
+    # (``v = T.alloc_var(...)`` then ``v = v + tile[i, j]`` in ``for i in T.Parallel``).
+    def is_private(self, buffer: Any, indices: list[Any], value: Any, mask: torch.Tensor | None) -> bool:
+        if buffer.data in self.private:
+            return True
+        if not self.parallel_vars or self.scopes[buffer.data] not in ("local", "local.var"):
+            return False
+        return mask is not None or any(isinstance(x, torch.Tensor) and x.numel() > 1 for x in [*indices, value])
+
+    def store_private(
+        self, buffer: Any, data: torch.Tensor, indices: list[Any], value: Any, mask: torch.Tensor | None
+    ) -> None:
+        copies = self.private.get(buffer.data)
+        if copies is None:  # every iteration starts from the value the threads held before the nest
+            copies = data.reshape([1] * RANK + list(data.shape))
+        value = self.as_tensor(value, data.dtype)
+        index_tensors = [self.as_tensor(i) for i in indices]
+        try:
+            shapes = [i.shape for i in index_tensors] + [value.shape] + ([mask.shape] if mask is not None else [])
+            lanes = torch.broadcast_shapes(copies.shape[:RANK], *shapes)
+        except RuntimeError:
+            raise Unsupported(
+                f"the local variable `{buffer.name}` written by parallel loops of different extents"
+            ) from None
+        copies = copies.expand(list(lanes) + list(data.shape)).clone()
+        lane_grids = [lane(n, axis) for axis, n in enumerate(lanes)]
+        grids = torch.broadcast_tensors(*lane_grids, *index_tensors, value, *([mask] if mask is not None else []))
+        keep = grids[-1].reshape(-1) if mask is not None else None
+
+        def kept(grid: torch.Tensor) -> torch.Tensor:
+            flat = grid.reshape(-1)
+            return flat if keep is None else flat[keep]
+
+        positions = [kept(g) for g in grids[: RANK + len(indices)]]
+        self.check_bounds(buffer, positions[RANK:])
+        copies.index_put_(tuple(positions), kept(grids[RANK + len(indices)]).to(data.dtype))
+        self.private[buffer.data] = copies
+
+    def load_private(self, buffer: Any, indices: list[Any]) -> torch.Tensor:
+        copies = self.private[buffer.data]
+        index_tensors = [self.as_tensor(i) for i in indices]
+        lane_grids = [lane(n, axis) for axis, n in enumerate(copies.shape[:RANK])]
+        grids = list(torch.broadcast_tensors(*lane_grids, *index_tensors))
+        if self._mask is not None:  # lanes switched off may index anywhere; read a safe element
+            *grids, mask = torch.broadcast_tensors(*grids, self._mask)
+            grids = grids[:RANK] + [torch.where(mask, g, torch.zeros_like(g)) for g in grids[RANK:]]
+        self.check_bounds(buffer, [g.reshape(-1) for g in grids[RANK:]])
+        return copies[tuple(grids)]
+
+    def end_private(self) -> None:
+        """The nest is over: each thread keeps its own last value. Where every iteration left the
+        same value that is the buffer's value; where they differ it is thread-dependent (NaN)."""
+        for data_var, copies in self.private.items():
+            data = self.buffers[data_var]
+            flat = copies.reshape(-1, data.numel())
+            first = flat[0]
+            same = ((flat == first) | (flat != flat)).all(dim=0)  # NaN == NaN here
+            if data.dtype.is_floating_point:
+                first = torch.where(same, first, torch.full_like(first, float("nan")))
+            data.view(-1).copy_(first)
+        self.private.clear()
+
     def load(self, node: Any) -> Any:
         data = self.tensor_of(node.buffer)
         indices = [self.expr(i) for i in node.indices]
+        if node.buffer.data in self.private:
+            return self.load_private(node.buffer, indices)
         if self.scopes[node.buffer.data] == "local.fragment" and self.parallel_vars:
             self.check_lane_access(node)
         if not any(isinstance(i, torch.Tensor) for i in indices):
             position = tuple(int(i) for i in indices)
             if not self.in_global_bounds(node.buffer, [torch.tensor(p) for p in position]).all():
                 return torch.zeros((), dtype=data.dtype)
-            return data[position]
+            return data[position].clone()  # a value, as the register the GPU loads it into: not a view
         grids = torch.broadcast_tensors(*[self.as_tensor(i) for i in indices])
         if self._mask is not None:
             # Lanes switched off by an if may index past the end; read a safe element there.
@@ -424,7 +509,7 @@ class Interpreter:
         if isinstance(node, t.Select):
             return self.select(self.expr(node.condition), node.true_value, node.false_value, node.dtype)
         if isinstance(node, t.Let):
-            self.env[node.var] = self.expr(node.value)
+            self.env[node.var] = owned(self.expr(node.value))
             return self.expr(node.body)
         if isinstance(node, t.Call):
             return self.call(node)

@@ -1,0 +1,258 @@
+"""Value semantics of the CPU simulator against the CUDA TileLang generates: a scalar the kernel
+reads is a value (a register), not a view of the buffer; local variables are per thread; aliases
+made with T.reshape / T.view share memory; and in-place tile ops see what they should."""
+
+import pytest
+import tilelang
+import tilelang.language as T
+import torch
+
+from grader.simulate import simulate
+
+LOG2E = 1.4426950408889634
+BIND, VAR, SERIAL, PARALLEL = range(4)  # how the online softmax below keeps the old row max
+
+
+def run(function, tensors: dict[str, torch.Tensor], **params):
+    tir = function.get_tir(**params).without_attr("tilelang_out_idx")
+    simulate(tir, tensors)
+    return tensors
+
+
+def inputs(*shape: int, seed: int = 0) -> torch.Tensor:
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed))
+
+
+# ------------------------------------------------------------------ a saved scalar is a value
+
+
+@tilelang.jit
+def online_softmax(A, BLOCK_N: int, SAVE: int):
+    """Softmax of each row, one row per block, walking the row in BLOCK_N tiles with a running
+    max and a rescaled running sum; SAVE says how the old max is kept across the update."""
+    M, N = T.const("M, N")
+    A: T.Tensor((M, N), T.float32)
+    C = T.empty((M, N), T.float32)
+    with T.Kernel(M, threads=32) as bx:
+        tile = T.alloc_fragment((1, BLOCK_N), T.float32)
+        row_max = T.alloc_fragment((1,), T.float32)
+        tile_max = T.alloc_fragment((1,), T.float32)
+        tile_sum = T.alloc_fragment((1,), T.float32)
+        row_sum = T.alloc_fragment((1,), T.float32)
+        scale = T.alloc_fragment((1,), T.float32)
+        saved = T.alloc_var(T.float32)
+        T.fill(row_max, -T.infinity(T.float32))
+        T.clear(row_sum)
+        for k in T.serial(T.ceildiv(N, BLOCK_N)):
+            T.copy(A[bx, k * BLOCK_N], tile)
+            for i, j in T.Parallel(1, BLOCK_N):
+                tile[i, j] = T.if_then_else(k * BLOCK_N + j < N, tile[i, j] * LOG2E, -T.infinity(T.float32))
+            if SAVE == BIND:
+                m_old = row_max[0]
+                T.reduce_max(tile, row_max, dim=1, clear=False)
+                scale[0] = T.exp2(m_old - row_max[0])
+            elif SAVE == VAR:
+                saved = row_max[0]
+                T.reduce_max(tile, row_max, dim=1, clear=False)
+                scale[0] = T.exp2(saved - row_max[0])
+            elif SAVE == SERIAL:
+                T.reduce_max(tile, tile_max, dim=1)
+                for i in T.serial(1):
+                    m_old = row_max[i]
+                    row_max[i] = T.max(row_max[i], tile_max[i])
+                    scale[i] = T.exp2(m_old - row_max[i])
+            else:
+                T.reduce_max(tile, tile_max, dim=1)
+                for i in T.Parallel(1):
+                    m_old = row_max[i]
+                    row_max[i] = T.max(row_max[i], tile_max[i])
+                    scale[i] = T.exp2(m_old - row_max[i])
+            for i, j in T.Parallel(1, BLOCK_N):
+                tile[i, j] = T.exp2(tile[i, j] - row_max[i])
+            T.reduce_sum(tile, tile_sum, dim=1)
+            row_sum[0] = row_sum[0] * scale[0] + tile_sum[0]
+        for k in T.serial(T.ceildiv(N, BLOCK_N)):
+            T.copy(A[bx, k * BLOCK_N], tile)
+            for i, j in T.Parallel(1, BLOCK_N):
+                tile[i, j] = T.exp2(tile[i, j] * LOG2E - row_max[i]) / row_sum[i]
+            T.copy(tile, C[bx, k * BLOCK_N])
+    return C
+
+
+@pytest.mark.parametrize("save", [BIND, VAR, SERIAL, PARALLEL], ids=["bind", "alloc_var", "serial", "parallel"])
+def test_old_max_saved_before_an_in_place_reduce_keeps_its_value(save):
+    # Rising rows: every tile raises the max, so a "saved" max that follows the buffer never
+    # rescales the running sum and the sum comes out far too large.
+    a = inputs(4, 40) + torch.linspace(0, 8, 40)
+    out = run(online_softmax, {"A": a, "C": torch.full_like(a, float("nan"))}, M=4, N=40, BLOCK_N=16, SAVE=save)["C"]
+    torch.testing.assert_close(out, torch.softmax(a.double(), dim=1).float(), rtol=1e-5, atol=1e-6)
+
+
+@tilelang.jit
+def saved_around_tile_ops(A, B, OP: int):
+    """Saves ``tile[0, 0]`` in a scalar, changes the tile in place with one tile op, then writes
+    the tile minus the saved value."""
+    N = T.const("N")
+    A: T.Tensor((N, N), T.float16)
+    B: T.Tensor((N, N), T.float16)
+    C = T.empty((N, N), T.float32)
+    with T.Kernel(1, threads=128):
+        a = T.alloc_shared((N, N), T.float16)
+        b = T.alloc_shared((N, N), T.float16)
+        acc = T.alloc_fragment((N, N), T.float32)
+        work = T.alloc_shared((N, N), T.float32)
+        out = T.alloc_fragment((N, N), T.float32)
+        T.copy(A[0, 0], a)
+        T.copy(B[0, 0], b)
+        T.gemm(a, b, acc, clear_accum=True)
+        T.copy(acc, work)
+        first = work[0, 0]
+        if OP == 0:
+            T.gemm(a, b, acc)  # accumulates a second product into acc: clear_accum=False
+            T.copy(acc, work)
+        elif OP == 1:
+            T.cumsum(work, dim=1, reverse=True)  # changes work[0, 0]: it becomes the row's total
+        elif OP == 2:
+            T.fill(work, 1.0)
+        else:
+            T.copy(acc, out)
+            for i, j in T.Parallel(N, N):
+                out[i, j] = out[i, j] * 3.0
+            T.copy(out, work)
+        for i, j in T.Parallel(N, N):
+            out[i, j] = work[i, j] - first
+        T.copy(out, C[0, 0])
+    return C
+
+
+@pytest.mark.parametrize("op", [0, 1, 2, 3], ids=["gemm_accumulate", "reverse_cumsum_in_place", "fill", "store"])
+def test_scalar_saved_before_an_in_place_tile_op_keeps_its_value(op):
+    a, b = inputs(32, 32, seed=1).half(), inputs(32, 32, seed=2).half()
+    product = a.double() @ b.double()
+    suffix_sums = product.flip(1).cumsum(dim=1).flip(1)
+    after = [2 * product, suffix_sums, torch.ones_like(product), 3 * product][op]
+    out = run(saved_around_tile_ops, {"A": a, "B": b, "C": torch.empty(32, 32)}, N=32, OP=op)["C"]
+    torch.testing.assert_close(out.double(), after - product[0, 0], rtol=1e-5, atol=1e-4)
+
+
+@tilelang.jit
+def shift_left(A, SHIFT: int):
+    """Moves a shared tile SHIFT elements to the left with a copy whose regions overlap."""
+    N = T.const("N")
+    A: T.Tensor((N,), T.float32)
+    C = T.empty((N,), T.float32)
+    with T.Kernel(1, threads=32):
+        s = T.alloc_shared((2 * N,), T.float32)
+        T.fill(s, 0.0)
+        T.copy(A[0], s[0:N])
+        T.copy(s[SHIFT : SHIFT + N], s[0:N])
+        T.copy(s[0:N], C[0])
+    return C
+
+
+def test_copy_between_overlapping_regions_reads_before_it_writes():
+    a = torch.arange(1.0, 17.0)
+    out = run(shift_left, {"A": a, "C": torch.empty(16)}, N=16, SHIFT=4)["C"]
+    assert out.tolist() == a[4:].tolist() + [0.0] * 4
+
+
+# ------------------------------------------------------------------ local variables are per thread
+
+
+@tilelang.jit
+def row_sums_in_a_var(A, BLOCK_M: int):
+    """Each iteration of the T.Parallel nest sums its own row in a local variable (a register)."""
+    M, N = T.const("M, N")
+    A: T.Tensor((M, N), T.float32)
+    C = T.empty((M,), T.float32)
+    with T.Kernel(T.ceildiv(M, BLOCK_M), threads=32) as bx:
+        tile = T.alloc_fragment((BLOCK_M, N), T.float32)
+        out = T.alloc_fragment((BLOCK_M,), T.float32)
+        T.copy(A[bx * BLOCK_M, 0], tile)
+        for i in T.Parallel(BLOCK_M):
+            total = T.alloc_var(T.float32, init=0)
+            for j in T.serial(N):
+                if tile[i, j] > 0:
+                    total = total + tile[i, j]
+            out[i] = total
+        T.copy(out, C[bx * BLOCK_M])
+    return C
+
+
+def test_local_var_inside_parallel_is_one_per_iteration():
+    a = inputs(8, 12, seed=3)
+    out = run(row_sums_in_a_var, {"A": a, "C": torch.full((8,), float("nan"))}, M=8, N=12, BLOCK_M=4)["C"]
+    torch.testing.assert_close(out, a.clamp(min=0).sum(dim=1), rtol=1e-5, atol=1e-6)
+
+
+@tilelang.jit
+def last_iteration_leaks(A):
+    """Reads a local variable after the T.Parallel nest that wrote it: each thread holds its own
+    last value, so the number depends on the thread."""
+    N = T.const("N")
+    A: T.Tensor((N,), T.float32)
+    C = T.empty((N,), T.float32)
+    with T.Kernel(1, threads=32):
+        tile = T.alloc_fragment((N,), T.float32)
+        v = T.alloc_var(T.float32)
+        T.copy(A[0], tile)
+        for i in T.Parallel(N):
+            v = tile[i] * 2.0
+            tile[i] = v
+        for i in T.Parallel(N):
+            tile[i] = tile[i] + v
+        T.copy(tile, C[0])
+    return C
+
+
+def test_local_var_read_after_the_nest_that_wrote_it_per_iteration_is_not_a_value():
+    out = run(last_iteration_leaks, {"A": torch.arange(4.0), "C": torch.zeros(4)}, N=4)["C"]
+    assert torch.isnan(out).all()
+    # The same kernel with every iteration writing the same value is well defined.
+    out = run(last_iteration_leaks, {"A": torch.ones(4), "C": torch.zeros(4)}, N=4)["C"]
+    assert out.tolist() == [4.0] * 4
+
+
+# ------------------------------------------------------------------ aliases share memory
+
+
+@tilelang.jit
+def doubled_through_a_reshape(A, BLOCK: int):
+    N = T.const("N")
+    A: T.Tensor((N,), T.float32)
+    C = T.empty((N,), T.float32)
+    with T.Kernel(1, threads=32):
+        s = T.alloc_shared((BLOCK,), T.float32)
+        grid = T.reshape(s, (2, BLOCK // 2))
+        T.copy(A[0], s)
+        for i, j in T.Parallel(2, BLOCK // 2):
+            grid[i, j] = grid[i, j] * 2.0 + s[0]
+        T.copy(s, C[0])
+    return C
+
+
+def test_writes_through_a_reshape_reach_the_original_buffer():
+    a = torch.arange(1.0, 9.0)
+    out = run(doubled_through_a_reshape, {"A": a, "C": torch.zeros(8)}, N=8, BLOCK=8)["C"]
+    assert out.tolist() == (a * 2 + 1).tolist()
+
+
+@tilelang.jit
+def bits_through_a_view(A):
+    N = T.const("N")
+    A: T.Tensor((N,), T.float32)
+    C = T.empty((N,), T.float32)
+    with T.Kernel(1, threads=32):
+        s = T.alloc_shared((N,), T.float32)
+        bits = T.view(s, dtype=T.int32)
+        T.copy(A[0], s)
+        for i in T.Parallel(N):
+            bits[i] = bits[i] + 1  # the next float up
+        T.copy(s, C[0])
+    return C
+
+
+def test_a_view_with_another_dtype_reads_the_same_bytes():
+    a = torch.tensor([1.0, -2.5, 3e-3, 1e20])
+    out = run(bits_through_a_view, {"A": a, "C": torch.zeros(4)}, N=4)["C"]
+    assert out.tolist() == (a.view(torch.int32) + 1).view(torch.float32).tolist()
