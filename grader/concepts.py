@@ -108,3 +108,36 @@ def tiles_through_fragments(wants: str) -> Concept:
         return bool(copies) and any(scope == "local.fragment" for scope in _allocated_scopes(tir))
 
     return Concept(wants, holds)
+
+
+def swizzled(wants: str) -> Concept:
+    """The kernel calls T.use_swizzle: in the TIR an AttrStmt "threadblock_swizzle_pattern" (its value
+    the rasterization, e.g. T.tvm_tuple("rasterization2DRow", panel_size)), which reorders the blocks."""
+
+    def holds(tir: Any) -> bool:
+        from tilelang import tvm
+
+        return any(
+            isinstance(node, tvm.tirx.AttrStmt) and node.attr_key == "threadblock_swizzle_pattern"
+            for node in _walk(tir)
+        )
+
+    return Concept(wants, holds)
+
+
+def staged_store(wants: str) -> Concept:
+    """The T.gemm accumulator reaches global memory through shared memory: T.copy(acc, C_shared), then
+    T.copy(C_shared, C[...]) (a fragment to shared tile, that tile to a global tensor)."""
+
+    def holds(tir: Any) -> bool:
+        calls = _tile_ops(tir)
+        accumulators = {region_buffer(c.args[2]) for c in calls if c.op.name == "tl.tileop.gemm"}
+        copies = [(region_buffer(c.args[0]), region_buffer(c.args[1])) for c in calls if c.op.name == "tl.tileop.copy"]
+        staged = {dst for src, dst in copies if src in accumulators and _scope(dst).startswith("shared")}
+        return any(src in staged and _scope(dst) == "global" for src, dst in copies)
+
+    return Concept(wants, holds)
+
+
+def _scope(buffer: Any) -> str:
+    return str(buffer.scope()) if buffer is not None else ""

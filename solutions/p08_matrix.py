@@ -107,7 +107,7 @@ from __future__ import annotations
 import tilelang
 import tilelang.language as T
 
-from grader.concepts import gemm_operands_in_shared, pipelined, uses_tile_op
+from grader.concepts import gemm_operands_in_shared, pipelined, staged_store, swizzled, uses_tile_op
 from grader.spec import Case, Kernel, Puzzle, Tensor, tensor_bytes
 
 # ---------------------------------------------------------------- references (run on float64)
@@ -459,6 +459,11 @@ def puzzle() -> Puzzle:
         pipelined(2, "the K loop to be T.Pipelined(..., num_stages=2 or more), so copies overlap the math"),
         gemm_operands_in_shared("the A and B tiles in shared memory (T.alloc_shared), the accumulator in a fragment"),
     )
+    tuned = (
+        *pipeline,
+        swizzled("the blocks launched in panels with T.use_swizzle(panel_size=PANEL), so neighbours share L2"),
+        staged_store("the accumulator stored through a shared tile: T.copy(acc, C_tile), then T.copy(C_tile, C[...])"),
+    )
     return Puzzle(
         id="08",
         title="Matrix",
@@ -518,7 +523,7 @@ def puzzle() -> Puzzle:
             Kernel(
                 function="matmul_tuned",
                 title="GEMM tuned for Hopper: wide tiles, rasterized blocks, staged store",
-                concepts=pipeline,
+                concepts=tuned,
                 cases=(
                     Case("square_256", {"M": 256, "N": 256, "K": 256}, tuned_blocks, seed=8401, simulate=True),
                     Case("tail_1000", {"M": 1000, "N": 1000, "K": 1000}, tuned_blocks, seed=8402),

@@ -4,8 +4,11 @@ gets the numbers right the wrong way and fails with a sentence saying what the p
 from __future__ import annotations
 
 import pytest
+import tilelang
+import tilelang.language as T
 
 from grader import outcome
+from grader.concepts import staged_store, swizzled
 from grader.discover import ConceptKernel, concept_kernels, load_module, load_puzzle, puzzle_files
 from tests.conftest import ROOT
 from tests.inprocess import grade_simulated, spec
@@ -45,3 +48,99 @@ def test_right_numbers_the_wrong_way_fail_with_what_the_puzzle_wants(concept: Co
     assert result.status == outcome.FAILED, result
     assert result.message.startswith("the numbers are right, but the puzzle wants "), result.message
     assert concept.wants in " ".join([result.message, *result.details]), (result.message, result.details)
+
+
+def test_every_rung_of_puzzle_08_checks_its_lesson_and_has_a_kernel_that_breaks_it():
+    covered = {k for c in CONCEPT_KERNELS if c.puzzle_id == "08" for k in c.kernels}
+    for kernel in spec("08").kernels:
+        assert kernel.concepts, kernel.function
+        assert kernel.function in covered, kernel.function
+
+
+def test_matmul_tuned_as_plain_pipelined_misses_both_of_its_own_checks():
+    (concept,) = [c for c in CONCEPT_KERNELS if c.path.stem == "p08_matmul_tuned_as_pipelined"]
+    (result,) = grade_simulated("08", concept.path, "matmul_tuned", ["square_256"])
+    assert result.status == outcome.FAILED
+    assert result.message == (
+        "the numbers are right, but the puzzle wants the blocks launched in panels with "
+        "T.use_swizzle(panel_size=PANEL), so neighbours share L2"
+    )
+    assert result.details == [
+        "also: the puzzle wants the accumulator stored through a shared tile: T.copy(acc, C_tile), then "
+        "T.copy(C_tile, C[...])"
+    ]
+
+
+TUNED = {"M": 256, "N": 256, "K": 256, "BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "STAGES": 4, "PANEL": 10}
+
+
+@tilelang.jit
+def _swizzled_direct_store(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int, PANEL: int):
+    M, N, K = T.const("M, N, K")
+    A: T.Tensor((M, K), T.float16)
+    B: T.Tensor((K, N), T.float16)
+    C = T.empty((M, N), T.float16)
+    with T.Kernel(T.ceildiv(N, BLOCK_N), T.ceildiv(M, BLOCK_M), threads=256) as (bx, by):
+        A_tile = T.alloc_shared((BLOCK_M, BLOCK_K), T.float16)
+        B_tile = T.alloc_shared((BLOCK_K, BLOCK_N), T.float16)
+        acc = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float32)
+        T.use_swizzle(panel_size=PANEL)
+        T.clear(acc)
+        for k in T.Pipelined(T.ceildiv(K, BLOCK_K), num_stages=STAGES):
+            T.copy(A[by * BLOCK_M, k * BLOCK_K], A_tile)
+            T.copy(B[k * BLOCK_K, bx * BLOCK_N], B_tile)
+            T.gemm(A_tile, B_tile, acc)
+        T.copy(acc, C[by * BLOCK_M, bx * BLOCK_N])
+    return C
+
+
+@tilelang.jit
+def _staged_not_swizzled(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int, PANEL: int):
+    M, N, K = T.const("M, N, K")
+    A: T.Tensor((M, K), T.float16)
+    B: T.Tensor((K, N), T.float16)
+    C = T.empty((M, N), T.float16)
+    with T.Kernel(T.ceildiv(N, BLOCK_N), T.ceildiv(M, BLOCK_M), threads=256) as (bx, by):
+        A_tile = T.alloc_shared((BLOCK_M, BLOCK_K), T.float16)
+        B_tile = T.alloc_shared((BLOCK_K, BLOCK_N), T.float16)
+        C_tile = T.alloc_shared((BLOCK_M, BLOCK_N), T.float16)
+        acc = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float32)
+        T.clear(acc)
+        for k in T.Pipelined(T.ceildiv(K, BLOCK_K), num_stages=STAGES):
+            T.copy(A[by * BLOCK_M, k * BLOCK_K], A_tile)
+            T.copy(B[k * BLOCK_K, bx * BLOCK_N], B_tile)
+            T.gemm(A_tile, B_tile, acc)
+        T.copy(acc, C_tile)
+        T.copy(C_tile, C[by * BLOCK_M, bx * BLOCK_N])
+    return C
+
+
+@tilelang.jit
+def _shared_tile_not_from_the_accumulator(A, BLOCK_M: int, BLOCK_N: int):
+    M, N = T.const("M, N")
+    A: T.Tensor((M, N), T.float16)
+    C = T.empty((M, N), T.float16)
+    with T.Kernel(T.ceildiv(N, BLOCK_N), T.ceildiv(M, BLOCK_M), threads=128) as (bx, by):
+        tile = T.alloc_shared((BLOCK_M, BLOCK_N), T.float16)
+        T.copy(A[by * BLOCK_M, bx * BLOCK_N], tile)
+        T.copy(tile, C[by * BLOCK_M, bx * BLOCK_N])
+    return C
+
+
+def test_swizzle_and_staged_store_are_read_from_the_tir_one_at_a_time():
+    swizzle, staged = swizzled("swizzle"), staged_store("staged")
+    only_swizzled = _swizzled_direct_store.get_tir(**TUNED)
+    assert swizzle.check(only_swizzled) is None and staged.check(only_swizzled) == "staged"
+    only_staged = _staged_not_swizzled.get_tir(**TUNED)
+    assert swizzle.check(only_staged) == "swizzle" and staged.check(only_staged) is None
+    # a shared tile on the way to C counts only when what goes into it is the T.gemm accumulator
+    no_gemm = _shared_tile_not_from_the_accumulator.get_tir(M=128, N=128, BLOCK_M=64, BLOCK_N=64)
+    assert staged.check(no_gemm) == "staged"
+
+
+def test_the_reference_matmul_tuned_has_both_in_its_tir():
+    from solutions.p08_matrix import matmul_tuned
+
+    case = spec("08").kernel("matmul_tuned").case("odd_127x129x131")
+    tir = matmul_tuned.get_tir(**case.sizes, **case.params)
+    assert swizzled("s").check(tir) is None and staged_store("t").check(tir) is None
