@@ -104,14 +104,34 @@ def compare(
         result.details += tiles.lines
         result.tile_map = tiles.tile_map
     if bool((got == 0).all()):
-        result.hint = (
-            f"Every element of {name} is 0, whatever the inputs: the result never reaches the output. Check "
-            f"that it is computed from the inputs and stored into {name} (T.copy from the result tile, or "
-            f"{name}[...] = ...), not into a copy of it."
-        )
+        largest = want.abs().max().item()
+        result.hint = _underflow_hint(name, largest) if largest < TINY else _zero_hint(name)
     else:
         result.hint = _hint(result, bad, tile, tiles.only_tail if tiles else False)
     return result
+
+
+# Values below this are "tiny": the product of two of them is under float16's smallest normal number
+# (6.1e-05), so a 16-bit intermediate flushes them towards 0. An all-zero output is then more likely an
+# underflow than a missing store.
+TINY = torch.finfo(torch.float16).tiny ** 0.5
+
+
+def _zero_hint(name: str) -> str:
+    return (
+        f"Every element of {name} is 0, whatever the inputs: the result never reaches the output. Check "
+        f"that it is computed from the inputs and stored into {name} (T.copy from the result tile, or "
+        f"{name}[...] = ...), not into a copy of it."
+    )
+
+
+def _underflow_hint(name: str, largest: float) -> str:
+    return (
+        f"Every element of {name} is 0, and the expected values are tiny (the largest is {_fmt(largest)}): "
+        "they most likely underflowed to 0 on the way. float16 holds nothing below 6e-08 and loses "
+        "precision below 6.1e-05: cast the inputs to float32 (T.cast) before multiplying or summing, and "
+        "cast to float16 once, when storing."
+    )
 
 
 @dataclass
@@ -173,9 +193,17 @@ def _map_lines(shown: torch.Tensor, cells: list[int]) -> list[str]:
 
 
 def _hint(result: Comparison, bad: torch.Tensor, tile: tuple[int | None, ...], only_tail: bool) -> str:
-    if result.never_written == result.total:
-        return "Nothing was written to the output: is the final T.copy into it there, at the right offset?"
-    if only_tail and result.never_written == result.wrong:
+    """The likely cause, read from the pattern of the wrong elements. The output starts filled with NaN,
+    so NaN marks an element never written (or computed from an uninitialised buffer); a finite wrong
+    value marks an element written with the wrong number."""
+    nan, values = result.never_written, result.wrong - result.never_written
+    if nan == result.total:
+        return (
+            "Nothing was written to the output: every element still holds the NaN it starts as. Is the final "
+            "T.copy into it there, at the right offset? (A result computed from a tile never cleared or "
+            "loaded is NaN too.)"
+        )
+    if only_tail and values == 0:
         return (
             "The partial tiles at the edge were never written: launch enough blocks to cover the "
             "output, T.ceildiv(size, BLOCK) rather than size // BLOCK."
@@ -185,13 +213,18 @@ def _hint(result: Comparison, bad: torch.Tensor, tile: tuple[int | None, ...], o
             "Only the partial tiles at the edge are wrong: the sizes are not multiples of the "
             "block, so every global read and write must be guarded (T.copy does this for you)."
         )
-    if result.never_written:
+    if nan and values == 0:
         return (
-            f"{result.never_written} elements are NaN: never written (the output starts as NaN), or "
-            "computed from something never initialised. Check the grid covers the whole output "
-            "(T.ceildiv), the store offsets, and that the accumulator is cleared."
+            f"{nan} elements still hold the NaN the output starts as and the rest are right: they were never "
+            "written. Check that the grid covers the whole output (T.ceildiv) and the store offsets."
         )
-    if result.max_rel_error < 0.05 and not result.never_written:
+    if nan:
+        return (
+            f"{nan} elements are NaN and {values} others have wrong values: NaN that spreads through the "
+            "arithmetic comes from a buffer read before anything wrote it. Check that the accumulator is "
+            "cleared (T.clear) and every tile is loaded before it is used, then the offsets."
+        )
+    if result.max_rel_error < 0.05:
         return (
             "The errors are small but larger than rounding allows: is a sum accumulated in "
             "float16? Accumulate in float32 and cast once at the end."

@@ -97,3 +97,46 @@ def test_every_element_wrong():
     assert result.wrong > 0.9 * result.total  # a few near-zero elements pass within atol
     assert "Nearly every element is wrong" in result.hint
     assert "wrong tiles: 4 of 4" in " ".join(result.details)
+
+
+def test_all_zeros_against_real_values_says_the_result_never_reaches_the_output():
+    want = reference((64,))
+    result = compare("C", torch.zeros(64, dtype=torch.float16), want, FP16)
+    assert result.hint.startswith("Every element of C is 0, whatever the inputs: the result never reaches")
+
+
+def test_all_zeros_against_tiny_expected_values_is_an_underflow_not_a_missing_store():
+    want = reference((64,)) * 1e-7  # products of 1e-4-sized inputs: below float16's smallest normal
+    result = compare("C", torch.zeros(64, dtype=torch.float16), want, FP16)
+    assert not result.ok
+    assert "never reaches the output" not in result.hint
+    assert result.hint.startswith("Every element of C is 0, and the expected values are tiny (the largest is ")
+    assert "underflowed" in result.hint and "float32" in result.hint
+
+
+def test_a_few_unwritten_elements_and_the_rest_right_say_never_written():
+    want = reference((100,))
+    got = want.clone()
+    got[10:20] = float("nan")  # inside the grid, not at its edge
+    result = compare("C", got, want, FP16, tile=(32,))
+    assert result.hint.startswith("10 elements still hold the NaN the output starts as and the rest are right")
+    assert "T.ceildiv" in result.hint
+
+
+def test_nan_mixed_with_wrong_values_points_at_an_uninitialised_buffer():
+    want = reference((100,))
+    got = want.clone()
+    got[10:20] = float("nan")
+    got[50:60] += 100
+    result = compare("C", got, want, FP16, tile=(32,))
+    assert result.hint.startswith("10 elements are NaN and 10 others have wrong values")
+    assert "T.clear" in result.hint
+
+
+def test_wrong_values_without_nan_get_no_nan_hint():
+    want = reference((100,))
+    got = want.clone()
+    got[10:20] += 100
+    result = compare("C", got, want, FP16, tile=(32,))
+    assert "NaN" not in result.hint
+    assert result.hint.startswith("Some elements are wrong")
