@@ -8,6 +8,8 @@ fills such buffers with NaN and catches it; this check makes the GPU verdict agr
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 # Tile ops that add into their destination unless told to clear it: name -> (dst arg, clear arg).
@@ -69,3 +71,227 @@ def never_initialized(tir: Any) -> list[str]:
 
     tvm.tirx.stmt_functor.pre_order_visit(tir.body, visit)
     return list(dict.fromkeys(problems))
+
+
+# ------------------------------------------------------------------ launch grids and loop trip counts
+#
+# The frontend folds every size and block parameter into the TIR (``M // BLOCK_M`` arrives as the
+# number 1), so a rounded-down count is read from evidence: a block index or loop variable ``v`` that
+# steps through a dimension of extent S of a global tensor in strides of c (``v * c + ...``), runs
+# E = S // c times with S % c != 0, and so never reaches the last S % c elements of that dimension.
+
+_AXES = {"blockIdx.x": "first", "blockIdx.y": "second", "blockIdx.z": "third"}
+
+
+@dataclass
+class _Loop:
+    var: Any
+    extent: int
+    what: str  # how the learner wrote it: "T.Kernel's first argument (`bx`, blockIdx.x)", "T.Pipelined loop over `k`"
+    grid: bool  # a block index of T.Kernel, not a loop
+
+
+@dataclass
+class _Shortfall:
+    loop: _Loop
+    buffer: str
+    dim: int
+    size: int  # S
+    step: int  # c
+    floors: bool  # E == S // c with S % c != 0 (else a zero-block axis that is short some other way)
+
+
+def _const(value: Any) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _loops(tir: Any) -> list[_Loop]:
+    from tilelang import tvm
+
+    found: list[_Loop] = []
+
+    def visit(node: Any) -> None:
+        if not isinstance(node, tvm.tirx.For) or (extent := _const(node.extent)) is None:
+            return
+        name = node.loop_var.name
+        if node.kind == tvm.tirx.ForKind.THREAD_BINDING:
+            tag = str(node.thread_binding.thread_tag) if node.thread_binding is not None else ""
+            if tag in _AXES:
+                found.append(_Loop(node.loop_var, extent, f"T.Kernel's {_AXES[tag]} argument (`{name}`, {tag})", True))
+            return
+        if "num_stages" in node.annotations:
+            kind = "T.Pipelined"
+        else:
+            kind = {
+                tvm.tirx.ForKind.PARALLEL: "T.Parallel",
+                tvm.tirx.ForKind.UNROLLED: "T.unroll",
+                tvm.tirx.ForKind.VECTORIZED: "T.vectorized",
+            }.get(node.kind, "T.serial")
+        found.append(_Loop(node.loop_var, extent, f"the {kind} loop over `{name}`", False))
+
+    tvm.tirx.stmt_functor.post_order_visit(tir.body, visit)
+    return found
+
+
+def _global_accesses(tir: Any) -> list[tuple[Any, list[Any], list[int], bool]]:
+    """(buffer, indices with let-bound names substituted, extent per index, written) of every global
+    access: a BufferLoad or BufferStore, or a T.copy/T.gemm region (its extents are the region's);
+    writes first."""
+    from tilelang import tvm
+
+    binds: dict[Any, Any] = {}
+    accesses: list[tuple[Any, list[Any], list[int], bool]] = []
+
+    def visit(node: Any) -> None:
+        if isinstance(node, tvm.tirx.Bind):
+            binds[node.var] = node.value
+        elif isinstance(node, tvm.tirx.Call) and getattr(node.op, "name", "") == "tl.region" and node.args:
+            load = node.args[0]
+            if isinstance(load, tvm.tirx.BufferLoad) and str(load.buffer.scope()) == "global":
+                extents = [_const(e) or 1 for e in node.args[2:]]
+                pad = [1] * (len(load.indices) - len(extents))
+                written = _const(node.args[1]) in (2, 3)
+                accesses.append((load.buffer, list(load.indices), pad + extents, written))
+        elif isinstance(node, (tvm.tirx.BufferLoad, tvm.tirx.BufferStore)):
+            if str(node.buffer.scope()) == "global":
+                written = isinstance(node, tvm.tirx.BufferStore)
+                accesses.append((node.buffer, list(node.indices), [1] * len(node.indices), written))
+
+    tvm.tirx.stmt_functor.post_order_visit(tir.body, visit)
+    # A region's BufferLoad is visited before its region call, so it was listed as a single-element
+    # load too; that duplicate reaches less far than the region itself, which is harmless.
+
+    def substituted(expr: Any) -> Any:
+        for _ in range(4):  # let-bound names may be defined through others
+            expr = tvm.tirx.stmt_functor.substitute(expr, binds)
+        return expr
+
+    accesses.sort(key=lambda access: not access[3])
+    return [(buf, [substituted(i) for i in indices], extents, written) for buf, indices, extents, written in accesses]
+
+
+def _shortfalls(tir: Any) -> list[_Shortfall]:
+    from tilelang import tvm
+
+    loops = _loops(tir)
+    by_var = {loop.var: loop for loop in loops}
+    analyzer = tvm.arith.Analyzer()
+    for loop in loops:
+        if loop.extent > 0:
+            analyzer.bind(loop.var, tvm.ir.Range.from_min_extent(0, loop.extent))
+    found: dict[Any, _Shortfall] = {}  # one per loop: along the first tensor it falls short on, writes first
+    covers: set[Any] = set()  # loops whose steps span some dimension they index: sized right, so not short
+    for buffer, indices, extents, _ in _global_accesses(tir):
+        for dim, (index, extent) in enumerate(zip(indices, extents)):
+            size = _const(buffer.shape[dim])
+            if size is None:
+                continue
+            used = [v for v in tvm.tirx.analysis.undefined_vars(index) if v in by_var]
+            reach = None
+            if used and all(by_var[v].extent > 0 for v in used):
+                reach = analyzer.const_int_bound(index).max_value + extent
+            for var in used:
+                loop = by_var[var]
+                coefficients = tvm.arith.detect_linear_equation(index, [var])
+                step = _const(coefficients[0]) if len(coefficients) == 2 else None
+                if step is None or step <= 1:
+                    continue
+                if loop.extent * step >= size:
+                    covers.add(var)
+                    continue
+                if reach is not None and reach >= size:  # this access reaches the end anyway (a halo)
+                    continue
+                floors = size % step != 0 and loop.extent == size // step
+                if floors or loop.extent == 0:
+                    found.setdefault(var, _Shortfall(loop, buffer.name, dim, size, step, floors))
+    for var in covers:  # a block index stepping past one tensor's end but short of another's: an index bug
+        found.pop(var, None)
+    return list(found.values())
+
+
+def _name_of(value: int, names: Mapping[str, Any], prefer: str = "") -> str | None:
+    matches = [name for name, v in names.items() if isinstance(v, int) and not isinstance(v, bool) and v == value]
+    if prefer:
+        matches.sort(key=lambda name: not name.upper().endswith(prefer.upper()))
+    return matches[0] if matches else None
+
+
+@dataclass
+class _Names:
+    size: str  # "N", or the number when no size has that value
+    where: str  # "N = 129 (dimension 1 of C)"
+    ceil: str  # "T.ceildiv(N, BLOCK_N)"
+    floor: str  # "N // BLOCK_N"
+
+
+def _described(short: _Shortfall, sizes: Mapping[str, int], params: Mapping[str, Any], tensors: Any) -> _Names:
+    shapes = {t.name: tuple(t.shape) for t in tensors}
+    size_name = None
+    if short.buffer in shapes and short.dim < len(shapes[short.buffer]):
+        size_name = shapes[short.buffer][short.dim]
+    size_name = size_name or _name_of(short.size, sizes)
+    block = _name_of(short.step, params, prefer=size_name or "") or str(short.step)
+    size = size_name or str(short.size)
+    where = f"{size} = {short.size}" if size_name else size
+    where += f" (dimension {short.dim} of {short.buffer})"
+    return _Names(size, where, f"T.ceildiv({size}, {block})", f"{size} // {block}")
+
+
+def grid_problems(tir: Any, sizes: Mapping[str, int], params: Mapping[str, Any], tensors: Any = ()) -> list[str]:
+    """A sentence for each T.Kernel extent (block count) that rounds a size down for this case: its
+    blocks step through a dimension of a global tensor and stop short of its end.
+
+    ``sizes`` and ``params`` are the case's (they name the size and the block parameter);
+    ``tensors`` the kernel's spec Tensors (``kernel.inputs + kernel.outputs``), which say which size
+    a dimension is. Empty when every grid axis covers what it indexes.
+    """
+    return [_sentence(s, sizes, params, tensors) for s in _shortfalls(tir) if s.loop.grid and s.floors]
+
+
+def loop_problems(tir: Any, sizes: Mapping[str, int], params: Mapping[str, Any], tensors: Any = ()) -> list[str]:
+    """A sentence for each T.serial / T.Pipelined / T.Parallel loop whose trip count rounds a size down
+    for this case (``for k in T.Pipelined(K // BLOCK_K)`` with K = 131, BLOCK_K = 32 runs 4 steps and
+    never reads the last 3 columns). Same arguments as :func:`grid_problems`."""
+    return [_sentence(s, sizes, params, tensors) for s in _shortfalls(tir) if not s.loop.grid and s.floors]
+
+
+def floor_problems(tir: Any, sizes: Mapping[str, int], params: Mapping[str, Any], tensors: Any = ()) -> list[str]:
+    """:func:`grid_problems` then :func:`loop_problems`: the causes to give a failed case."""
+    return grid_problems(tir, sizes, params, tensors) + loop_problems(tir, sizes, params, tensors)
+
+
+def _sentence(short: _Shortfall, sizes: Mapping[str, int], params: Mapping[str, Any], tensors: Any) -> str:
+    names = _described(short, sizes, params, tensors)
+    loop, covered = short.loop, short.loop.extent * short.step
+    left = short.size - covered
+    unit = ("block" if loop.grid else "step") + ("" if loop.extent == 1 else "s")
+    count = "launches" if loop.grid else "runs"
+    return (
+        f"{loop.what} {count} {loop.extent} {unit} of {short.step} along {names.where}: that reaches {covered}, "
+        f"so the last {left} of {names.size} are never {'computed' if loop.grid else 'visited'}. The count rounds "
+        f"down: use {names.ceil} rather than {names.floor}"
+    )
+
+
+def empty_launch(tir: Any, sizes: Mapping[str, int], params: Mapping[str, Any], tensors: Any = ()) -> str:
+    """The sentence that fails a case whose launch grid has no blocks (an extent of T.Kernel is 0 for
+    these sizes, as ``T.Kernel(M // BLOCK_M)`` is when M < BLOCK_M), else "". Call it before launching
+    or simulating: CUDA refuses a zero-block launch, which would read as a crash."""
+    zero = [loop for loop in _loops(tir) if loop.grid and loop.extent == 0]
+    if not zero:
+        return ""
+    loop = zero[0]
+    first = f"{loop.what} is 0 for this case, so no block runs and nothing is written"
+    for short in _shortfalls(tir):
+        if short.loop.var.same_as(loop.var):
+            names = _described(short, sizes, params, tensors)
+            if short.floors:
+                return (
+                    f"{first}: it counts blocks of {short.step} along {names.where}, and {names.floor} rounds down "
+                    f"to 0. Launch {names.ceil} blocks"
+                )
+            return f"{first}: its blocks step {short.step} along {names.where}, so launch {names.ceil} of them"
+    return f"{first}. Launch at least one block: round the count up with T.ceildiv(size, BLOCK)"
