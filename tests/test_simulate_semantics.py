@@ -1,13 +1,17 @@
 """Value semantics of the CPU simulator against the CUDA TileLang generates: a scalar the kernel
 reads is a value (a register), not a view of the buffer; local variables are per thread; aliases
-made with T.reshape / T.view share memory; and in-place tile ops see what they should."""
+made with T.reshape / T.view share memory; in-place tile ops see what they should; and the shared
+memory of a block is counted as TileLang allocates it (one copy per pipeline stage)."""
 
 import pytest
 import tilelang
 import tilelang.language as T
 import torch
 
-from grader.simulate import simulate
+from grader.build import COMPILE_ONLY_TARGET
+from grader.discover import course_root, load_module, load_puzzle, puzzle_files
+from grader.simulate import SimulationError, simulate
+from grader.simulate.interp import shared_memory_plan
 
 LOG2E = 1.4426950408889634
 BIND, VAR, SERIAL, PARALLEL = range(4)  # how the online softmax below keeps the old row max
@@ -256,3 +260,113 @@ def test_a_view_with_another_dtype_reads_the_same_bytes():
     a = torch.tensor([1.0, -2.5, 3e-3, 1e20])
     out = run(bits_through_a_view, {"A": a, "C": torch.zeros(4)}, N=4)["C"]
     assert out.tolist() == (a.view(torch.int32) + 1).view(torch.float32).tolist()
+
+
+# ------------------------------------------------------------------ shared memory as TileLang allocates it
+
+ROOT = course_root()
+MATRIX = load_module(puzzle_files(ROOT / "solutions")["08"])
+TUNED = next(k for k in load_puzzle(MATRIX).kernels if k.function == "matmul_tuned")
+TUNED_LARGE = next(c for c in TUNED.cases if c.name == "large_4096")
+
+
+def tuned_tir(stages: int, sizes: dict[str, int] | None = None):
+    params = {**TUNED_LARGE.params, "STAGES": stages}
+    return MATRIX.matmul_tuned.get_tir(**(sizes or TUNED_LARGE.sizes), **params).without_attr("tilelang_out_idx")
+
+
+def test_matmul_tuned_large_case_counts_one_copy_of_the_operand_tiles_per_stage():
+    assert TUNED_LARGE.params == {
+        "BLOCK_M": 128,
+        "BLOCK_N": 256,
+        "BLOCK_K": 64,
+        "STAGES": 4,
+        "THREADS": 256,
+        "PANEL": 10,
+    }
+    plan = shared_memory_plan(tuned_tir(4))
+    # A_tile 16 KiB + B_tile 32 KiB, four stages; C_tile (64 KiB) is only live after the loop.
+    assert plan.total == 192 * 1024
+    assert plan.staged == {"A_tile": (4, 16 * 1024), "B_tile": (4, 32 * 1024)}
+
+
+@tilelang.jit
+def staged_and_not(A, B, BM: int, BK: int, STAGES: int, STORE: bool):
+    """Two operand tiles filled from global memory in the pipelined loop (one by T.copy, one by
+    T.copy or a T.Parallel store) and one filled from a fragment (not staged)."""
+    M, K = T.const("M, K")
+    A: T.Tensor((M, K), T.float16)
+    B: T.Tensor((K, BM), T.float16)
+    C = T.empty((M, BM), T.float32)
+    with T.Kernel(T.ceildiv(M, BM), threads=128) as bx:
+        a_s = T.alloc_shared((BM, BK), T.float16)
+        b_s = T.alloc_shared((BK, BM), T.float16)
+        p_s = T.alloc_shared((BM, BK), T.float16)
+        a_f = T.alloc_fragment((BM, BK), T.float16)
+        acc = T.alloc_fragment((BM, BM), T.float32)
+        T.clear(acc)
+        for k in T.Pipelined(T.ceildiv(K, BK), num_stages=STAGES):
+            if STORE:
+                for i, j in T.Parallel(BM, BK):
+                    a_s[i, j] = A[bx * BM + i, k * BK + j]
+            else:
+                T.copy(A[bx * BM, k * BK], a_s)
+            T.copy(B[k * BK, 0], b_s)
+            T.copy(a_s, a_f)
+            for i, j in T.Parallel(BM, BK):
+                a_f[i, j] = a_f[i, j] * 2.0
+            T.copy(a_f, p_s)
+            T.gemm(p_s, b_s, acc)
+        T.copy(acc, C[bx * BM, 0])
+    return C
+
+
+@tilelang.jit
+def two_phases_in_one_loop(A, BLOCK: int):
+    """Two shared tiles used one after the other inside one loop: live together for the loop."""
+    N = T.const("N")
+    A: T.Tensor((N,), T.float32)
+    C = T.empty((N,), T.float32)
+    with T.Kernel(1, threads=32):
+        first = T.alloc_shared((BLOCK,), T.float32)
+        second = T.alloc_shared((BLOCK,), T.float32)
+        unused = T.alloc_shared((8192,), T.float32)  # noqa: F841  (never touched: not allocated)
+        for k in T.serial(T.ceildiv(N, BLOCK)):
+            T.copy(A[k * BLOCK], first)
+            T.copy(first, C[k * BLOCK])
+            T.copy(A[k * BLOCK], second)
+            T.copy(second, C[k * BLOCK])
+    return C
+
+
+SHARED_CASES = {
+    **{f"matmul_tuned_stages_{n}": (lambda n=n: tuned_tir(n)) for n in (1, 2, 3, 5)},
+    "copy_staged": lambda: staged_and_not.get_tir(M=256, K=256, BM=64, BK=32, STAGES=3, STORE=False),
+    "store_staged": lambda: staged_and_not.get_tir(M=256, K=256, BM=64, BK=32, STAGES=3, STORE=True),
+    "two_phases": lambda: two_phases_in_one_loop.get_tir(N=8192, BLOCK=4096),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SHARED_CASES))
+def test_shared_memory_count_matches_what_tilelang_allocates(name):
+    from tilelang import tvm
+
+    tir = SHARED_CASES[name]().without_attr("tilelang_out_idx")
+    with tvm.target.Target(COMPILE_ONLY_TARGET):
+        lowered = tilelang.lower(tir, target=COMPILE_ONLY_TARGET)
+    (allocated,) = [int(f.attrs["dyn_shared_memory_buf"]) for _, f in lowered.device_mod.functions.items()]
+    assert shared_memory_plan(tir).total == allocated
+
+
+def test_stages_that_push_a_block_over_the_limit_are_named():
+    # 128 x 256 x 64 tiles: 48 KiB per stage. Four stages (192 KiB) fit; five (240 KiB) do not,
+    # though one copy of every tile (112 KiB) would.
+    sizes = {"M": 128, "N": 256, "K": 64}
+    tensors = {"A": torch.zeros(128, 64, dtype=torch.float16), "B": torch.zeros(64, 256, dtype=torch.float16)}
+    simulate(tuned_tir(4, sizes), {**tensors, "C": torch.zeros(128, 256, dtype=torch.float16)})
+    with pytest.raises(SimulationError) as failure:
+        simulate(tuned_tir(5, sizes), {**tensors, "C": torch.zeros(128, 256, dtype=torch.float16)})
+    assert str(failure.value) == (
+        "the block asks for 240 KiB of shared memory (T.Pipelined with num_stages=5 keeps 5 copies of `A_tile` "
+        "and `B_tile`: 5 x 48 KiB); a Hopper block may use at most 227 KiB: use smaller tiles or fewer stages"
+    )

@@ -100,6 +100,128 @@ def _storage(data: torch.Tensor) -> torch.Tensor:
     return data if data._base is None else data._base
 
 
+@dataclass
+class SharedPlan:
+    """A block's shared memory: ``total`` bytes, and the buffers a T.Pipelined loop keeps one copy of
+    per stage (name -> (stages, bytes of one copy))."""
+
+    total: int
+    staged: dict[str, tuple[int, int]]
+
+    def too_much(self) -> str:
+        kib = math.ceil(self.total / 1024)
+        stages = ""
+        if self.staged:
+            parts = []
+            for count in sorted({n for n, _ in self.staged.values()}):
+                names = [name for name, (n, _) in self.staged.items() if n == count]
+                one = sum(b for n, b in self.staged.values() if n == count)
+                listed = " and ".join(f"`{name}`" for name in names)
+                parts.append(
+                    f"T.Pipelined with num_stages={count} keeps {count} copies of {listed}: "
+                    f"{count} x {math.ceil(one / 1024)} KiB"
+                )
+            stages = f" ({'; '.join(parts)})"
+        return (
+            f"the block asks for {kib} KiB of shared memory{stages}; a Hopper block may use at most "
+            f"{SHARED_LIMIT // 1024} KiB: use smaller tiles or fewer stages"
+        )
+
+
+def shared_memory_plan(func: Any, block: Any = None, size: Any = None) -> SharedPlan:
+    """The shared memory TileLang 0.1.15 gives ``block`` (the kernel's root block by default):
+
+    - each shared buffer that a T.Pipelined loop fills from global memory (a T.copy from a global
+      tensor, or a store of a global load) gets ``num_stages`` copies, one per stage in flight;
+    - buffers are live from the first to the last statement of the block's body that touches
+      them (a loop or an if is one statement), and buffers never live at the same time share
+      memory (MergeSharedMemoryAllocations), so the total is the peak over the statements;
+    - a buffer nothing touches is not allocated.
+    """
+    from tilelang import tvm
+
+    tir = tvm.tirx
+    if block is None:
+        found: list[Any] = []
+        tir.stmt_functor.post_order_visit(func.body, lambda n: found.append(n) if isinstance(n, tir.SBlock) else None)
+        block = next((b for b in found if any(x.scope().startswith("shared") for x in b.alloc_buffers)), None)
+        if block is None:
+            return SharedPlan(0, {})
+    size = size or (lambda e: int(e))
+    shared = {b.data: b for b in block.alloc_buffers if b.scope().startswith("shared")}
+    global_data = {b.data for b in func.buffer_map.values()}
+
+    def touched(stmt: Any) -> set[Any]:
+        seen: set[Any] = set()
+
+        def visit(node: Any) -> None:
+            if isinstance(node, tir.BufferLoad | tir.BufferStore) and node.buffer.data in shared:
+                seen.add(node.buffer.data)
+            elif isinstance(node, tir.Var) and node in shared:
+                seen.add(node)
+
+        tir.stmt_functor.post_order_visit(stmt, visit)
+        return seen
+
+    def reads_global(expr: Any) -> bool:
+        hits: list[Any] = []
+        tir.stmt_functor.post_order_visit(
+            expr, lambda n: hits.append(n) if isinstance(n, tir.BufferLoad) and n.buffer.data in global_data else None
+        )
+        return bool(hits)
+
+    stages: dict[Any, int] = {}
+
+    def stage(loop: Any) -> None:
+        count = int(loop.annotations["num_stages"])
+
+        def visit(node: Any) -> None:
+            target = None
+            if isinstance(node, tir.Call) and node.op.name == "tl.tileop.copy":
+                src, dst = (a.args[0] for a in node.args[:2])
+                if src.buffer.data in global_data:
+                    target = dst.buffer.data
+            elif isinstance(node, tir.BufferStore) and reads_global(node.value):
+                target = node.buffer.data
+            if target in shared:
+                stages[target] = max(stages.get(target, 1), count)
+
+        tir.stmt_functor.post_order_visit(loop.body, visit)
+
+    tir.stmt_functor.post_order_visit(
+        block.body,
+        lambda n: stage(n) if isinstance(n, tir.For) and n.annotations and "num_stages" in n.annotations else None,
+    )
+
+    def flatten(stmt: Any) -> list[Any]:
+        if isinstance(stmt, tir.SeqStmt):
+            return [s for child in stmt.seq for s in flatten(child)]
+        if isinstance(stmt, tir.AttrStmt | tir.DeclBuffer) or (
+            isinstance(stmt, tir.AllocBuffer) and getattr(stmt, "body", None) is not None
+        ):
+            return flatten(stmt.body)
+        return [stmt]
+
+    first: dict[Any, int] = {}
+    last: dict[Any, int] = {}
+    for position, stmt in enumerate(flatten(block.body)):
+        for data in touched(stmt):
+            first.setdefault(data, position)
+            last[data] = position
+
+    def one_copy(data: Any) -> int:
+        buffer = shared[data]
+        element = torch.empty((), dtype=torch_dtype(buffer.dtype)).element_size()
+        return math.prod(size(s) for s in buffer.shape) * element
+
+    total = 0
+    for position in range(max(last.values(), default=-1) + 1):
+        live = [d for d in first if first[d] <= position <= last[d]]
+        total = max(total, sum(one_copy(d) * stages.get(d, 1) for d in live))
+    staged = {shared[d].name: (n, one_copy(d)) for d, n in stages.items() if n > 1 and d in first}
+    return SharedPlan(total, staged)
+
+
 class Interpreter:
     def __init__(self, func: Any, tensors: dict[str, torch.Tensor]):
         from tilelang import tvm
@@ -118,12 +240,27 @@ class Interpreter:
         # local / local.var buffers written inside a T.Parallel nest: one copy per iteration (each
         # thread's registers), shaped [lanes (RANK axes)] + the buffer's shape, until the nest ends
         self.private: dict[Any, torch.Tensor] = {}
+        self.checked_blocks: list[Any] = []  # blocks whose shared memory was counted
+        self.views_dtype = self.reinterprets(func)  # some T.view reads a buffer as another dtype
         for param in func.params:
             buffer = func.buffer_map.get(param)
             if buffer is None:
                 raise Unsupported(f"the scalar parameter {param}")
             self.buffers[buffer.data] = tensors[buffer.name]
             self.scopes[buffer.data] = "global"
+
+    def reinterprets(self, func: Any) -> bool:
+        dtypes: dict[Any, set[str]] = {}
+
+        def visit(node: Any) -> None:
+            if isinstance(node, self.tir.BufferLoad | self.tir.BufferStore):
+                dtypes.setdefault(node.buffer.data, set()).add(str(node.buffer.dtype))
+            elif isinstance(node, self.tir.SBlock):
+                for buffer in node.alloc_buffers:
+                    dtypes.setdefault(buffer.data, set()).add(str(buffer.dtype))
+
+        self.tir.stmt_functor.post_order_visit(func.body, visit)
+        return any(len(names) > 1 for names in dtypes.values())
 
     # ------------------------------------------------------------------ statements
     def run(self) -> None:
@@ -137,6 +274,7 @@ class Interpreter:
         elif isinstance(node, t.SBlockRealize):
             self.stmt(node.block)
         elif isinstance(node, t.SBlock):
+            self.check_shared(node)
             self.allocate(node.alloc_buffers)
             self.stmt(node.body)
         elif isinstance(node, t.For):
@@ -161,20 +299,21 @@ class Interpreter:
             raise Unsupported(f"the statement {type(node).__name__}")
 
     def allocate(self, buffers: Any) -> None:
-        shared = 0
         for buffer in buffers:
             shape = [self.int_of(s) for s in buffer.shape]
             dtype = torch_dtype(buffer.dtype)
             fill = float("nan") if dtype.is_floating_point else 0
             self.buffers[buffer.data] = torch.full(shape, fill, dtype=dtype)
             self.scopes[buffer.data] = buffer.scope()
-            if buffer.scope().startswith("shared"):
-                shared += math.prod(shape) * torch.empty((), dtype=dtype).element_size()
-        if shared > SHARED_LIMIT:
-            raise SimulationError(
-                f"the block asks for {shared // 1024} KiB of shared memory; a Hopper block may use at most "
-                f"{SHARED_LIMIT // 1024} KiB: use smaller tiles or fewer stages"
-            )
+
+    def check_shared(self, block: Any) -> None:
+        """A block's shared memory as TileLang allocates it (see ``shared_memory_plan``), once per block."""
+        if any(block.same_as(b) for b in self.checked_blocks):
+            return
+        self.checked_blocks.append(block)
+        plan = shared_memory_plan(self.func, block, size=self.int_of)
+        if plan.total > SHARED_LIMIT:
+            raise SimulationError(plan.too_much())
 
     def bind_value(self, value: Any) -> Any:
         if isinstance(value, self.tir.Call) and value.op.name == "tl.launch_thread_idx":
@@ -242,9 +381,10 @@ class Interpreter:
         T.view make several buffers over one allocation)."""
         data = self.buffers[buffer.data]
         shape = [self.int_of(s) for s in buffer.shape]
-        dtype = torch_dtype(buffer.dtype)
-        if dtype != data.dtype:  # T.view(buffer, dtype=...): the same bytes read as another type
-            data = data.reshape(-1).view(dtype)
+        if self.views_dtype:
+            dtype = torch_dtype(buffer.dtype)
+            if dtype != data.dtype:  # T.view(buffer, dtype=...): the same bytes read as another type
+                data = data.reshape(-1).view(dtype)
         if list(data.shape) != shape:
             if math.prod(shape) != data.numel():
                 raise Unsupported(f"a view of `{buffer.name}` with another number of elements")
@@ -323,7 +463,7 @@ class Interpreter:
     # value, so one copy stands for all; inside a nest each iteration writes and reads its own
     # (``v = T.alloc_var(...)`` then ``v = v + tile[i, j]`` in ``for i in T.Parallel``).
     def is_private(self, buffer: Any, indices: list[Any], value: Any, mask: torch.Tensor | None) -> bool:
-        if buffer.data in self.private:
+        if self.private and buffer.data in self.private:
             return True
         if not self.parallel_vars or self.scopes[buffer.data] not in ("local", "local.var"):
             return False
@@ -385,7 +525,7 @@ class Interpreter:
     def load(self, node: Any) -> Any:
         data = self.tensor_of(node.buffer)
         indices = [self.expr(i) for i in node.indices]
-        if node.buffer.data in self.private:
+        if self.private and node.buffer.data in self.private:
             return self.load_private(node.buffer, indices)
         if self.scopes[node.buffer.data] == "local.fragment" and self.parallel_vars:
             self.check_lane_access(node)
