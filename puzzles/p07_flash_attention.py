@@ -202,6 +202,7 @@ ATTENTION_TOLERANCES = {"float16": Tolerance(rtol=2e-3, atol=3e-3)}
 
 def puzzle() -> Puzzle:
     small = {"BLOCK_M": 64, "BLOCK_N": 64}
+    rect = {"BLOCK_M": 64, "BLOCK_N": 32}
     # TileLang cannot multi-buffer a shared tile that two pipelined loops both fill (an
     # internal layout error), so the two-pass bench keeps STAGES=1, which works whether or not
     # the passes share K_tile; flash attention double-buffers K and V.
@@ -234,6 +235,9 @@ def puzzle() -> Puzzle:
                     Case("tail_1000", {"M": 1000, "N": 1000, "D": 64}, small, seed=7102),
                     Case("few_keys_100x37", {"M": 100, "N": 37, "D": 64}, small, seed=7103, simulate=True),
                     Case("long_keys_127x4099", {"M": 127, "N": 4099, "D": 64}, small, seed=7104),
+                    # rectangular tiles, M != N != D, a tail in M and N: a key offset stepped by
+                    # BLOCK_M instead of BLOCK_N fails here on the CPU too
+                    Case("rect_150x100x32", {"M": 150, "N": 100, "D": 32}, rect, seed=7106, simulate=True),
                     Case("large_16384", {"M": 16384, "N": 16384, "D": 64}, large_two_pass, seed=7105, bench=True),
                 ),
                 **common,
@@ -251,6 +255,7 @@ def puzzle() -> Puzzle:
                     Case("tail_1000", {"M": 1000, "N": 1000, "D": 64}, small, seed=7202),
                     Case("few_keys_100x37", {"M": 100, "N": 37, "D": 64}, small, seed=7203, simulate=True),
                     Case("long_keys_127x4099", {"M": 127, "N": 4099, "D": 64}, small, seed=7204, simulate=True),
+                    Case("rect_150x100x32", {"M": 150, "N": 100, "D": 32}, rect, seed=7206, simulate=True),
                     Case("large_16384", {"M": 16384, "N": 16384, "D": 64}, large, seed=7205, bench=True),
                 ),
                 **common,

@@ -317,6 +317,15 @@ def puzzle() -> Puzzle:
                     Case("tail_16to40_1000_k5", _sizes(16, 40, 1000, 5), channels, seed=9203),
                     # 200 channels x 7 taps: 1400-term sums.
                     Case("deep_200to24_700_k7", _sizes(200, 24, 700, 7), channels, seed=9204),
+                    # BLOCK_O != BLOCK_L, a tail in C_out and L and several tiles of each: swapped
+                    # tile offsets fail on the CPU too
+                    Case(
+                        "rect_3to40_300_k5",
+                        _sizes(3, 40, 300, 5),
+                        {"BLOCK_O": 16, "BLOCK_L": 64},
+                        seed=9206,
+                        simulate=True,
+                    ),
                     Case(
                         "large_128_65536_k5",
                         _sizes(128, 128, 65536, 5),
@@ -347,6 +356,14 @@ def puzzle() -> Puzzle:
                     Case("tail_40to72_1000_k5", _sizes(40, 72, 1000, 5), im2col, seed=9303),
                     # 300 channels x 7 taps: 2100-term sums.
                     Case("deep_300to64_999_k7", _sizes(300, 64, 999, 7), im2col, seed=9304, simulate=True),
+                    # BLOCK_O != BLOCK_L, a tail in C_in, C_out and L
+                    Case(
+                        "rect_40to72_150_k5",
+                        _sizes(40, 72, 150, 5),
+                        {"BLOCK_O": 32, "BLOCK_L": 64, "BLOCK_C": 16, "STAGES": 2},
+                        seed=9306,
+                        simulate=True,
+                    ),
                     # 86 GFLOP: W2 is 256 x 1280, cols 1280 x 131072. 128 x 128 output tiles,
                     # 32 channels (160 im2col rows) per step: the best of a sweep on the H200.
                     Case(

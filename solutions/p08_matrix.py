@@ -484,6 +484,14 @@ def puzzle() -> Puzzle:
                     Case("tail_1000", {"M": 1000, "K": 1000}, gemv_blocks, seed=8102),
                     Case("odd_127x129", {"M": 127, "K": 129}, gemv_blocks, seed=8103, simulate=True),
                     Case("long_k_64x8191", {"M": 64, "K": 8191}, gemv_blocks, seed=8104, simulate=True),
+                    # BLOCK_M != BLOCK_K and a tail in both: swapped tile offsets fail on the CPU too
+                    Case(
+                        "rect_77x150",
+                        {"M": 77, "K": 150},
+                        {"BLOCK_M": 32, "BLOCK_K": 64},
+                        seed=8106,
+                        simulate=True,
+                    ),
                     # 8192 x 8192 fp16 is 128 MiB: larger than the H200's L2, so timing sees HBM.
                     Case("large_8192", {"M": 8192, "K": 8192}, {"BLOCK_M": 16, "BLOCK_K": 256}, seed=8105, bench=True),
                 ),
@@ -497,6 +505,15 @@ def puzzle() -> Puzzle:
                     Case("tail_1000", {"M": 1000, "N": 1000, "K": 1000}, naive_blocks, seed=8202),
                     Case("odd_127x129x131", {"M": 127, "N": 129, "K": 131}, naive_blocks, seed=8203, simulate=True),
                     Case("skinny_33x1024x200", {"M": 33, "N": 1024, "K": 200}, naive_blocks, seed=8204),
+                    # BLOCK_M != BLOCK_N, M != N != K, a tail in each and several tiles of each:
+                    # swapped rows and columns (offsets or block sizes) fail on the CPU too
+                    Case(
+                        "rect_77x150x91",
+                        {"M": 77, "N": 150, "K": 91},
+                        {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_K": 32},
+                        seed=8206,
+                        simulate=True,
+                    ),
                     Case("large_4096", {"M": 4096, "N": 4096, "K": 4096}, naive_blocks, seed=8205, bench=True),
                 ),
                 **gemm_common,
@@ -510,6 +527,13 @@ def puzzle() -> Puzzle:
                     Case("tail_1000", {"M": 1000, "N": 1000, "K": 1000}, piped_blocks, seed=8302),
                     Case("odd_127x129x131", {"M": 127, "N": 129, "K": 131}, piped_blocks, seed=8303, simulate=True),
                     Case("skinny_33x1024x200", {"M": 33, "N": 1024, "K": 200}, piped_blocks, seed=8304),
+                    Case(
+                        "rect_150x300x100",
+                        {"M": 150, "N": 300, "K": 100},
+                        {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 32, "STAGES": 3},
+                        seed=8306,
+                        simulate=True,
+                    ),
                     Case(
                         "large_4096",
                         {"M": 4096, "N": 4096, "K": 4096},
@@ -529,6 +553,8 @@ def puzzle() -> Puzzle:
                     Case("tail_1000", {"M": 1000, "N": 1000, "K": 1000}, tuned_blocks, seed=8402),
                     Case("odd_127x129x131", {"M": 127, "N": 129, "K": 131}, tuned_blocks, seed=8403, simulate=True),
                     Case("skinny_33x1024x200", {"M": 33, "N": 1024, "K": 200}, tuned_blocks, seed=8404),
+                    # two tiles of 128 x 256 each way, each with a tail
+                    Case("rect_200x300x100", {"M": 200, "N": 300, "K": 100}, tuned_blocks, seed=8407, simulate=True),
                     Case("large_4096", {"M": 4096, "N": 4096, "K": 4096}, tuned_blocks, seed=8405, bench=True),
                     Case("large_8192", {"M": 8192, "N": 8192, "K": 8192}, tuned_blocks, seed=8406, bench=True),
                 ),

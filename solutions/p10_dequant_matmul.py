@@ -258,6 +258,15 @@ def puzzle() -> Puzzle:
                     Case("odd_37x128_g64", _sizes(37, 128, 2), unpack, seed=10102, simulate=True),
                     Case("tail_1000x1024_g128", _sizes(1000, 1024, 8), unpack, seed=10103),
                     Case("per_row_300x512", _sizes(300, 512, 1), unpack, seed=10104),
+                    # BLOCK_N != BLOCK_K and a tail in N (K is a multiple of BLOCK_K by the
+                    # preconditions): swapped tile offsets fail on the CPU too
+                    Case(
+                        "rect_77x384_g128",
+                        _sizes(77, 384, 3),
+                        {"BLOCK_N": 32, "BLOCK_K": 64},
+                        seed=10106,
+                        simulate=True,
+                    ),
                     # 32 MiB in, 128 MiB out: memory-bound.
                     Case(
                         "large_8192_g128",
@@ -290,6 +299,14 @@ def puzzle() -> Puzzle:
                     Case("tail_1000_g128", _sizes(1000, 1024, 8, m=1000), gemm, seed=10203),
                     # One scale per row (G = K) and 2048-term sums.
                     Case("per_row_100x300x2048", _sizes(300, 2048, 1, m=100), gemm, seed=10204, simulate=True),
+                    # BLOCK_M != BLOCK_N, M != N != K, a tail in M and N
+                    Case(
+                        "rect_50x77x384_g128",
+                        _sizes(77, 384, 3, m=50),
+                        {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_K": 64, "STAGES": 3},
+                        seed=10206,
+                        simulate=True,
+                    ),
                     # Decode: 16 tokens. BLOCK_N = 64 gives 128 blocks for the 132 SMs.
                     Case(
                         "decode_16x8192x8192_g128",

@@ -40,7 +40,8 @@ def test_untouched_stubs_are_not_implemented(grade):
 def test_k_picks_kernels(grade):
     run = grade("08", "-k", "naive")
     assert set(run.statuses()) == {
-        f"matmul_naive[{c}]" for c in ("square_256", "tail_1000", "odd_127x129x131", "skinny_33x1024x200", "large_4096")
+        f"matmul_naive[{c}]"
+        for c in ("square_256", "tail_1000", "odd_127x129x131", "skinny_33x1024x200", "rect_77x150x91", "large_4096")
     }
 
 
