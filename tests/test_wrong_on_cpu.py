@@ -1,0 +1,41 @@
+"""Every known-wrong kernel under tests/wrong/ is rejected without a GPU, on its simulated cases.
+
+A learner without a GPU gets a verdict on the numbers only from the simulated cases, so a wrong
+kernel that passes them all exits 0 on the CPU. Each file in tests/wrong/ must fail some simulated
+case (CAUGHT_BY = "compile": fail to build on every case), unless it declares SIMULATOR_MISSES with
+the reason no small CPU case can catch it; and a file that declares SIMULATOR_MISSES must in fact pass
+them all, so the list of misses stays honest.
+
+This grades in-process through tests.inprocess.grade_simulated (trace, simulate, compare: no nvcc),
+so the whole list runs in a few minutes; tests/test_grader_e2e.py runs the compile-rejected ones
+through the CLI, and on a GPU every one of them.
+"""
+
+import pytest
+
+from grader.discover import WrongKernel, course_root, wrong_kernels
+from grader.outcome import ERROR, FAILED
+from tests.inprocess import grade_simulated
+
+WRONG = wrong_kernels(course_root())
+
+
+@pytest.mark.parametrize("wrong", WRONG, ids=lambda w: f"p{w.puzzle_id}/{w.path.stem}")
+def test_simulated_cases_reject_every_known_wrong_kernel(wrong: WrongKernel):
+    results = grade_simulated(wrong.puzzle_id, wrong.path, wrong.kernel)
+    assert results, f"{wrong.kernel} has no simulated case"
+    statuses = {r.case: r.status for r in results}
+    rejected = sorted(case for case, status in statuses.items() if status in (FAILED, ERROR))
+    if wrong.caught_by == "compile":
+        assert not wrong.simulator_misses, "a kernel that does not build cannot be missed by the simulator"
+        assert set(statuses.values()) == {ERROR}, f"should fail to build on every case: {statuses}"
+    elif wrong.simulator_misses:
+        assert not rejected, (
+            f"declares SIMULATOR_MISSES ({wrong.simulator_misses}) but the CPU rejects it on {rejected}: "
+            "remove the SIMULATOR_MISSES line"
+        )
+    else:
+        assert rejected, (
+            f"passes every simulated case ({statuses}): add a simulated case that catches it, or declare "
+            'SIMULATOR_MISSES = "why no small CPU case can"'
+        )
