@@ -29,6 +29,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 class GraderRun:
     def __init__(self, completed: subprocess.CompletedProcess, json_path: Path):
         self.code = completed.returncode
+        self.json_path = json_path
         self.out = completed.stdout
         self.err = completed.stderr
         self.doc = json.loads(json_path.read_text()) if json_path.exists() else None

@@ -168,11 +168,14 @@ class Tracer:
             left = deadline - time.monotonic()
             ready = select.select([self.reply_fd], [], [], max(0.0, left))[0] if left > 0 else []
             if not ready:
-                raise TracerGone(
-                    "timed_out",
-                    f"no answer within {timeout:g} s {when}: TileLang runs the kernel's Python body to build it, "
-                    "and something there never ends (a Python loop or a sleep), or the file's top level does",
+                cause = (
+                    "the file's top level never finishes (a loop, a sleep or input() at import): a puzzle file "
+                    "only defines functions"
+                    if "importing" in when
+                    else "TileLang runs the kernel's Python body to build it, and something there never ends "
+                    "(a Python loop or a sleep)"
                 )
+                raise TracerGone("timed_out", f"no answer within {timeout:g} s {when}: {cause}")
             chunk = os.read(self.reply_fd, 1 << 20)
             if not chunk:
                 raise TracerGone("error", self._death(when))
