@@ -1,5 +1,5 @@
 """mul_relu_backward without T.clear: the first row tile reduces with clear=True (an `if k == 0`
-branch) and later ones with clear=False, into a [1, BLOCK_N] buffer stored through a slice of dB.
+branch) and later ones with clear=False, stored through a slice of dB.
 """
 
 KERNEL = "mul_relu_backward"
@@ -22,7 +22,7 @@ def mul_relu_backward(A, B, dC, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
         da_tile = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float16)
         b_tile = T.alloc_fragment((BLOCK_N,), T.float16)
         products = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float32)
-        db_tile = T.alloc_fragment((1, BLOCK_N), T.float32)
+        db_tile = T.alloc_fragment((BLOCK_N,), T.float32)
         T.copy(B[bx * BLOCK_N], b_tile)
         for k in T.serial(T.ceildiv(M, BLOCK_M)):
             T.copy(A[k * BLOCK_M, bx * BLOCK_N], a_tile)

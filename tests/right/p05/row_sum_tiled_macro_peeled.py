@@ -1,6 +1,6 @@
 """row_sum_tiled with a T.macro that loads a column tile, the first tile peeled off to initialize
-the accumulator (no T.clear), the rest added in a loop that starts at 1, and the final sums in a
-[BLOCK_M, 1] buffer.
+the accumulator (no T.clear), the rest added in a loop that starts at 1, and the sums stored through
+a slice of C.
 """
 
 KERNEL = "row_sum_tiled"
@@ -22,7 +22,7 @@ def row_sum_tiled(A, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
     with T.Kernel(T.ceildiv(M, BLOCK_M), threads=THREADS) as bx:
         tile = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float16)
         partial = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float32)
-        sums = T.alloc_fragment((BLOCK_M, 1), T.float32)
+        sums = T.alloc_fragment((BLOCK_M,), T.float32)
         load_tile(A, tile, bx * BLOCK_M, 0)
         for i, j in T.Parallel(BLOCK_M, BLOCK_N):
             partial[i, j] = T.cast(tile[i, j], T.float32)
