@@ -9,7 +9,7 @@ Inputs ``A`` and ``B``: fp16 vectors of N. Output ``C``: an fp16 vector of N.
 ``add``
     ``C[i] = A[i] + B[i]``. The ``copy_threads`` kernel of puzzle 01 with two inputs: one block
     per BLOCK elements, ``T.Parallel(BLOCK)`` over them, and a guard ``if i < N`` for the
-    partial last block.
+    partial last block (TileLang adds its own too: see puzzle 01, "Who guards the edge").
 
 ``mul_relu``
     ``C[i] = max(A[i] * B[i], 0)``, the product and the ReLU fused into one kernel. Written as
@@ -83,8 +83,9 @@ def torch_mul_relu(A, B):
 # ## Kernel 1: `add`
 #
 # `copy_threads` from puzzle 01 with two inputs: one block per BLOCK elements, a `T.Parallel(BLOCK)`
-# over them, and the guard `if i < N`. The picture is the `odd_4097` case: the fifth block holds a
-# single element of the vector.
+# over them, and the guard `if i < N` (TileLang would drop the accesses past N without it, as puzzle
+# 01 shows, but it says what the kernel means). The picture is the `odd_4097` case: the fifth block
+# holds a single element of the vector.
 
 # %% [notebook]
 # from grader.pictures import tiling

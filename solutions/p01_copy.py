@@ -20,7 +20,7 @@ The three kernels compute the same thing and differ in how the work is spread ov
     elements, and block ``bx`` owns ``B[bx * BLOCK]`` up to ``B[bx * BLOCK + BLOCK - 1]``.
     ``T.Parallel(BLOCK)`` spreads those elements over the block's THREADS threads, BLOCK /
     THREADS each. The grid is rounded up (``T.ceildiv``), so the last block may be partial and
-    the guard ``if i < N`` is still needed.
+    its iterations past N must not copy: the kernel says so with ``if i < N``.
 
 ``copy_tiles``
     The same grid, but each block moves its BLOCK elements as one tile: ``T.copy`` from ``A``
@@ -28,6 +28,14 @@ The three kernels compute the same thing and differ in how the work is spread ov
     fragment into ``B``. ``T.copy`` is given only the tile's first element and takes its
     extent from the fragment; it checks the edge of the tensor itself (reads past the end give
     zeros, writes past it are dropped), so there is no hand-written guard.
+
+About the guard ``if i < N``: TileLang 0.1.15 adds one itself. Compiled for sm_90a,
+``copy_threads`` gives the same CUDA with and without it: every global load or store whose index
+TileLang cannot prove in range is wrapped in its own ``if``, in a ``T.Parallel`` loop, a serial
+loop or an atomic alike. A load past the end reads 0 and a store past it is dropped. Writing the
+guard still says what the kernel means, and a hand-written CUDA kernel has no such net. It is
+needed where those zeros would change a result: a maximum over negative values, the sum of a
+softmax's exponentials, a count.
 
 What it teaches: what ``T.Kernel``'s grid and ``threads`` mean, how ``T.Parallel`` maps loop
 iterations onto a block's threads, block offsets, guarding the tail of a size that is not a
@@ -95,7 +103,8 @@ def torch_copy(A):
 #
 # What to watch for:
 # - the number of steps is `T.ceildiv(N, THREADS)`, rounded up, or the tail is never copied;
-# - the last step reaches past the end when THREADS does not divide N: copy only where `i < N`.
+# - the last step reaches past the end when THREADS does not divide N: copy only where `i < N`
+#   (TileLang would drop those accesses by itself, as the note after kernel 3 shows).
 #
 # It is correct and slow: one block runs on one SM while the other 131 idle. The bench case shows by
 # how much.
@@ -129,7 +138,7 @@ def copy_serial(A, THREADS: int = 256):
 #
 # What to watch for:
 # - `T.ceildiv(N, BLOCK)` blocks, not `N // BLOCK`: the last, partial block still has to run;
-# - the guard `if i < N` stays, because that last block reaches past the end.
+# - that last block reaches past the end: write the guard `if i < N` (TileLang also adds its own).
 #
 # The `tail_1000` case, 1000 elements in blocks of 256 (orange: the partial block; hatched: indices
 # that exist only in the grid, not in the vector):
@@ -195,6 +204,44 @@ def copy_tiles(A, BLOCK: int, THREADS: int = 256):
         # TODO end
 
     return B
+
+
+# %% [markdown]
+# ## Who guards the edge
+#
+# TileLang 0.1.15 guards global accesses itself. Compile `copy_threads` for sm_90a without its
+# `if i < N` and the CUDA is the same as with it: TileLang wraps the load and the store in its own
+# check of the index against N (printed as `... < 125`: it counts in runs of 8 elements, and
+# 125 x 8 = 1000). It does the same in serial loops, in code run by a single thread and for
+# atomics: a load past the end of a tensor reads 0, a store past it is dropped. The cell below
+# prints the kernel TileLang generates for an unguarded copy (no GPU needed).
+#
+# So the guard in kernels 1 and 2 is there to say what the kernel means; a CUDA kernel written by
+# hand does need it. It matters in TileLang when the zeros read past the end would change a
+# result: a maximum over negative values, the sum of a softmax's exponentials, a count. Then the
+# padding must be set to what leaves the result alone (minus infinity for a maximum), as puzzle 06
+# does.
+
+# %% [notebook]
+# import tilelang
+# import tilelang.language as T
+#
+# from grader.experiments import kernel_source
+#
+#
+# @tilelang.jit
+# def copy_unguarded(A, BLOCK: int, THREADS: int = 256):
+#     N = T.const("N")
+#     A: T.Tensor((N,), T.float16)
+#     B = T.empty((N,), T.float16)
+#     with T.Kernel(T.ceildiv(N, BLOCK), threads=THREADS) as bx:
+#         for t in T.Parallel(BLOCK):
+#             B[bx * BLOCK + t] = A[bx * BLOCK + t]
+#     return B
+#
+#
+# cuda = kernel_source(copy_unguarded, N=1000, BLOCK=256)
+# print(cuda[cuda.index('extern "C" __global__ void __launch_bounds__'):])
 
 
 # %% cases
@@ -283,8 +330,9 @@ def puzzle() -> Puzzle:
 #
 # - `T.Kernel` launches a grid of independent blocks; the body describes one block.
 # - `T.Parallel` spreads a loop over the block's threads; `T.serial` is a plain loop.
-# - Round the grid up with `T.ceildiv` and guard the tail when you index by hand; `T.copy` guards
-#   for you.
+# - Round the grid up with `T.ceildiv`. TileLang guards every global access past a tensor's end
+#   (reads give 0, writes are dropped), `T.copy` included; guard by hand where those zeros would
+#   change a result.
 # - One block uses one SM: a kernel needs many blocks to use the GPU.
 #
 # **Next:** puzzle 02 computes something on the way through, and fuses two steps into one pass.
