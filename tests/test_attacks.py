@@ -31,6 +31,7 @@ EXPECTED = {
     "forge_stdout.py": (outcome.FAILED, "256 of 256 output elements wrong"),
     "forge_json.py": (outcome.FAILED, "256 of 256 output elements wrong"),
     "plant_in_cache.py": (outcome.FAILED, "256 of 256 output elements wrong"),
+    "print_from_the_gpu.py": (outcome.FAILED, "256 of 256 output elements wrong"),
     "exit_at_import.py": (outcome.ERROR, "ended while importing the file"),
     "exit_while_tracing.py": (outcome.ERROR, "ended while tracing `gemv`"),
     "read_hidden_cases.py": (outcome.ERROR, "LEAKED hidden cases:  nothing"),
