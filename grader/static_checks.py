@@ -87,6 +87,7 @@ _AXES = {"blockIdx.x": "first", "blockIdx.y": "second", "blockIdx.z": "third"}
 class _Loop:
     var: Any
     extent: int
+    start: int  # T.serial(1, n) starts at 1: its steps reach start + extent
     what: str  # how the learner wrote it: "T.Kernel's first argument (`bx`, blockIdx.x)", "T.Pipelined loop over `k`"
     grid: bool  # a block index of T.Kernel, not a loop
 
@@ -116,11 +117,13 @@ def _loops(tir: Any) -> list[_Loop]:
     def visit(node: Any) -> None:
         if not isinstance(node, tvm.tirx.For) or (extent := _const(node.extent)) is None:
             return
+        start = _const(node.min) or 0
         name = node.loop_var.name
         if node.kind == tvm.tirx.ForKind.THREAD_BINDING:
             tag = str(node.thread_binding.thread_tag) if node.thread_binding is not None else ""
             if tag in _AXES:
-                found.append(_Loop(node.loop_var, extent, f"T.Kernel's {_AXES[tag]} argument (`{name}`, {tag})", True))
+                what = f"T.Kernel's {_AXES[tag]} argument (`{name}`, {tag})"
+                found.append(_Loop(node.loop_var, extent, start, what, True))
             return
         if "num_stages" in node.annotations:
             kind = "T.Pipelined"
@@ -130,7 +133,7 @@ def _loops(tir: Any) -> list[_Loop]:
                 tvm.tirx.ForKind.UNROLLED: "T.unroll",
                 tvm.tirx.ForKind.VECTORIZED: "T.vectorized",
             }.get(node.kind, "T.serial")
-        found.append(_Loop(node.loop_var, extent, f"the {kind} loop over `{name}`", False))
+        found.append(_Loop(node.loop_var, extent, start, f"the {kind} loop over `{name}`", False))
 
     tvm.tirx.stmt_functor.post_order_visit(tir.body, visit)
     return found
@@ -181,32 +184,35 @@ def _shortfalls(tir: Any) -> list[_Shortfall]:
     analyzer = tvm.arith.Analyzer()
     for loop in loops:
         if loop.extent > 0:
-            analyzer.bind(loop.var, tvm.ir.Range.from_min_extent(0, loop.extent))
-    found: dict[Any, _Shortfall] = {}  # one per loop: along the first tensor it falls short on, writes first
-    covers: set[Any] = set()  # loops whose steps span some dimension they index: sized right, so not short
+            analyzer.bind(loop.var, tvm.ir.Range.from_min_extent(loop.start, loop.extent))
+    accesses = []
+    reached: set[tuple[str, int]] = set()  # (tensor, dimension) that some access reaches the end of
     for buffer, indices, extents, _ in _global_accesses(tir):
         for dim, (index, extent) in enumerate(zip(indices, extents)):
             size = _const(buffer.shape[dim])
             if size is None:
                 continue
             used = [v for v in tvm.tirx.analysis.undefined_vars(index) if v in by_var]
-            reach = None
-            if used and all(by_var[v].extent > 0 for v in used):
-                reach = analyzer.const_int_bound(index).max_value + extent
-            for var in used:
-                loop = by_var[var]
-                coefficients = tvm.arith.detect_linear_equation(index, [var])
-                step = _const(coefficients[0]) if len(coefficients) == 2 else None
-                if step is None or step <= 1:
-                    continue
-                if loop.extent * step >= size:
-                    covers.add(var)
-                    continue
-                if reach is not None and reach >= size:  # this access reaches the end anyway (a halo)
-                    continue
-                floors = size % step != 0 and loop.extent == size // step
+            if all(by_var[v].extent > 0 for v in used):
+                if analyzer.const_int_bound(index).max_value + extent >= size:
+                    reached.add((buffer.name, dim))  # a tail handled apart, a halo, a peeled first step
+            accesses.append((buffer.name, dim, size, index, used))
+    found: dict[Any, _Shortfall] = {}  # one per loop: along the first tensor it falls short on, writes first
+    covers: set[Any] = set()  # loops whose steps span some dimension they index: sized right, so not short
+    for buffer, dim, size, index, used in accesses:
+        for var in used:
+            loop = by_var[var]
+            coefficients = tvm.arith.detect_linear_equation(index, [var])
+            step = _const(coefficients[0]) if len(coefficients) == 2 else None
+            if step is None or step <= 1:
+                continue
+            count = loop.start + loop.extent  # the steps it takes, counted from 0
+            if count * step >= size:
+                covers.add(var)
+            elif (buffer, dim) not in reached:
+                floors = size % step != 0 and count == size // step
                 if floors or loop.extent == 0:
-                    found.setdefault(var, _Shortfall(loop, buffer.name, dim, size, step, floors))
+                    found.setdefault(var, _Shortfall(loop, buffer, dim, size, step, floors))
     for var in covers:  # a block index stepping past one tensor's end but short of another's: an index bug
         found.pop(var, None)
     return list(found.values())
@@ -265,12 +271,13 @@ def floor_problems(tir: Any, sizes: Mapping[str, int], params: Mapping[str, Any]
 
 def _sentence(short: _Shortfall, sizes: Mapping[str, int], params: Mapping[str, Any], tensors: Any) -> str:
     names = _described(short, sizes, params, tensors)
-    loop, covered = short.loop, short.loop.extent * short.step
+    loop, count = short.loop, short.loop.start + short.loop.extent
+    covered = count * short.step
     left = short.size - covered
-    unit = ("block" if loop.grid else "step") + ("" if loop.extent == 1 else "s")
-    count = "launches" if loop.grid else "runs"
+    unit = ("block" if loop.grid else "step") + ("" if count == 1 else "s")
+    verb = "launches" if loop.grid else "runs"
     return (
-        f"{loop.what} {count} {loop.extent} {unit} of {short.step} along {names.where}: that reaches {covered}, "
+        f"{loop.what} {verb} {count} {unit} of {short.step} along {names.where}: that reaches {covered}, "
         f"so the last {left} of {names.size} are never {'computed' if loop.grid else 'visited'}. The count rounds "
         f"down: use {names.ceil} rather than {names.floor}"
     )

@@ -4,6 +4,7 @@ silent on every reference in every case, naming the T.Kernel argument or loop an
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -82,6 +83,21 @@ def test_no_reference_kernel_has_a_grid_or_loop_that_rounds_down_in_any_case():
                 tensors = kernel.inputs + kernel.outputs
                 assert floor_problems(tir, case.sizes, case.params, tensors) == [], (kernel.function, case.name)
                 assert empty_launch(tir, case.sizes, case.params, tensors) == "", (kernel.function, case.name)
+
+
+RIGHT = sorted((ROOT / "tests" / "right").glob("p[0-9][0-9]/*.py"))
+
+
+@pytest.mark.parametrize("path", RIGHT, ids=lambda path: f"{path.parent.name}/{path.stem}")
+def test_correct_variants_are_not_said_to_round_down(path):
+    """Full steps then a tail apart, a first tile peeled off, T.serial(1, n): each reaches the end."""
+    kernel = _spec(path.parent.name[1:], re.search(r'^KERNEL = "(.*)"$', path.read_text(), re.M).group(1))
+    module = load_module(path)
+    for case in kernel.cases:
+        tir = getattr(module, kernel.function).get_tir(**case.sizes, **case.params)
+        tensors = kernel.inputs + kernel.outputs
+        assert floor_problems(tir, case.sizes, case.params, tensors) == [], case.name
+        assert empty_launch(tir, case.sizes, case.params, tensors) == "", case.name
 
 
 def test_a_grid_of_n_over_block_names_the_kernel_argument_and_t_ceildiv():
