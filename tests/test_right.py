@@ -1,0 +1,114 @@
+"""False alarms: every kernel under tests/right/pNN/ is correct, written the way some learner might
+write it (another loop order, exp instead of exp2, a T.macro, clear=True on the first tile, ...),
+and must pass every simulated case of its kernel.
+
+The complement of tests/wrong/. Each file declares, as module-level strings, the kernel it is about
+(KERNEL) and, only while the simulator wrongly fails it, SIMULATOR_FALSE_ALARM: the construct that
+triggers the false alarm. Such a variant is an expected failure (strict), so the fix shows.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from grader import outcome
+from grader.discover import puzzle_files
+from tests.conftest import ROOT
+from tests.inprocess import grade_simulated
+from tests.inprocess import spec as load_spec
+
+MIN_VARIANTS = 3
+
+# Cases skipped unless RIGHT_ALL_CASES=1, to keep this file's CI time reasonable: (variant's file
+# stem, case). Never a whole variant: every variant keeps its other simulated cases here.
+SLOW_CASES: set[tuple[str, str]] = set()
+ALL_CASES = bool(os.environ.get("RIGHT_ALL_CASES"))
+
+
+@dataclass(frozen=True)
+class RightKernel:
+    """A correct kernel under tests/right/pNN/."""
+
+    path: Path
+    puzzle_id: str
+    kernel: str
+    false_alarm: str  # why the simulator fails it today ("" when it passes, as it should)
+
+
+def _declared(text: str, name: str) -> str:
+    match = re.search(rf'^{name} = "(.*)"$', text, re.M)
+    return match.group(1) if match else ""
+
+
+def right_kernels(root: Path) -> list[RightKernel]:
+    found = []
+    for path in sorted((root / "tests" / "right").glob("p[0-9][0-9]/*.py")):
+        text = path.read_text()
+        found.append(
+            RightKernel(path, path.parent.name[1:], _declared(text, "KERNEL"), _declared(text, "SIMULATOR_FALSE_ALARM"))
+        )
+    return found
+
+
+RIGHT_KERNELS = right_kernels(ROOT)
+
+
+@cache
+def spec(puzzle_id: str):
+    """The puzzle's cases and kernels, loaded from solutions/ once per test session."""
+    return load_spec(puzzle_id)
+
+
+def _simulated_cases(variant: RightKernel) -> list[str]:
+    return [c.name for c in spec(variant.puzzle_id).kernel(variant.kernel).cases if c.simulate]
+
+
+def _params() -> list:
+    params = []
+    for variant in RIGHT_KERNELS:
+        for case in _simulated_cases(variant):
+            marks = []
+            if (variant.path.stem, case) in SLOW_CASES and not ALL_CASES:
+                marks.append(pytest.mark.skip(reason="a slow case of this variant: RIGHT_ALL_CASES=1 runs it"))
+            if variant.false_alarm:
+                marks.append(pytest.mark.xfail(reason=variant.false_alarm, strict=True))
+            name = f"p{variant.puzzle_id}/{variant.path.stem}-{case}"
+            params.append(pytest.param(variant, case, marks=marks, id=name))
+    return params
+
+
+def test_every_file_declares_a_kernel_of_its_puzzle():
+    assert RIGHT_KERNELS
+    for variant in RIGHT_KERNELS:
+        names = [k.function for k in spec(variant.puzzle_id).kernels]
+        assert variant.kernel in names, (variant.path, variant.kernel, names)
+        text = variant.path.read_text()
+        assert text.startswith('"""'), f"{variant.path}: a docstring saying what is different comes first"
+        assert text.count("@tilelang.jit") == 1, f"{variant.path}: one kernel per file"
+
+
+def test_every_kernel_of_every_puzzle_has_enough_right_variants():
+    counts = {(v.puzzle_id, v.kernel): 0 for v in RIGHT_KERNELS}
+    for variant in RIGHT_KERNELS:
+        counts[(variant.puzzle_id, variant.kernel)] += 1
+    missing = [
+        (puzzle_id, kernel.function, counts.get((puzzle_id, kernel.function), 0))
+        for puzzle_id in puzzle_files(ROOT / "solutions")
+        for kernel in spec(puzzle_id).kernels
+        if counts.get((puzzle_id, kernel.function), 0) < MIN_VARIANTS
+    ]
+    assert not missing, f"kernels with fewer than {MIN_VARIANTS} right variants (puzzle, kernel, count): {missing}"
+
+
+@pytest.mark.parametrize(("variant", "case"), _params())
+def test_right_kernel_passes_in_simulation(variant: RightKernel, case: str):
+    (result,) = grade_simulated(variant.puzzle_id, variant.path, variant.kernel, [case])
+    assert result.status == outcome.PASSED, "\n".join(
+        [f"{variant.path.name} [{case}]: {result.status}: {result.message}", *result.details]
+    )
