@@ -37,6 +37,9 @@ from grader.discover import normalize_id
 
 CHECK_TIMEOUT_S = 120.0
 TIMEOUT_ENV = "TILELANG_COURSE_CHECK_TIMEOUT"  # seconds: the default limit of every check (slow machines)
+# Set by the nbgrader config: check() only says it is deferred, and the judge grades every kernel after
+# the notebook ran (grader.nbgrader_judge), so nothing the notebook does can change a score.
+JUDGE_AFTER_ENV = "TILELANG_COURSE_JUDGE_AFTER"
 BENCH_TIMEOUT_S = 600.0
 LABELS = {
     "passed": "PASS",
@@ -85,20 +88,26 @@ class PuzzleMagics(Magics):
             self.failed.add(name)
 
     def module_text(self, keep: str = "") -> tuple[str, list[tuple[int, str]]]:
-        """The remembered cells as one module, and where each starts: (first line, cell name).
+        """The remembered cells as one module (see :func:`module_text`)."""
+        return module_text(self.cells, self.failed, keep)
 
-        A cell whose last run raised is left out unless it is ``keep`` (the checked kernel's own cell,
-        whose error the check then reports), so one broken cell costs only its own kernel's check.
-        """
-        parts, starts, line = [], [], 1
-        for name, source in self.cells.items():
-            if name in self.failed and name != keep:
-                continue
-            text = source.rstrip("\n") + "\n"
-            starts.append((line, name))
-            parts.append(text + "\n\n")
-            line += text.count("\n") + 2
-        return "".join(parts), starts
+
+def module_text(cells: dict[str, str], failed: set[str], keep: str = "") -> tuple[str, list[tuple[int, str]]]:
+    """The ``%%puzzle`` cells (name -> source, in first-run order) as one module, and where each starts:
+    (first line, cell name).
+
+    A cell whose last run raised is left out unless it is ``keep`` (the checked kernel's own cell,
+    whose error the check then reports), so one broken cell costs only its own kernel's check.
+    """
+    parts, starts, line = [], [], 1
+    for name, source in cells.items():
+        if name in failed and name != keep:
+            continue
+        text = source.rstrip("\n") + "\n"
+        starts.append((line, name))
+        parts.append(text + "\n\n")
+        line += text.count("\n") + 2
+    return "".join(parts), starts
 
 
 def load_ipython_extension(shell: Any) -> None:
@@ -180,7 +189,14 @@ class GraderRun:
 
 
 def _run_grader(
-    puzzle_id: str, module: str, kernels: list[str], extra: list[str], timeout: float, device: str
+    puzzle_id: str,
+    module: str,
+    kernels: list[str],
+    extra: list[str],
+    timeout: float,
+    device: str,
+    case_timeout: float | None = None,
+    env_extra: dict[str, str] | None = None,
 ) -> GraderRun:
     """``python -m grader`` on the module in a child process group, killed whole at the time limit."""
     root = Path(__file__).resolve().parent.parent
@@ -188,10 +204,10 @@ def _run_grader(
         source = Path(folder) / f"p{puzzle_id}_notebook.py"
         source.write_text(module)
         report = Path(folder) / "result.json"
-        case_timeout = max(5.0, 0.75 * timeout - 5.0)
+        case_timeout = case_timeout or max(5.0, 0.75 * timeout - 5.0)
         command = [sys.executable, "-m", "grader", puzzle_id, "--file", str(source), "-k", ",".join(kernels)]
         command += ["--exact", "--json", str(report), "--device", device, "--timeout", f"{case_timeout:g}", *extra]
-        env = {**os.environ, "TILELANG_PRINT_ON_COMPILATION": "0", "PYTHONWARNINGS": "ignore"}
+        env = {**os.environ, "TILELANG_PRINT_ON_COMPILATION": "0", "PYTHONWARNINGS": "ignore", **(env_extra or {})}
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
         env.pop("MPLBACKEND", None)
         started = time.perf_counter()
@@ -339,6 +355,10 @@ def check(kernel: str, *, timeout: float | None = None, device: str = "auto") ->
 
 
 def _check(kernel: str, timeout: float, device: str) -> CheckResult:
+    if os.environ.get(JUDGE_AFTER_ENV):
+        summary = f"{kernel}: graded by the course's judge after the notebook has run (its verdict replaces this)"
+        print(summary)
+        return CheckResult(kernel, True, summary, [summary])
     magics = _magics()
     module, starts = magics.module_text(keep=kernel)
     if not re.search(rf"^def {re.escape(kernel)}\(", module, re.M):
@@ -346,19 +366,26 @@ def _check(kernel: str, timeout: float, device: str) -> CheckResult:
         print(summary)
         return CheckResult(kernel, False, summary)
     run = _run_grader(magics.puzzle_id, module, [kernel], [], timeout, device)
-    module_name = f"p{magics.puzzle_id}_notebook.py"
+    result = verdict(kernel, run, starts, magics.puzzle_id, timeout)
+    print("\n".join(result.lines))
+    _show_tile_map(result.cases())
+    return result
+
+
+def verdict(kernel: str, run: GraderRun, starts: list[tuple[int, str]], puzzle_id: str, timeout: float) -> CheckResult:
+    """One kernel's check from a grader run: its lines (as printed) and whether it passed. Used by
+    check() and by the nbgrader judge (grader.nbgrader_judge), so both say the same."""
+    module_name = f"p{puzzle_id}_notebook.py"
     if run.returncode is None:
         summary = (
             f"{kernel}: HANG: no verdict within {timeout:g} s: the kernel never finished "
             f"(or compiling took longer: check({kernel!r}, timeout=...))"
         )
-        print(summary)
         return CheckResult(kernel, False, summary, [summary], None, run.seconds)
     if run.document is None:
         tail = [_where(line, starts, module_name) for line in run.output.strip().splitlines()[-5:]]
         summary = f"{kernel}: the grader stopped without a verdict (exit code {run.returncode})"
-        print("\n".join([summary, *tail]))
-        return CheckResult(kernel, False, summary, tail, None, run.seconds)
+        return CheckResult(kernel, False, summary, [summary, *tail], None, run.seconds)
     result = CheckResult(kernel, False, "", [], run.document, run.seconds)
     cases = result.cases()
     device_name = next((r.get("device", "") for r in run.document.get("runs", [])), "")
@@ -373,8 +400,6 @@ def _check(kernel: str, timeout: float, device: str) -> CheckResult:
         previous = case
     result.passed, result.summary = _summary(kernel, cases)
     result.lines = lines + [result.summary]
-    print("\n".join(result.lines))
-    _show_tile_map(cases)
     return result
 
 

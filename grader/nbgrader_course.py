@@ -33,6 +33,7 @@ from nbformat import NotebookNode
 from grader.discover import course_root, normalize_id, puzzle_files
 from grader.hidden import ENV as HIDDEN_ENV
 from grader.hidden import read_entries
+from grader.nb import JUDGE_AFTER_ENV
 from grader.sync import REGION
 
 POINTS_PER_KERNEL = 1
@@ -213,11 +214,30 @@ c.Execute.skip_cells_with_tag = {SKIP_TAG!r}
 # A deleted check cell is put back and graded.
 c.OverwriteCells.add_missing_cells = True
 
-# Hidden cases: graded on this machine only, never written into a notebook. The grader reads the
-# file the environment variable names; an instructor's own setting of it wins.
-HIDDEN_CASES = Path({str(hidden)!r})
+# Scores come from the judge, not from the student's kernel: the check cells only say they are
+# deferred, and after nbgrader has executed a notebook, grader.nbgrader_judge.JudgeChecks regrades
+# its %%puzzle cells with `python -m grader` (whose judge never imports the student's code) and
+# sets each check cell's outputs, which nbgrader then scores. A patched or redefined check(), an
+# edited check cell or a printed "PASS" changes nothing.
+os.environ[{JUDGE_AFTER_ENV!r}] = "1"
+c.JudgeChecks.timeout = {course.timeout}
+c.Autograde.autograde_preprocessors = [
+    "nbgrader.preprocessors.Execute",
+    "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor",
+    "grader.nbgrader_judge.JudgeChecks",
+    "nbgrader.preprocessors.LimitOutput",
+    "nbgrader.preprocessors.SaveAutoGrades",
+    "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+
+# Hidden cases: graded on this machine only, never written into a notebook, and never in the
+# environment of the notebook's kernel (the student's code runs there): the judge alone gets the
+# file. An instructor's own setting of the environment variable wins.
+HIDDEN_CASES = Path(os.environ.pop({HIDDEN_ENV!r}, "") or {str(hidden)!r})
 if HIDDEN_CASES.is_file():
-    os.environ.setdefault({HIDDEN_ENV!r}, str(HIDDEN_CASES))
+    c.JudgeChecks.hidden_cases = str(HIDDEN_CASES)
 '''
 
 

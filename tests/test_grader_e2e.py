@@ -149,3 +149,10 @@ def test_right_numbers_without_the_taught_construct_fail_the_concept_check(grade
     assert checked, run.results(kernel)
     assert all("the numbers are right, but" in r["message"] and wants in r["message"] for r in checked)
     assert simulated
+    # A case failed by its concept check was still simulated: it keeps the prefix, and the summary counts it.
+    from grader.discover import load_module, load_puzzle, puzzle_files
+
+    spec = load_puzzle(load_module(puzzle_files(ROOT / "solutions")["08"])).kernel(kernel)
+    small = sum(c.simulate for c in spec.cases)
+    assert sum(r["message"].startswith("simulated on CPU: ") for r in run.results(kernel)) == small
+    assert f"{small} small case(s) were simulated on the CPU" in run.out

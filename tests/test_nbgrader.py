@@ -86,6 +86,41 @@ def never_returns(source: str) -> str:
     return source.replace(marker, spin + marker, 1)
 
 
+PATCHED_CHECK = """
+
+import grader.nb as _nb
+
+
+def _always_passes(kernel, **kwargs):
+    print(f"{kernel}: passed all 5 cases")
+
+
+_nb.check = _always_passes
+print("PASS mul_relu")
+"""
+BROKEN_CHECK = """
+
+import grader.nb as _nb
+
+
+def _always_fails(kernel, **kwargs):
+    raise RuntimeError("sabotaged")
+
+
+_nb.check = _always_fails
+"""
+
+
+def wrong_and_patches_check(source: str) -> str:
+    """Wrong, and patches grader.nb.check (which every check cell imports) to print a pass."""
+    return wrong_mul_relu(source) + PATCHED_CHECK
+
+
+def right_and_breaks_check(source: str) -> str:
+    """Right, and patches grader.nb.check to raise: the judge's verdict, not the notebook's, counts."""
+    return source + BROKEN_CHECK
+
+
 def four_blocks_only(source: str) -> str:
     """Writes only the first four blocks: right on every public simulated case, wrong on the hidden one."""
     return source.replace("if i < N:", "if i < N and bx < 4:")
@@ -96,6 +131,7 @@ class Student:
     name: str
     edits: dict[str, Edit]  # kernel -> edit of its solution; kernels left out keep the released stub
     expected: dict[str, int]  # kernel -> points its check must earn
+    check_cells: str = ""  # what the student put into every check cell instead of check(...)
 
 
 STUDENTS = (
@@ -121,9 +157,20 @@ STUDENTS = (
         {"add": four_blocks_only, "mul_relu": solved, "add_fragments": solved},
         {"add": 0, "mul_relu": 1, "add_fragments": 1},
     ),
+    Student(
+        "gina_patches_check",
+        {"add": solved, "mul_relu": wrong_and_patches_check},
+        {"add": 1, "mul_relu": 0, "add_fragments": 0},
+        check_cells='print("passed all cases")',
+    ),
+    Student(
+        "hank_breaks_check",
+        {"add": solved, "mul_relu": right_and_breaks_check, "add_fragments": solved},
+        {"add": 1, "mul_relu": 1, "add_fragments": 1},
+    ),
 )
 HANGING = "erin_hangs"
-GROUPS = ("[be]*", "[ac]*", "[df]*")  # student globs, one autograde process each
+GROUPS = ("[beg]*", "[ach]*", "[df]*")  # student globs, one autograde process each
 
 
 def nbgrader(course: Path, *args: str, timeout: float = 900) -> subprocess.CompletedProcess:
@@ -152,6 +199,8 @@ def submission(release: nbformat.NotebookNode, solutions: dict[str, str], studen
         kernel = cell.metadata.get("tilelang_course", {}).get("kernel", "")
         if cell.metadata.get("tilelang_course", {}).get("role") == "kernel" and kernel in student.edits:
             cell.source = student.edits[kernel](solutions[kernel])
+        if cell.metadata.get("tilelang_course", {}).get("role") == "check" and student.check_cells:
+            cell.source = student.check_cells
     return notebook
 
 
@@ -283,18 +332,36 @@ def cell_seconds(notebook_path: Path) -> dict[str, float]:
     return found
 
 
+def judge_seconds(notebook_path: Path) -> dict[str, float]:
+    """Grade id -> seconds the judge spent on the grader run that gave that check its verdict."""
+    notebook = nbformat.read(notebook_path, as_version=4)
+    return {
+        c.metadata["nbgrader"]["grade_id"]: c.metadata["tilelang_course"]["judge"]["seconds"]
+        for c in notebook.cells
+        if c.metadata.get("tilelang_course", {}).get("judge")
+    }
+
+
 def test_hung_kernel_costs_one_check_timeout(graded: Graded):
-    seconds = cell_seconds(graded.course / "autograded" / HANGING / ASSIGNMENT / NOTEBOOK)
-    assert CHECK_TIMEOUT * 0.5 < seconds["p02_add_check"] <= CHECK_TIMEOUT + 5  # gave up at its limit
-    assert seconds["p02_mul_relu_check"] < CHECK_TIMEOUT and seconds["p02_add_fragments_check"] < CHECK_TIMEOUT
-    hang = check_output(graded.course / "autograded" / HANGING / ASSIGNMENT / NOTEBOOK, "add")
-    assert "HANG" in hang
-    # The whole notebook, kernel start to last cell: the hung check plus the ordinary work.
-    notebook = nbformat.read(graded.course / "autograded" / HANGING / ASSIGNMENT / NOTEBOOK, as_version=4)
-    stamps = [c.metadata["execution"] for c in notebook.cells if c.metadata.get("execution")]
-    first = datetime.fromisoformat(stamps[0][STAMPS[0]].replace("Z", "+00:00"))
-    last = datetime.fromisoformat(stamps[-1][STAMPS[1]].replace("Z", "+00:00"))
-    assert (last - first).total_seconds() < CHECK_TIMEOUT + 120
+    path = graded.course / "autograded" / HANGING / ASSIGNMENT / NOTEBOOK
+    seconds = judge_seconds(path)
+    assert set(seconds) == {f"p02_{k}_check" for k in KERNELS}
+    # One grader run judges the three kernels: the hung one gives up at its case limit, the others still run.
+    assert CHECK_TIMEOUT * 0.5 < seconds["p02_add_check"] <= CHECK_TIMEOUT + 60
+    assert "HANG" in check_output(path, "add")
+    assert "mul_relu: passed" in check_output(path, "mul_relu")
+    # The check cells themselves only say they are deferred: the notebook runs in seconds.
+    assert all(s < 30 for s in cell_seconds(path).values())
+
+
+def test_a_patched_check_or_an_edited_check_cell_changes_no_score(graded: Graded):
+    gina = graded.course / "autograded" / "gina_patches_check" / ASSIGNMENT / NOTEBOOK
+    assert "CheckFailed: mul_relu" in check_output(gina, "mul_relu")
+    assert "wrong" in check_output(gina, "mul_relu")
+    assert graded.cells["gina_patches_check"]["p02_mul_relu_check"] == 0.0
+    hank = graded.course / "autograded" / "hank_breaks_check" / ASSIGNMENT / NOTEBOOK
+    assert "sabotaged" not in check_output(hank, "mul_relu")
+    assert graded.cells["hank_breaks_check"]["p02_mul_relu_check"] == 1.0
 
 
 def test_feedback_names_no_hidden_case(graded: Graded):
@@ -373,6 +440,12 @@ def test_config_names_are_nbgrader_options(tmp_path: Path):
     assert exchange.root == str(course / "exchange") and exchange.path_includes_course
     source = nbformat.read(course / "source" / "week1" / NOTEBOOK, as_version=4)
     assert any(c.source.endswith('\ncheck("add", timeout=45)') for c in source.cells)
+    from grader.nbgrader_judge import JudgeChecks
+
+    assert JudgeChecks(config=config).timeout == 45
+    steps = list(config.Autograde.autograde_preprocessors)
+    assert steps.index("grader.nbgrader_judge.JudgeChecks") == steps.index("nbgrader.preprocessors.Execute") + 3
+    assert steps.index("grader.nbgrader_judge.JudgeChecks") < steps.index("nbgrader.preprocessors.SaveAutoGrades")
     wrong = tmp_path / "wrong.json"
     wrong.write_text(json.dumps({"cases": [{"puzzle": "02", "kernel": "sub", "sizes": {"N": 8}, "seed": 1}]}))
     assert make_course([str(course), "--puzzles", "02", "--hidden-cases", str(wrong)]) == 2

@@ -24,6 +24,7 @@ from typing import Any
 
 from grader import outcome
 from grader.build import OUT_OF_MEMORY, out_of_memory
+from grader.hidden import SIMULATED
 from grader.outcome import Bench, CaseResult
 from grader.spec import Case, Kernel, Puzzle
 
@@ -344,6 +345,14 @@ def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Build | None) ->
     except BuildFailed as error:
         where = f" ({error.location})" if error.location else ""
         return _result(ctx, kernel, case, outcome.ERROR, error.summary + where, trace=error.trace, hint=error.hint)
+    from grader.static_checks import empty_launch, floor_problems, never_initialized
+
+    tensors = kernel.inputs + kernel.outputs
+    # A grid with a zero extent launches nothing (on a GPU, an invalid launch): a FAIL that says why,
+    # in every mode, and the kernel's other cases still run.
+    if build.tir is not None and (empty := empty_launch(build.tir, case.sizes, case.params, tensors)):
+        prefix = "simulated on CPU: " if ctx.device.mode == "cpu" and case.simulate else ""
+        return _result(ctx, kernel, case, outcome.FAILED, prefix + empty, seconds=time.perf_counter() - started)
     if ctx.device.mode == "compile":
         return _result(
             ctx,
@@ -367,10 +376,11 @@ def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Build | None) ->
     else:
         result = run_and_compare(ctx, kernel, case, compiled)
     result.seconds = time.perf_counter() - started
-    from grader.static_checks import never_initialized
-
     # Accumulators nothing cleared can come out right by luck (zeroed registers): the cause, not luck.
-    fail_by_tir(result, never_initialized(build.tir), "the numbers happen to be right, but ", cause=True)
+    causes = never_initialized(build.tir)
+    if result.status == outcome.FAILED:  # a count that rounds down explains a mismatch; it never makes one
+        causes += floor_problems(build.tir, case.sizes, case.params, tensors)
+    fail_by_tir(result, causes, "the numbers happen to be right, but ", cause=True)
     missed = [sentence for concept in kernel.concepts if (sentence := concept.check(build.tir))]
     fail_by_tir(result, [f"the puzzle wants {m}" for m in missed], "the numbers are right, but ", cause=False)
     if ctx.bench and case.bench and result.status == outcome.PASSED:
@@ -386,7 +396,8 @@ def fail_by_tir(result: CaseResult, sentences: list[str], right_numbers: str, ca
         return
     listed = sentences[1:]
     if result.status == outcome.PASSED:
-        result.status, result.message = outcome.FAILED, right_numbers + sentences[0]
+        prefix = SIMULATED if result.message.startswith(SIMULATED) else ""  # the summary counts it
+        result.status, result.message = outcome.FAILED, prefix + right_numbers + sentences[0]
     elif cause:
         result.hint = "the likely cause: " + sentences[0]
     else:
