@@ -156,3 +156,30 @@ def test_right_numbers_without_the_taught_construct_fail_the_concept_check(grade
     small = sum(c.simulate for c in spec.cases)
     assert sum(r["message"].startswith("simulated on CPU: ") for r in run.results(kernel)) == small
     assert f"{small} small case(s) were simulated on the CPU" in run.out
+
+
+ZERO_GRID = ROOT / "tests" / "wrong" / "p08" / "matmul_pipelined_grid_floors_to_zero.py"
+
+
+def zero_grid_verdicts(run) -> dict[str, dict]:
+    results = {r["case"]: r for r in run.results("matmul_pipelined")}
+    assert run.code == 1 and run.err == "", run.err
+    for case in ("odd_127x129x131", "skinny_33x1024x200"):  # M < BLOCK_M = 128: no block runs
+        assert results[case]["status"] == "failed", results[case]
+        assert "second argument (`by`, blockIdx.y) is 0 for this case" in results[case]["message"]
+        assert "T.ceildiv(M, BLOCK_M)" in results[case]["message"]
+    assert results["square_256"]["status"] == "passed"  # the other cases still ran
+    return results
+
+
+def test_a_grid_that_rounds_down_to_zero_fails_with_the_argument_named(grade):
+    run = grade("08", "--file", str(ZERO_GRID), "-k", "matmul_pipelined", "--exact", "--device", "cpu")
+    results = zero_grid_verdicts(run)
+    assert "rounds down" in results["rect_150x300x100"]["hint"]  # 2 blocks of 64 along M = 150
+
+
+@pytest.mark.gpu
+def test_a_grid_that_rounds_down_to_zero_fails_on_the_gpu_without_a_crash(grade):
+    run = grade("08", "--file", str(ZERO_GRID), "-k", "matmul_pipelined", "--exact", "--device", "cuda")
+    results = zero_grid_verdicts(run)
+    assert not [r for r in results.values() if r["status"] in ("crashed", "not_run")], results
