@@ -1,15 +1,14 @@
 """copy_serial keeping the next step's first element in a T.alloc_var: each step saves it in a
 scalar (first = start), advances the variable by THREADS at once, and then copies from `first`.
 
-Simulator false alarm: TIR has `first: T.int32 = start[0]`, a let binding, which has value
-semantics on the GPU. The simulator binds `first` to a 0-d torch view of start's storage (a scalar
-read at a constant index returns `data[position]`), so the store `start[0] = start[0] + THREADS`
-on the next line changes `first` too: every step copies from one step later, and the first
-THREADS elements of B stay unwritten (NaN).
+TIR has `first: T.int32 = start[0]`, a let binding with value semantics (it passes on the H200).
+The simulator once bound `first` to a 0-d torch view of start's storage (a scalar read at a constant
+index returned `data[position]`), so the store `start[0] = start[0] + THREADS` on the next line
+changed `first` too: every step copied from one step later and the first THREADS elements of B
+stayed NaN. This file keeps that fixed.
 """
 
 KERNEL = "copy_serial"
-SIMULATOR_FALSE_ALARM = "`first = start` binds a view of the T.alloc_var, so `start = start + THREADS` changes it"
 
 import tilelang
 import tilelang.language as T

@@ -1,6 +1,11 @@
-"""row_sum_tiled with a T.macro that loads a column tile, the first tile peeled off to initialize
-the accumulator (no T.clear), the rest added in a loop that starts at 1, and the sums stored through
-a slice of C.
+"""row_sum_tiled with a T.macro that loads a column tile, and the first tile peeled off to initialize
+the accumulator (copied straight into the float32 accumulator, no T.clear); the rest are added in a
+loop that starts at 1, and the sums are stored through a slice of C.
+
+(An earlier form initialized the accumulator with the same `partial = cast(tile)` T.Parallel loop
+that the K loop uses: TileLang 0.1.15 then reuses the first tile's loaded registers inside the loop
+(a common subexpression kept across the loop's new loads) when the tiles need no bounds check, so
+square_256 came out wrong on the H200 while the simulator passed it.)
 """
 
 KERNEL = "row_sum_tiled"
@@ -23,9 +28,7 @@ def row_sum_tiled(A, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
         tile = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float16)
         partial = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float32)
         sums = T.alloc_fragment((BLOCK_M,), T.float32)
-        load_tile(A, tile, bx * BLOCK_M, 0)
-        for i, j in T.Parallel(BLOCK_M, BLOCK_N):
-            partial[i, j] = T.cast(tile[i, j], T.float32)
+        load_tile(A, partial, bx * BLOCK_M, 0)
         for k in T.serial(1, T.ceildiv(N, BLOCK_N)):
             load_tile(A, tile, bx * BLOCK_M, k * BLOCK_N)
             for i, j in T.Parallel(BLOCK_M, BLOCK_N):
