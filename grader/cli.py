@@ -6,6 +6,7 @@ Exit codes: 0 every case passed (or compiled, without a GPU), 1 some case failed
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -160,6 +161,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     import pytest
 
+    # Only the grader's own plugin: another installed pytest plugin must not print into a learner's run.
+    os.environ.setdefault("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     code = pytest.main(pytest_args(args, chosen))
     if code == pytest.ExitCode.OK:
         return EXIT_OK

@@ -149,6 +149,9 @@ class PuzzleRun:
             event = message["event"]
             if event == "alive":  # the judge is tracing: each answer from the tracer restarts the clock
                 continue
+            if event == "timings":  # where a run's seconds went before the first verdict (JSON: startup_seconds)
+                self.timings.update(message.get("timings", {}))
+                continue
             if event == "case_start":
                 current = (message["kernel"], message["case"])
             elif event == "result":

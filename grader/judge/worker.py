@@ -172,10 +172,14 @@ def _serve(conn: Any, request: dict[str, Any], tracer: Any, guard: Any, started:
     )
     work = [(puzzle.kernel(function), puzzle.kernel(function).case(name)) for function, names in plan for name in names]
     trace_timeout = 0.8 * float(request.get("timeout", 180.0))
+    planned = time.perf_counter()
     traced = trace_all(ctx, work, tracer, trace_timeout, lambda: conn.send({"event": "alive"}))
     tracer.stop()  # no learner process is alive from here on
     guard.undo()  # and nothing it wrote into the compile cache is loaded
+    stopped = time.perf_counter()
     builds = {} if device.problem else start_builds(ctx, work, traced)
+    timings = {"trace_s": stopped - planned, "admit_s": time.perf_counter() - stopped, "traced_cases": len(work)}
+    conn.send({"event": "timings", "timings": timings})
     for kernel, case in work:
         conn.send({"event": "case_start", "kernel": kernel.function, "case": case.name})
         try:

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The H200 checks of the trust boundary and of verdict fidelity, in parts that each fit one 10-minute
+# device call. From the project root, with .gpu/ built by ../shared/gpu/make-bundle:
+#   bash scripts/h200_session.sh a   # warm `python -m grader 08` before/after the split; attacks on the GPU;
+#                                    # every solution case on the GPU
+#   bash scripts/h200_session.sh b   # GPU-marked tests: wrong kernels, adversarial, right-kernel corpus, zero grid
+# Part a wants .gpu/before.tar.xz: `git archive 292932c | xz > .gpu/before.tar.xz` (the tree before the split).
+set -u
+source .gpu/env.sh || exit 1
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+export TILELANG_CACHE_DIR=/tmp/tilelang-cache-session
+timed() {
+  local label=$1; shift
+  local t0=$(date +%s%N)
+  "$@"; local rc=$?
+  printf '>>> %-22s exit %s  wall %d ms\n' "$label" "$rc" $(( ($(date +%s%N) - t0) / 1000000 )) | tee -a "$OUT/summary.txt"
+}
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$OUT/summary.txt"
+here=$PWD
+if [ "${1:-a}" = a ]; then
+  mkdir -p /tmp/before && tar -xJf .gpu/before.tar.xz -C /tmp/before
+  # Cold once (fills the shared compile cache: the split compiles the same TIR), then warm, alternating.
+  timed after-solutions-cold timeout 300 python -m grader 08 --solutions > "$OUT/after_cold.log" 2>&1
+  for round in 1 2 3; do
+    (cd /tmp/before && export PYTHONPATH=/tmp/site:/tmp/before && timed before-stubs-$round python -m grader 08 > "$OUT/before_stubs.log" 2>&1)
+    timed after-stubs-$round python -m grader 08 > "$OUT/after_stubs.log" 2>&1
+    (cd /tmp/before && export PYTHONPATH=/tmp/site:/tmp/before && timed before-solutions-$round python -m grader 08 --solutions > "$OUT/before_solutions.log" 2>&1)
+    timed after-solutions-$round python -m grader 08 --solutions > "$OUT/after_solutions.log" 2>&1
+  done
+  tail -3 "$OUT/before_solutions.log" "$OUT/after_solutions.log"
+  timed attacks-gpu timeout 300 python -m pytest -q -m gpu -n 4 -p no:cacheprovider tests/test_attacks.py > "$OUT/attacks.log" 2>&1
+  tail -5 "$OUT/attacks.log"
+  timed all-solutions timeout 420 python -m grader --solutions --json "$OUT/solutions.json" > "$OUT/solutions.log" 2>&1
+  python - "$OUT" <<'PY'
+import json, sys
+doc = json.load(open(f"{sys.argv[1]}/solutions.json"))
+print("solutions", doc["summary"])
+for r in doc["results"]:
+    if r["status"] != "passed":
+        print("  ", r["puzzle"], r["kernel"], r["case"], r["status"], r["message"][:120])
+PY
+else
+  timed gpu-tests timeout 570 python -m pytest -q -m gpu -n 8 -p no:cacheprovider tests/test_grader_e2e.py \
+    tests/test_adversarial.py tests/test_right.py > "$OUT/gpu_tests.log" 2>&1
+  tail -25 "$OUT/gpu_tests.log"
+fi
+cat "$OUT/summary.txt"
