@@ -112,3 +112,13 @@ def test_right_kernel_passes_in_simulation(variant: RightKernel, case: str):
     assert result.status == outcome.PASSED, "\n".join(
         [f"{variant.path.name} [{case}]: {result.status}: {result.message}", *result.details]
     )
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("variant", RIGHT_KERNELS, ids=lambda v: f"p{v.puzzle_id}/{v.path.stem}")
+def test_right_kernel_passes_every_case_on_the_gpu(grade, variant: RightKernel):
+    """Through `python -m grader` as a learner runs it: every case, the large ones included."""
+    run = grade(variant.puzzle_id, "--file", str(variant.path), "-k", variant.kernel, "--exact", "--device", "cuda")
+    results = run.results(variant.kernel)
+    assert results and run.code == 0, "\n".join(f"{r['case']}: {r['status']}: {r['message']}" for r in results)
+    assert all(r["status"] == outcome.PASSED for r in results)
