@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The H200 checks of the trust boundary and of verdict fidelity, in parts that each fit one 10-minute
 # device call. From the project root, with .gpu/ built by ../shared/gpu/make-bundle:
-#   bash scripts/h200_session.sh a   # warm `python -m grader 08` before/after the split; attacks on the GPU;
-#                                    # every solution case on the GPU
+#   bash scripts/h200_session.sh a   # warm `python -m grader 08` before/after the split; attacks on the GPU
+#   bash scripts/h200_session.sh all # every solution case on the GPU
 #   bash scripts/h200_session.sh b   # GPU-marked tests: wrong kernels, adversarial, right-kernel corpus, zero grid
 # Part a wants .gpu/before.tar.xz: `git archive 292932c | xz > .gpu/before.tar.xz` (the tree before the split).
 set -u
@@ -19,17 +19,21 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$OUT/
 here=$PWD
 if [ "${1:-a}" = a ]; then
   mkdir -p /tmp/before && tar -xJf .gpu/before.tar.xz -C /tmp/before
+  # The cases both trees have (the later tree adds rect_* cases), so both do the same work.
+  cases=large_4096,large_8192,long_k_64x8191,odd_127x129,odd_127x129x131,skinny_33x1024x200,square_256,tail_1000
   # Cold once (fills the shared compile cache: the split compiles the same TIR), then warm, alternating.
-  timed after-solutions-cold timeout 300 python -m grader 08 --solutions > "$OUT/after_cold.log" 2>&1
+  timed after-solutions-cold timeout 300 python -m grader 08 --solutions --case $cases > "$OUT/after_cold.log" 2>&1
   for round in 1 2 3; do
     (cd /tmp/before && export PYTHONPATH=/tmp/site:/tmp/before && timed before-stubs-$round python -m grader 08 > "$OUT/before_stubs.log" 2>&1)
     timed after-stubs-$round python -m grader 08 > "$OUT/after_stubs.log" 2>&1
-    (cd /tmp/before && export PYTHONPATH=/tmp/site:/tmp/before && timed before-solutions-$round python -m grader 08 --solutions > "$OUT/before_solutions.log" 2>&1)
-    timed after-solutions-$round python -m grader 08 --solutions > "$OUT/after_solutions.log" 2>&1
+    (cd /tmp/before && export PYTHONPATH=/tmp/site:/tmp/before && timed before-solutions-$round python -m grader 08 --solutions --case $cases > "$OUT/before_solutions.log" 2>&1)
+    timed after-solutions-$round python -m grader 08 --solutions --case $cases --json "$OUT/after_$round.json" > "$OUT/after_solutions.log" 2>&1
   done
-  tail -3 "$OUT/before_solutions.log" "$OUT/after_solutions.log"
+  tail -n 3 "$OUT/before_solutions.log" "$OUT/after_solutions.log"
+  python -c "import json, sys; print(json.load(open(sys.argv[1]))['runs'][0]['startup_seconds'])" "$OUT/after_3.json"
   timed attacks-gpu timeout 300 python -m pytest -q -m gpu -n 4 -p no:cacheprovider tests/test_attacks.py > "$OUT/attacks.log" 2>&1
-  tail -5 "$OUT/attacks.log"
+  tail -n 5 "$OUT/attacks.log"
+elif [ "$1" = all ]; then
   timed all-solutions timeout 420 python -m grader --solutions --json "$OUT/solutions.json" > "$OUT/solutions.log" 2>&1
   python - "$OUT" <<'PY'
 import json, sys
@@ -41,7 +45,7 @@ for r in doc["results"]:
 PY
 else
   timed gpu-tests timeout 570 python -m pytest -q -m gpu -n 8 -p no:cacheprovider tests/test_grader_e2e.py \
-    tests/test_adversarial.py tests/test_right.py > "$OUT/gpu_tests.log" 2>&1
+    tests/test_adversarial.py tests/test_right.py tests/test_attacks.py > "$OUT/gpu_tests.log" 2>&1
   tail -25 "$OUT/gpu_tests.log"
 fi
 cat "$OUT/summary.txt"

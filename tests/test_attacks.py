@@ -42,8 +42,8 @@ EXPECTED = {
     "fork_at_import.py": (outcome.TIMED_OUT, "the file's top level never finishes"),
 }
 SLOW = {"sleep_at_import.py", "fork_at_import.py"}  # they run into the timeout: give it a short one
-FORK_PIDS = Path("/tmp/tilelang-course-attack-fork.pids")
-FORGE_PID = Path("/tmp/tilelang-course-attack-forge-json.pid")
+FORK_PIDS = "tilelang-course-attack-fork.pids"  # in the test's own folder, TILELANG_ATTACK_DIR
+FORGE_PID = "tilelang-course-attack-forge-json.pid"
 PLANTED = "tilelang-course-attack-planted.so"
 
 
@@ -51,9 +51,10 @@ def test_every_attack_file_has_an_expectation():
     assert sorted(p.name for p in ATTACKS.glob("*.py")) == sorted(EXPECTED)
 
 
-def attack(grade, name: str, device: str, hidden: Path | None = None) -> GraderRun:
+def attack(grade, name: str, device: str, folder: Path, hidden: Path | None = None) -> GraderRun:
     extra = ["--timeout", "20"] if name in SLOW else []
     env = {"TILELANG_COURSE_HIDDEN_CASES": str(hidden)} if hidden else {}
+    env["TILELANG_ATTACK_DIR"] = str(folder)
     env["GITHUB_TOKEN"] = "secret-token-the-tracer-must-not-see"
     chosen = ["-k", "gemv", "--exact", "--case", CASE, "--device", device, *extra]
     return grade("08", "--file", str(ATTACKS / name), *chosen, env=env)
@@ -70,11 +71,10 @@ def alive(pid: int) -> bool:
 def judged(grade, name: str, device: str, tmp_path: Path) -> None:
     hidden = tmp_path / "hidden.json"
     hidden.write_text('{"cases": []}')
-    for stale in (FORK_PIDS, FORGE_PID):
-        stale.unlink(missing_ok=True)
+    fork_pids, forge_pid = tmp_path / FORK_PIDS, tmp_path / FORGE_PID
     cache = Path(os.environ.get("TILELANG_CACHE_DIR") or Path.home() / ".tilelang" / "cache")
     started = time.monotonic()
-    run = attack(grade, name, device, hidden)
+    run = attack(grade, name, device, tmp_path, hidden)
     status, phrase = EXPECTED[name]
     assert run.code == 1, run.out + run.err
     assert run.err == "", run.err
@@ -88,12 +88,12 @@ def judged(grade, name: str, device: str, tmp_path: Path) -> None:
     if name in SLOW:
         assert time.monotonic() - started < 120
     if name == "fork_at_import.py":
-        pids = [int(p) for p in FORK_PIDS.read_text().split()] if FORK_PIDS.exists() else []
+        pids = [int(p) for p in fork_pids.read_text().split()] if fork_pids.exists() else []
         assert pids, "the attack never forked"
         assert not [p for p in pids if alive(p)], "a process the learner's file forked outlived the grader"
     if name == "forge_json.py":
         time.sleep(1.0)  # the daemon, if it were alive, rewrites the report ten times a second
-        assert FORGE_PID.exists() and not alive(int(FORGE_PID.read_text()))
+        assert forge_pid.exists() and not alive(int(forge_pid.read_text()))
         again = json.loads(run.json_path.read_text())
         assert [r["status"] for r in again["results"]] == [status], "the report was rewritten after the grader wrote it"
     if name == "plant_in_cache.py":

@@ -11,7 +11,10 @@ from pathlib import Path
 import tilelang
 import tilelang.language as T
 
-PID_FILE = Path("/tmp/tilelang-course-attack-forge-json.pid")
+# The test names a folder of its own (TILELANG_ variables reach the tracer), so attacks graded side by
+# side under pytest-xdist forge only their own report.
+FOLDER = Path(os.environ.get("TILELANG_ATTACK_DIR", "/tmp"))
+PID_FILE = FOLDER / "tilelang-course-attack-forge-json.pid"
 
 
 def _json_paths():
@@ -29,7 +32,7 @@ def _json_paths():
 
 def _forge():
     for path in _json_paths():
-        if not path.is_absolute():
+        if not path.is_absolute() or FOLDER not in path.parents:
             continue
         document = {"results": [{"puzzle": "08", "kernel": "gemv", "case": "square_256", "status": "passed"}]}
         try:

@@ -8,7 +8,7 @@ from pathlib import Path
 import tilelang
 import tilelang.language as T
 
-PID_FILE = Path("/tmp/tilelang-course-attack-fork.pids")
+PID_FILE = Path(os.environ.get("TILELANG_ATTACK_DIR", "/tmp")) / "tilelang-course-attack-fork.pids"
 PID_FILE.write_text("")
 for n in range(16):
     if os.fork() == 0:
