@@ -113,6 +113,7 @@ class Tracer:
     output: Any = None
     buffer: bytes = b""
     next_id: int = 0
+    shown_limit: float = 0.0  # the --timeout a learner set, named in a hang's sentence (the wait is a bit less)
 
     def start(self) -> None:
         self.folder = tempfile.TemporaryDirectory(prefix="tilelang-course-trace-")
@@ -175,7 +176,8 @@ class Tracer:
                     else "TileLang runs the kernel's Python body to build it, and something there never ends "
                     "(a Python loop or a sleep)"
                 )
-                raise TracerGone("timed_out", f"no answer within {timeout:g} s {when}: {cause}")
+                limit = self.shown_limit or timeout
+                raise TracerGone("timed_out", f"no answer within {limit:g} s {when}: {cause}")
             chunk = os.read(self.reply_fd, 1 << 20)
             if not chunk:
                 raise TracerGone("error", self._death(when))

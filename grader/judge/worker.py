@@ -171,7 +171,10 @@ def _serve(conn: Any, request: dict[str, Any], tracer: Any, guard: Any, started:
         request.get("save_failures") or "",
     )
     work = [(puzzle.kernel(function), puzzle.kernel(function).case(name)) for function, names in plan for name in names]
-    trace_timeout = 0.8 * float(request.get("timeout", 180.0))
+    case_timeout = float(request.get("timeout", 180.0))
+    # Under the supervisor's own limit, so the judge, not the supervisor, says which kernel hung.
+    trace_timeout = 0.8 * case_timeout
+    tracer.shown_limit = case_timeout
     planned = time.perf_counter()
     traced = trace_all(ctx, work, tracer, trace_timeout, lambda: conn.send({"event": "alive"}))
     tracer.stop()  # no learner process is alive from here on
