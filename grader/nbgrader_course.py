@@ -36,6 +36,9 @@ from grader.hidden import read_entries
 from grader.nb import JUDGE_AFTER_ENV
 from grader.sync import REGION
 
+# An IPython option for the kernels nbgrader's Execute starts: check() only says it is deferred there.
+DEFER_ARGUMENT = f"--IPKernelApp.exec_lines=import os; os.environ[{JUDGE_AFTER_ENV!r}] = '1'"
+
 POINTS_PER_KERNEL = 1
 CHECK_TIMEOUT_S = 240  # one check: the grader's child process, compiles included
 CELL_MARGIN_S = 60  # nbgrader's per-cell limit is the check's plus this, so the check's own limit fires first
@@ -208,18 +211,20 @@ c.Execute.interrupt_on_timeout = True
 c.Execute.raise_on_iopub_timeout = False
 # The kernel must not forward output written straight to file descriptors 1 and 2 (TileLang, TVM
 # and nvcc write there): a test cell with any stderr output scores 0.
-c.Execute.extra_arguments = ["--IPKernelApp.capture_fd_output=False"]
+# The second argument defers the check cells in the kernels autograde starts, and only there (not in
+# a Jupyter server that loads this file): their outputs come from the judge (below).
+c.Execute.extra_arguments = ["--IPKernelApp.capture_fd_output=False", {DEFER_ARGUMENT!r}]
 # Experiments and the benchmark carry this tag: nbgrader does not run them (they grade nothing).
 c.Execute.skip_cells_with_tag = {SKIP_TAG!r}
 # A deleted check cell is put back and graded.
 c.OverwriteCells.add_missing_cells = True
 
 # Scores come from the judge, not from the student's kernel: the check cells only say they are
-# deferred, and after nbgrader has executed a notebook, grader.nbgrader_judge.JudgeChecks regrades
-# its %%puzzle cells with `python -m grader` (whose judge never imports the student's code) and
-# sets each check cell's outputs, which nbgrader then scores. A patched or redefined check(), an
+# deferred (Execute.extra_arguments above), and after nbgrader has executed a notebook,
+# grader.nbgrader_judge.JudgeChecks regrades its %%puzzle cells with `python -m grader` (whose
+# judge never imports the student's code) and sets each check cell's outputs, which nbgrader then
+# scores. A patched or redefined check(), an
 # edited check cell or a printed "PASS" changes nothing.
-os.environ[{JUDGE_AFTER_ENV!r}] = "1"
 c.JudgeChecks.timeout = {course.timeout}
 c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.Execute",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import csv
 import json
+import os
 import subprocess
 import sys
 import time
@@ -429,7 +430,12 @@ def test_config_names_are_nbgrader_options(tmp_path: Path):
     execute = Execute(config=config)
     assert execute.timeout == 45 + CELL_MARGIN_S and execute.interrupt_on_timeout
     assert execute.raise_on_iopub_timeout is False
-    assert execute.extra_arguments == ["--IPKernelApp.capture_fd_output=False"]
+    from grader.nb import JUDGE_AFTER_ENV
+    from grader.nbgrader_course import DEFER_ARGUMENT
+
+    assert execute.extra_arguments == ["--IPKernelApp.capture_fd_output=False", DEFER_ARGUMENT]
+    assert "exec_lines" in IPKernelApp.class_trait_names()
+    assert JUDGE_AFTER_ENV not in os.environ  # loading the config (as a Jupyter server does) defers nothing
     assert "capture_fd_output" in IPKernelApp.class_trait_names()
     assert execute.skip_cells_with_tag == "skip-execution"
     assert OverwriteCells(config=config).add_missing_cells is True

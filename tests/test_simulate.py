@@ -310,7 +310,10 @@ def test_every_reference_kernel_simulates_to_match_torch_quickly(puzzle_id):
                 assert verdict.ok, (kernel.function, case.name, verdict.details)
         elapsed = time.perf_counter() - started
         SIMULATION_SECONDS[f"{puzzle_id}.{kernel.function}"] = elapsed
-        assert elapsed < 2.0, f"{kernel.function} took {elapsed:.1f} s to simulate its cases (budget 2 s)"
+        # A budget per simulated case: a kernel with one deliberately long case (conv1d_naive's 501-tap
+        # filter, which catches fp16 accumulators) and short others stays within it.
+        count = sum(c.simulate for c in kernel.cases)
+        assert elapsed < 1.0 * count, f"{kernel.function} took {elapsed:.1f} s to simulate {count} cases (1 s each)"
 
 
 SIMULATION_SECONDS: dict[str, float] = {}
