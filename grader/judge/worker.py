@@ -161,10 +161,9 @@ def _serve(conn: Any, request: dict[str, Any], tracer: Any, guard: Any, started:
     plan = conn.recv()["plan"]
     if plan:
         conn.send({"event": "case_start", "kernel": plan[0][0], "case": plan[0][1][0]})
-    source = Path(request["kernel_file"])
     ctx = Context(
         puzzle,
-        source,
+        Path(request["kernel_file"]),
         device,
         request.get("bench", False),
         request.get("seed_offset", 0),
