@@ -361,7 +361,7 @@ def _check(kernel: str, timeout: float, device: str) -> CheckResult:
         return CheckResult(kernel, True, summary, [summary])
     magics = _magics()
     module, starts = magics.module_text(keep=kernel)
-    if not re.search(rf"^def {re.escape(kernel)}\(", module, re.M):
+    if not defines_kernel(module, kernel):
         summary = f"{kernel}: no cell defines it yet: run the cell that starts with %%puzzle {kernel}, then this one"
         print(summary)
         return CheckResult(kernel, False, summary)
@@ -370,6 +370,11 @@ def _check(kernel: str, timeout: float, device: str) -> CheckResult:
     print("\n".join(result.lines))
     _show_tile_map(result.cases())
     return result
+
+
+def defines_kernel(module: str, kernel: str) -> bool:
+    """Whether the module text holds a top-level ``def kernel(``."""
+    return re.search(rf"^def {re.escape(kernel)}\(", module, re.M) is not None
 
 
 def verdict(kernel: str, run: GraderRun, starts: list[tuple[int, str]], puzzle_id: str, timeout: float) -> CheckResult:

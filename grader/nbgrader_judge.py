@@ -81,23 +81,23 @@ class JudgeChecks(NbGraderPreprocessor):
         if not checks:
             return nb, resources
         cells, failed = puzzle_cells(nb)
-        groups: dict[tuple[str, str], list[tuple[NotebookNode, str]]] = {}
-        starts_of: dict[tuple[str, str], list[tuple[int, str]]] = {}
+        # One grader run per distinct module: normally one per notebook.
+        groups: dict[tuple[str, str], tuple[list[tuple[int, str]], list[tuple[NotebookNode, str]]]] = {}
         for cell, puzzle_id, kernel in checks:
             module, starts = module_text(cells, failed, keep=kernel)
-            groups.setdefault((puzzle_id, module), []).append((cell, kernel))
-            starts_of[(puzzle_id, module)] = starts
-        for (puzzle_id, module), members in groups.items():
-            self._judge(puzzle_id, module, starts_of[(puzzle_id, module)], members)
+            groups.setdefault((puzzle_id, module), (starts, []))[1].append((cell, kernel))
+        for (puzzle_id, module), (starts, members) in groups.items():
+            self._judge(puzzle_id, module, starts, members)
         return nb, resources
 
     def _judge(
         self, puzzle_id: str, module: str, starts: list[tuple[int, str]], members: list[tuple[NotebookNode, str]]
     ) -> None:
-        from grader.nb import GraderRun, _run_grader, verdict
+        from grader.nb import GraderRun, _run_grader, defines_kernel, verdict
 
-        defined = [k for _, k in members if re.search(rf"^def {re.escape(k)}\(", module, re.M)]
+        defined = [k for _, k in members if defines_kernel(module, k)]
         env = {HIDDEN_ENV: self.hidden_cases} if self.hidden_cases else {}
+        limit = self.timeout * len(defined)  # the whole run: each kernel its check's time
         started = time.perf_counter()
         run = (
             _run_grader(
@@ -105,7 +105,7 @@ class JudgeChecks(NbGraderPreprocessor):
                 module,
                 defined,
                 [],
-                self.timeout * len(defined),
+                limit,
                 self.device,
                 case_timeout=max(5.0, 0.75 * self.timeout - 5.0),
                 env_extra=env,
@@ -116,7 +116,7 @@ class JudgeChecks(NbGraderPreprocessor):
         seconds = time.perf_counter() - started
         for cell, kernel in members:
             if kernel in defined:
-                result = verdict(kernel, run, starts, puzzle_id, self.timeout * len(defined))
+                result = verdict(kernel, run, starts, puzzle_id, limit)
                 lines, passed, summary = result.lines, result.passed, result.summary
             else:
                 summary = f"{kernel}: no %%puzzle cell of this notebook defines it"

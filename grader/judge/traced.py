@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from grader.build import BuildFailed, check_signature
+from grader.build import BuildFailed, Signature, check_signature
 from grader.discover import course_root
 from grader.judge import reaper
 from grader.spec import Case, Kernel
@@ -144,13 +144,13 @@ class Tracer:
 
     def ask(self, kernel: Kernel, known: tuple[str, ...], arguments: dict[str, Any], timeout: float) -> dict:
         self.next_id += 1
-        blocks = sorted({name for case in kernel.cases for name in case.params})
+        signature = Signature.of(kernel)
         job = {
             "id": self.next_id,
-            "function": kernel.function,
+            "function": signature.function,
             "known": list(known),
-            "tensors": [t.name for t in kernel.inputs],
-            "blocks": blocks,
+            "tensors": list(signature.tensors),
+            "blocks": list(signature.blocks),
             "arguments": arguments,
         }
         try:
@@ -217,11 +217,10 @@ class Tracer:
                 self.process.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 pass
-            for stream in (self.process.stdin,):
-                try:
-                    stream.close()
-                except OSError:
-                    pass
+            try:
+                self.process.stdin.close()
+            except OSError:
+                pass
             reaper.kill_strays()
         if self.reply_fd >= 0:
             os.close(self.reply_fd)
