@@ -242,6 +242,7 @@ class Interpreter:
         self.private: dict[Any, torch.Tensor] = {}
         self.checked_blocks: list[Any] = []  # blocks whose shared memory was counted
         self.views_dtype = self.reinterprets(func)  # some T.view reads a buffer as another dtype
+        self.shapes: dict[Any, list[int]] = {}  # buffer -> its shape as ints (sizes are fixed per run)
         for param in func.params:
             buffer = func.buffer_map.get(param)
             if buffer is None:
@@ -380,7 +381,7 @@ class Interpreter:
         """The storage behind ``buffer``, viewed with the buffer's own shape (T.reshape and
         T.view make several buffers over one allocation)."""
         data = self.buffers[buffer.data]
-        shape = [self.int_of(s) for s in buffer.shape]
+        shape = self.shape_of(buffer)
         if self.views_dtype:
             dtype = torch_dtype(buffer.dtype)
             if dtype != data.dtype:  # T.view(buffer, dtype=...): the same bytes read as another type
@@ -406,7 +407,7 @@ class Interpreter:
             and not isinstance(value, torch.Tensor)
         ):
             position = tuple(int(i) for i in indices)
-            if self.in_global_bounds(node.buffer, [torch.tensor(p) for p in position]).all():
+            if self.scalar_in_bounds(node.buffer, position):
                 data[position] = value
             return
         grids = torch.broadcast_tensors(
@@ -531,7 +532,7 @@ class Interpreter:
             self.check_lane_access(node)
         if not any(isinstance(i, torch.Tensor) for i in indices):
             position = tuple(int(i) for i in indices)
-            if not self.in_global_bounds(node.buffer, [torch.tensor(p) for p in position]).all():
+            if not self.scalar_in_bounds(node.buffer, position):
                 return torch.zeros((), dtype=data.dtype)
             return data[position].clone()  # a value, as the register the GPU loads it into: not a view
         grids = torch.broadcast_tensors(*[self.as_tensor(i) for i in indices])
@@ -544,20 +545,34 @@ class Interpreter:
         values = data[tuple(safe)]
         return torch.where(inside, values, torch.zeros((), dtype=values.dtype))
 
+    def shape_of(self, buffer: Any) -> list[int]:
+        shape = self.shapes.get(buffer)
+        if shape is None:
+            shape = self.shapes[buffer] = [self.int_of(s) for s in buffer.shape]
+        return shape
+
+    def scalar_in_bounds(self, buffer: Any, position: tuple[int, ...]) -> bool:
+        """``in_global_bounds`` for one element at plain-int indices, without building tensors."""
+        shape = self.shape_of(buffer)
+        inside = all(0 <= p < n for p, n in zip(position, shape))
+        if not inside and self.scopes[buffer.data] != "global":
+            self.check_bounds(buffer, [torch.tensor(p) for p in position])
+        return inside
+
     def in_global_bounds(self, buffer: Any, indices: list[torch.Tensor]) -> torch.Tensor:
         """Which accesses are inside the buffer. TileLang's LegalizeSafeMemoryAccess pass guards
         global accesses (out-of-range loads read 0, stores are dropped), so for global buffers
         this is a mask; for fragments and shared memory an access outside is the learner's bug."""
         if self.scopes[buffer.data] != "global":
             self.check_bounds(buffer, indices)
-        shape = [self.int_of(s) for s in buffer.shape]
+        shape = self.shape_of(buffer)
         inside = torch.ones(indices[0].shape if indices else (), dtype=torch.bool)
         for index, extent in zip(indices, shape):
             inside = inside & (index >= 0) & (index < extent)
         return inside
 
     def check_bounds(self, buffer: Any, indices: list[torch.Tensor]) -> None:
-        shape = [self.int_of(s) for s in buffer.shape]
+        shape = self.shape_of(buffer)
         for axis, (index, extent) in enumerate(zip(indices, shape)):
             if index.numel() and (int(index.min()) < 0 or int(index.max()) >= extent):
                 bad = int(index.max()) if int(index.max()) >= extent else int(index.min())
