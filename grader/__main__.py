@@ -2,12 +2,13 @@
 
 python -m grader notebooks [...]        # notebooks/ from the puzzle sources (grader.notebooks)
 python -m grader nbgrader-course DIR    # a ready nbgrader course directory (grader.nbgrader_course)
+python -m grader fit [--arch SM]        # every case's shared memory against each GPU's limit (grader.fit)
 """
 
 import importlib
 import sys
 
-SUBCOMMANDS = {"notebooks": "grader.notebooks", "nbgrader-course": "grader.nbgrader_course"}
+SUBCOMMANDS = {"notebooks": "grader.notebooks", "nbgrader-course": "grader.nbgrader_course", "fit": "grader.fit"}
 
 
 def main(argv: list[str]) -> int:

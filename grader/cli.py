@@ -48,7 +48,15 @@ def parser() -> argparse.ArgumentParser:
         "--device",
         choices=("auto", "cuda", "cpu", "compile"),
         default="auto",
-        help="auto (default): the GPU if there is one, else cpu: compile for sm_90a and simulate the small cases",
+        help="auto (default): the GPU if there is one, else cpu: compile for --arch and simulate the small cases",
+    )
+    p.add_argument(
+        "--arch",
+        default="",
+        metavar="SM",
+        help="grade for a GPU generation: sm_75 (T4), sm_80 (A100), sm_86 (RTX 30xx), sm_89 (RTX 40xx, L4) or "
+        "sm_90 (H100/H200): its block sizes and shared memory limit. Default: this machine's GPU, else sm_90 "
+        "(also set by TILELANG_COURSE_ARCH). Naming another GPU than this one compiles for it and simulates",
     )
     p.add_argument(
         "--timeout",
@@ -135,6 +143,8 @@ def pytest_args(args: argparse.Namespace, chosen: list[tuple[str, Path]]) -> lis
         "--grade-memory-limit",
         str(args.memory_limit),
     ]
+    if args.arch:
+        out += ["--grade-arch", args.arch]
     if args.cases:
         out += ["--grade-cases", args.cases]
     if args.save_failures:

@@ -14,7 +14,9 @@ notebook, and the cases are shown only as ``hidden_1``, ``hidden_2``, ... in eve
 
 ``sizes`` must bind exactly the sizes the kernel's own cases bind; ``params`` are the block
 parameters (defaults of the kernel apply to those left out); ``simulate`` (default false) lets a
-small case run in the CPU simulator when there is no GPU; ``scales`` is as in :class:`Case`.
+small case run in the CPU simulator when there is no GPU; ``scales`` and ``for_gpus`` (block parameters
+per GPU profile, e.g. ``{"sm_75": {"BLOCK_N": 64}}``) are as in :class:`Case`. A case whose block does not
+fit a GPU's shared memory, with no ``for_gpus`` entry for it, counts as not applicable there.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from grader.spec import Case, Kernel, Puzzle
 
 ENV = "TILELANG_COURSE_HIDDEN_CASES"
 PREFIX = "hidden_"
-KEYS = {"puzzle", "kernel", "sizes", "params", "seed", "simulate", "scales", "note", "name"}
+KEYS = {"puzzle", "kernel", "sizes", "params", "seed", "simulate", "scales", "note", "name", "for_gpus"}
 
 
 class HiddenCasesError(ValueError):
@@ -68,7 +70,7 @@ def _entry_problem(entry: Any) -> str:
     for key, kind in (("puzzle", str), ("kernel", str), ("sizes", dict), ("seed", int)):
         if not isinstance(entry.get(key), kind):
             return f"'{key}' must be a {kind.__name__}"
-    for key in ("params", "scales"):
+    for key in ("params", "scales", "for_gpus"):
         if not isinstance(entry.get(key, {}), dict):
             return f"'{key}' must be an object"
     return ""
@@ -94,6 +96,7 @@ def hidden_cases(kernel: Kernel, entries: list[dict[str, Any]], puzzle_id: str) 
                 seed=int(entry["seed"]),
                 simulate=bool(entry.get("simulate", False)),
                 scales={k: float(v) for k, v in entry.get("scales", {}).items()},
+                for_gpus=dict(entry.get("for_gpus", {})),
             )
         )
     return tuple(cases)
@@ -131,7 +134,11 @@ def public_view(result: CaseResult) -> CaseResult:
     if not is_hidden(result.case):
         return result
     prefix = SIMULATED if result.message.startswith(SIMULATED) else ""
-    verdict = {"passed": "passed", "compiled": "compiled (numbers need a GPU)"}.get(result.status, "did not pass")
+    verdict = {
+        "passed": "passed",
+        "compiled": "compiled (numbers need a GPU)",
+        "not_applicable": "cannot run on this GPU (not applicable)",
+    }.get(result.status, "did not pass")
     return dataclasses.replace(
         result,
         message=f"{prefix}a hidden case {verdict} (its sizes and numbers are not shown)",

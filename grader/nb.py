@@ -51,9 +51,10 @@ LABELS = {
     "timed_out": "HANG",
     "not_run": "SKIP",
     "setup": "SETUP",
-    "unsupported": "N/A",
+    "unsupported": "NOSIM",
+    "not_applicable": "N/A",
 }
-GOOD = ("passed", "compiled")
+GOOD = ("passed", "compiled", "not_applicable")  # not applicable: no block sizes fit this GPU
 MAX_ELEMENTS = 3  # wrong elements listed per failed case
 
 
@@ -291,14 +292,24 @@ def _summary(kernel: str, cases: list[dict[str, Any]]) -> tuple[bool, str]:
     statuses = [c.get("status") for c in cases]
     if not cases:
         return False, f"{kernel}: the grader gave no verdict"
+    if all(s == "not_applicable" for s in statuses):
+        return False, f"{kernel}: no case can run on this GPU ({cases[0].get('message', '')})"
     if all(s in GOOD for s in statuses):
         built = statuses.count("compiled")
         simulated = sum(str(c.get("message", "")).startswith("simulated on CPU") for c in cases)
+        unfit = statuses.count("not_applicable")
+        also = f"; {unfit} not applicable on this GPU" if unfit else ""
         if built:
-            return True, (
-                f"{kernel}: passed ({simulated} case(s) simulated on the CPU, {built} only compiled for sm_90a: "
-                "a GPU checks their numbers)"
+            arch = next(
+                (m.group(1) for c in cases if (m := re.search(r"compiled for (sm_\w+)", str(c.get("message", ""))))),
+                "sm_90a",
             )
+            return True, (
+                f"{kernel}: passed ({simulated} case(s) simulated on the CPU, {built} only compiled for {arch}: "
+                f"a GPU checks their numbers{also})"
+            )
+        if unfit:
+            return True, f"{kernel}: passed all {len(cases) - unfit} cases this GPU can run ({unfit} not applicable)"
         return True, f"{kernel}: passed all {len(cases)} cases"
     if all(s == "not_implemented" for s in statuses):
         return False, f"{kernel}: not implemented yet (fill in its TODO, run its cell, then this one)"

@@ -16,6 +16,7 @@ CRASHED = "crashed"
 TIMED_OUT = "timed_out"
 NOT_RUN = "not_run"
 UNSUPPORTED = "unsupported"  # the CPU simulator cannot run a construct: no verdict on the numbers
+NOT_APPLICABLE = "not_applicable"  # no block parameters fit this GPU: neither passed nor failed
 SETUP = "setup"
 
 

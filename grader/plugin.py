@@ -13,6 +13,7 @@ Hooks, each with one job:
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,7 +60,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--grade-device",
         default="auto",
         choices=("auto", "cuda", "cpu", "compile"),
-        help="auto: a CUDA GPU if there is one, else cpu (compile for sm_90a and simulate); compile: compile only",
+        help="auto: a CUDA GPU if there is one, else cpu (compile for --grade-arch, simulate); compile: compile only",
+    )
+    group.addoption(
+        "--grade-arch",
+        default=os.environ.get("TILELANG_COURSE_ARCH", ""),
+        metavar="SM",
+        help="grade for this GPU generation (sm_75, sm_80, sm_86, sm_89, sm_90): its block parameters and "
+        "shared memory limit; without a GPU of that kind, compile for it and simulate (default: this GPU, else sm_90)",
     )
     group.addoption(
         "--grade-kernels",
@@ -138,6 +146,7 @@ class PuzzleFile(pytest.File):
                 "spec_file": str(spec_file),
                 "kernel_file": str(self.path),
                 "device": opt("grade_device"),
+                "arch": opt("grade_arch"),
                 "bench": opt("grade_bench"),
                 "seed_offset": opt("grade_seed_offset"),
                 "save_failures": opt("grade_save_failures"),
@@ -202,7 +211,7 @@ class CaseItem(pytest.Item):
             result.sizes = dict(self.sizes)
         self.result = result
         _state(self.config).results.append(result)
-        if result.status == outcome.COMPILED:
+        if result.status in (outcome.COMPILED, outcome.NOT_APPLICABLE):
             pytest.skip(result.message)
         if result.status != outcome.PASSED:
             raise CaseFailed(result)
@@ -234,7 +243,7 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config):
         if report.passed:
             return "passed", "", "PASSED"
         if report.skipped:
-            return "skipped", "", "BUILT"
+            return "skipped", "", "N/A" if "not applicable" in str(report.longrepr) else "BUILT"
         return "failed", "", "FAILED"
     return None
 
@@ -293,10 +302,17 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
             terminalreporter.write_line(line)
     built = sum(r.status == outcome.COMPILED for r in state.results)
     simulated = sum(r.message.startswith("simulated on CPU") for r in state.results)
+    arch = next((run.arch for run in state.runs.values() if run.arch), "sm_90a")
     if built or simulated:
         terminalreporter.write_line(
-            f"No CUDA GPU here: every case was compiled for sm_90a (so TileLang accepts it); {simulated} small "
-            f"case(s) were simulated on the CPU and {built} were only compiled. A CUDA GPU checks them all."
+            f"No CUDA GPU graded these: every case was compiled for {arch} (so TileLang accepts it); {simulated} "
+            f"small case(s) were simulated on the CPU and {built} were only compiled. A CUDA GPU checks them all."
+        )
+    unfit = [r for r in state.results if r.status == outcome.NOT_APPLICABLE]
+    if unfit:
+        terminalreporter.write_line(
+            f"{len(unfit)} case(s) cannot run on {arch} at any block sizes the course has: they count as not "
+            "applicable, neither passed nor failed."
         )
 
 

@@ -20,7 +20,8 @@ LABELS = {
     outcome.TIMED_OUT: "HANG",
     outcome.NOT_RUN: "SKIP",
     outcome.SETUP: "SETUP",
-    outcome.UNSUPPORTED: "N/A",
+    outcome.UNSUPPORTED: "NOSIM",
+    outcome.NOT_APPLICABLE: "N/A",
 }
 
 
@@ -33,7 +34,7 @@ def case_lines(result: CaseResult, verbose: bool = False) -> list[str]:
     label = LABELS.get(result.status, result.status)
     head = f"  {label:5} {result.case:22} {sizes_text(result.sizes):26} {result.message}"
     lines = [head.rstrip()]
-    if result.status in (outcome.PASSED, outcome.COMPILED):
+    if result.status in (outcome.PASSED, outcome.COMPILED, outcome.NOT_APPLICABLE):
         return lines
     lines += [f"        {detail}" for detail in result.details]
     if result.hint:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
@@ -74,6 +74,20 @@ class Case:
     bench: bool = False
     simulate: bool = False
     scales: Mapping[str, float] = field(default_factory=dict)  # multiply these inputs (e.g. large logits)
+    # Block parameters per GPU profile (grader.devices): keys are profile names, space-separated
+    # ("sm_86 sm_89"), values override ``params`` there, or say why no parameters fit that GPU.
+    # Sizes, seeds and tolerances never change per GPU.
+    for_gpus: Mapping[str, Mapping[str, Any] | str] = field(default_factory=dict)
+    unfit: str = ""  # set by ``on``: why this case cannot run on the profile it is graded on
+
+    def on(self, profile: str) -> Case:
+        """This case as graded on ``profile``: its block parameters there."""
+        for names, change in self.for_gpus.items():
+            if profile in names.split():
+                if isinstance(change, str):
+                    return replace(self, unfit=change)
+                return replace(self, params={**self.params, **change})
+        return self
 
     def describe_sizes(self) -> str:
         return " ".join(f"{k}={v}" for k, v in self.sizes.items())
@@ -124,6 +138,11 @@ class Puzzle:
     id: str
     title: str
     kernels: tuple[Kernel, ...]
+
+    def on(self, profile: str) -> Puzzle:
+        """The puzzle as graded on a GPU profile: every case with that profile's block parameters."""
+        kernels = tuple(replace(k, cases=tuple(c.on(profile) for c in k.cases)) for k in self.kernels)
+        return replace(self, kernels=kernels)
 
     def kernel(self, function: str) -> Kernel:
         for kernel in self.kernels:

@@ -23,6 +23,7 @@ class PuzzleRun:
         self.description: dict[str, Any] | None = None
         self.device = ""
         self.mode = ""
+        self.arch = ""  # what the judge compiled for (sm_90a, sm_80, ...), or the GPU profile it ran on
         self._pending: list[tuple[str, str]] = []
         self._results: dict[tuple[str, str], CaseResult] = {}
         self._stream: Iterator[CaseResult] | None = None
@@ -86,7 +87,7 @@ class PuzzleRun:
                 self._stop()
                 return None
             self.description = message["puzzle"]
-            self.device, self.mode = message["device"], message["mode"]
+            self.device, self.mode, self.arch = message["device"], message["mode"], message.get("arch", "")
             self.timings = message.get("timings", {})
         return self.description
 

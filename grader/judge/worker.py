@@ -24,6 +24,7 @@ from typing import Any
 
 from grader import outcome
 from grader.build import OUT_OF_MEMORY, out_of_memory
+from grader.devices import Profile
 from grader.hidden import SIMULATED
 from grader.outcome import Bench, CaseResult
 from grader.spec import Case, Kernel, Puzzle
@@ -31,9 +32,10 @@ from grader.spec import Case, Kernel, Puzzle
 
 @dataclass
 class Device:
-    mode: str  # "cuda": run on the GPU; "cpu": compile for sm_90a and simulate; "compile": compile only
+    mode: str  # "cuda": run on the GPU; "cpu": compile for the profile's arch and simulate; "compile": compile only
     name: str
     target: Any
+    profile: Profile  # the GPU generation graded for: its limits pick the cases' block parameters
     problem: str = ""  # why this machine cannot grade at all (e.g. no nvcc)
 
 
@@ -45,6 +47,7 @@ class Context:
     bench: bool
     seed_offset: int
     save_failures: str = ""  # --save-failures DIR: where failed cases' tensors go
+    spec_file: Path = Path()  # the trusted module the cases come from (solutions/ unless told)
 
 
 def quiet_tilelang() -> None:
@@ -53,21 +56,39 @@ def quiet_tilelang() -> None:
     logging.getLogger("tilelang").setLevel(logging.WARNING)
 
 
-def pick_device(requested: str) -> Device:
+def pick_device(requested: str, arch: str = "") -> Device:
+    """The GPU if there is one (its own limits), else compile for ``arch`` (sm_90a unless asked) and
+    simulate with that profile's limits. ``arch`` naming another GPU than this one grades for that one."""
     import torch
 
-    from grader.build import COMPILE_ONLY_TARGET, NVCC_HELP
+    from grader.build import NVCC_HELP
+    from grader.devices import DEFAULT, profile_named
 
+    wanted = profile_named(arch or DEFAULT)
     if requested in ("auto", "cuda") and torch.cuda.is_available():
-        return Device("cuda", torch.cuda.get_device_name(), "cuda")
-    mode, name = "compile", "no CUDA GPU: compile-only for sm_90a"
+        here = gpu_profile(torch)
+        if not arch or here.name == wanted.name:
+            return Device("cuda", torch.cuda.get_device_name(), "cuda", here)
+        if requested == "cuda":
+            return Device(
+                "compile",
+                torch.cuda.get_device_name(),
+                "cuda",
+                here,
+                problem=f"--device cuda --arch {arch}: this GPU is {here.name}; leave out one of the two",
+            )
+    target = {"kind": "cuda", "arch": wanted.arch}
+    mode, name = "compile", f"no CUDA GPU: compile-only for {wanted.arch}"
     if requested in ("auto", "cpu"):
-        mode, name = "cpu", "no CUDA GPU: compiled for sm_90a, simulated on CPU"
+        mode, name = "cpu", f"no CUDA GPU: compiled for {wanted.arch}, simulated on CPU"
+        if arch and torch.cuda.is_available():
+            name = f"--arch {arch}: compiled for {wanted.arch}, simulated on CPU (this machine's GPU is not used)"
     if requested == "cuda":
         return Device(
             "compile",
             "no CUDA GPU",
-            COMPILE_ONLY_TARGET,
+            target,
+            wanted,
             problem="--device cuda, but torch sees no CUDA GPU: install the CUDA build of torch that matches "
             "your driver, or leave out --device to compile and simulate on the CPU",
         )
@@ -75,7 +96,17 @@ def pick_device(requested: str) -> Device:
 
     nvcc = Path(env.CUDA_HOME or "/nonexistent") / "bin" / "nvcc"
     problem = "" if nvcc.exists() else NVCC_HELP
-    return Device(mode, name, COMPILE_ONLY_TARGET, problem=problem)
+    return Device(mode, name, target, wanted, problem=problem)
+
+
+def gpu_profile(torch: Any) -> Profile:
+    """This machine's GPU as a profile: its own shared memory limit and SM count."""
+    from grader.devices import PROFILES, profile_for_capability
+
+    props = torch.cuda.get_device_properties(0)
+    nearest = PROFILES.get(f"sm_{props.major}{props.minor}")
+    shared = getattr(props, "shared_memory_per_block_optin", 0) or (nearest.shared_per_block if nearest else 48 * 1024)
+    return profile_for_capability(props.major, props.minor, int(shared), props.multi_processor_count, props.name)
 
 
 def limit_memory(device: Device, gigabytes: float) -> None:
@@ -134,11 +165,15 @@ def _serve(conn: Any, request: dict[str, Any], tracer: Any, guard: Any, started:
     from grader.hidden import public_view, with_hidden_cases
 
     imported = time.perf_counter()
-    device = pick_device(request.get("device", "auto"))
+    try:
+        device = pick_device(request.get("device", "auto"), request.get("arch", ""))
+    except ValueError as error:  # an --arch the course has no profile for
+        conn.send({"event": "fatal", "message": str(error)})
+        return
     limit_memory(device, request.get("memory_limit_gb", 0.0))
     device_ready = time.perf_counter()
     try:
-        puzzle = with_hidden_cases(load_puzzle(load_module(Path(request["spec_file"]))))
+        puzzle = with_hidden_cases(load_puzzle(load_module(Path(request["spec_file"])))).on(device.profile.name)
     except Exception as error:  # the course's own file is broken: a maintainer's problem, said plainly
         conn.send(
             {"event": "fatal", "message": f"the puzzle's spec {request['spec_file']} cannot be loaded: {error!r}"}
@@ -154,6 +189,7 @@ def _serve(conn: Any, request: dict[str, Any], tracer: Any, guard: Any, started:
             "event": "described",
             "device": device.name,
             "mode": device.mode,
+            "arch": device.profile.arch if device.mode != "cuda" else device.profile.name,
             "puzzle": _describe(puzzle),
             "timings": timings,
         }
@@ -168,6 +204,7 @@ def _serve(conn: Any, request: dict[str, Any], tracer: Any, guard: Any, started:
         request.get("bench", False),
         request.get("seed_offset", 0),
         request.get("save_failures") or "",
+        Path(request["spec_file"]),
     )
     work = [(puzzle.kernel(function), puzzle.kernel(function).case(name)) for function, names in plan for name in names]
     case_timeout = float(request.get("timeout", 180.0))
@@ -263,6 +300,8 @@ def trace_all(
     loaded: tuple[str, str] | None = None
     for kernel, case in order:
         key = (kernel.function, case.name)
+        if case.unfit:  # graded as not applicable without the learner's code
+            continue
         if kernel.function in given_up:
             gone = given_up[kernel.function]
             traced[key] = Traced(error=TracerGone(outcome.NOT_RUN, f"not run: {gone.message}"))
@@ -317,6 +356,8 @@ def start_builds(
     builds: dict[tuple[str, str], Build] = {}
     for kernel, case in work:
         key = (kernel.function, case.name)
+        if case.unfit:
+            continue
         try:
             tir, options = admitted(kernel, case, traced[key])
             builds[key] = Build(tir, pool.submit(compile_tir, tir, ctx.device.target, ctx.source, kernel, options))
@@ -334,6 +375,10 @@ def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Build | None) ->
     from grader.judge.traced import TracerGone
 
     started = time.perf_counter()
+    if case.unfit:
+        return _result(
+            ctx, kernel, case, outcome.NOT_APPLICABLE, f"not applicable on {ctx.device.profile.label}: {case.unfit}"
+        )
     if ctx.device.problem or build is None:
         return _result(ctx, kernel, case, outcome.SETUP, ctx.device.problem)
     try:
@@ -359,13 +404,19 @@ def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Build | None) ->
     if build.tir is not None and (empty := empty_launch(build.tir, case.sizes, case.params, tensors)):
         prefix = "simulated on CPU: " if ctx.device.mode == "cpu" and case.simulate else ""
         return _result(ctx, kernel, case, outcome.FAILED, prefix + empty, seconds=time.perf_counter() - started)
+    # A block over the GPU's shared memory cannot launch: say so before trying (no CRASH, the kernel's other
+    # cases still run), and in every mode, so compiling for a smaller GPU on the CPU finds it too.
+    if build.tir is not None and (unfit := over_shared_limit(ctx, kernel, case, build.tir)) is not None:
+        unfit.seconds = time.perf_counter() - started
+        return unfit
+    arch = ctx.device.profile.arch
     if ctx.device.mode == "compile":
         return _result(
             ctx,
             kernel,
             case,
             outcome.COMPILED,
-            "compiled for sm_90a: TileLang accepts it (numbers need a GPU)",
+            f"compiled for {arch}: TileLang accepts it (numbers need a GPU)",
             seconds=time.perf_counter() - started,
         )
     if ctx.device.mode == "cpu":
@@ -375,7 +426,7 @@ def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Build | None) ->
                 kernel,
                 case,
                 outcome.COMPILED,
-                "compiled for sm_90a (too large to simulate: numbers need a GPU)",
+                f"compiled for {arch} (too large to simulate: numbers need a GPU)",
                 seconds=time.perf_counter() - started,
             )
         result = simulate_and_compare(ctx, kernel, case, build.tir)
@@ -392,6 +443,43 @@ def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Build | None) ->
     if ctx.bench and case.bench and result.status == outcome.PASSED:
         result.bench = bench_case(ctx, kernel, case, compiled)
     return result
+
+
+def over_shared_limit(ctx: Context, kernel: Kernel, case: Case, tir: Any) -> CaseResult | None:
+    """The case's verdict when its block asks for more shared memory than this GPU gives one block:
+    the learner's failure if the course's own kernel fits at these block sizes, else not applicable."""
+    from grader.simulate.interp import shared_memory_plan
+
+    profile = ctx.device.profile
+    plan = shared_memory_plan(tir)
+    if plan.total <= profile.shared_per_block:
+        return None
+    reference = reference_shared_memory(ctx, kernel, case)
+    if reference is not None and reference > profile.shared_per_block:
+        return _result(
+            ctx,
+            kernel,
+            case,
+            outcome.NOT_APPLICABLE,
+            f"not applicable on {profile.label}: at this case's block sizes it needs {-(-reference // 1024)} KiB of "
+            f"shared memory per block; this GPU has {profile.shared_kib} KiB",
+        )
+    return _result(
+        ctx, kernel, case, outcome.FAILED, plan.too_much(profile.shared_per_block, f"a block on {profile.label}")
+    )
+
+
+def reference_shared_memory(ctx: Context, kernel: Kernel, case: Case) -> int | None:
+    """Bytes of shared memory the course's own kernel (the trusted spec file) takes for this case."""
+    from grader.discover import load_module
+    from grader.simulate.interp import shared_memory_plan
+    from grader.trace.frontend import kernel_function, trace_tir
+
+    try:
+        module = load_module(ctx.spec_file)
+        return shared_memory_plan(trace_tir(kernel_function(module, kernel), kernel, case, ctx.spec_file)).total
+    except Exception:  # a spec without this kernel's body (a stub used as spec): no reference to weigh
+        return None
 
 
 def fail_by_tir(result: CaseResult, sentences: list[str], right_numbers: str, cause: bool) -> None:
@@ -421,7 +509,7 @@ def simulate_and_compare(ctx: Context, kernel: Kernel, case: Case, tir: Any) -> 
     outputs = poisoned_outputs(kernel, case, "cpu")
     tensors = {t.name: x for t, x in zip(kernel.inputs + kernel.outputs, inputs + outputs)}
     try:
-        simulate(tir, tensors)
+        simulate(tir, tensors, ctx.device.profile)
     except SimulationError as error:
         return _result(ctx, kernel, case, outcome.FAILED, f"simulated on CPU: {error}")
     except Unsupported as error:

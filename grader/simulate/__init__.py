@@ -11,11 +11,15 @@ from grader.simulate.interp import Interpreter, SimulationError, Unsupported
 __all__ = ["SimulationError", "Unsupported", "simulate"]
 
 
-def simulate(tir: Any, tensors: dict[str, torch.Tensor]) -> None:
-    """Run the kernel's TIR on CPU tensors, writing its outputs in place."""
+def simulate(tir: Any, tensors: dict[str, torch.Tensor], profile: Any = None) -> None:
+    """Run the kernel's TIR on CPU tensors, writing its outputs in place, with the shared memory
+    limit of ``profile`` (a grader.devices.Profile; Hopper's by default)."""
     previous = torch.get_num_threads()
     torch.set_num_threads(1)  # a loaded 2-core machine runs tiny ops far faster single-threaded
     try:
-        Interpreter(tir, tensors).run()
+        limits = (
+            {} if profile is None else {"shared_limit": profile.shared_per_block, "gpu": f"a block on {profile.label}"}
+        )
+        Interpreter(tir, tensors, **limits).run()
     finally:
         torch.set_num_threads(previous)

@@ -32,7 +32,7 @@ import torch
 from grader.run import TORCH_DTYPES
 
 RANK = 8  # axes available to vectorised loop variables (parallel nests, nested)
-SHARED_LIMIT = 227 * 1024  # bytes of shared memory a Hopper block may use
+SHARED_LIMIT = 227 * 1024  # bytes of shared memory a Hopper block may use (grader.devices has the others)
 MMA_K = 16
 
 
@@ -108,7 +108,7 @@ class SharedPlan:
     total: int
     staged: dict[str, tuple[int, int]]
 
-    def too_much(self) -> str:
+    def too_much(self, limit: int = SHARED_LIMIT, gpu: str = "a Hopper block") -> str:
         kib = math.ceil(self.total / 1024)
         stages = ""
         if self.staged:
@@ -123,8 +123,8 @@ class SharedPlan:
                 )
             stages = f" ({'; '.join(parts)})"
         return (
-            f"the block asks for {kib} KiB of shared memory{stages}; a Hopper block may use at most "
-            f"{SHARED_LIMIT // 1024} KiB: use smaller tiles or fewer stages"
+            f"the block asks for {kib} KiB of shared memory{stages}; {gpu} may use at most "
+            f"{limit // 1024} KiB: use smaller tiles or fewer stages"
         )
 
 
@@ -136,7 +136,8 @@ def shared_memory_plan(func: Any, block: Any = None, size: Any = None) -> Shared
     - buffers are live from the first to the last statement of the block's body that touches
       them (a loop or an if is one statement), and buffers never live at the same time share
       memory (MergeSharedMemoryAllocations), so the total is the peak over the statements;
-    - a buffer nothing touches is not allocated.
+    - a buffer nothing touches is not allocated;
+    - each buffer takes a multiple of 16 bytes.
     """
     from tilelang import tvm
 
@@ -212,7 +213,7 @@ def shared_memory_plan(func: Any, block: Any = None, size: Any = None) -> Shared
     def one_copy(data: Any) -> int:
         buffer = shared[data]
         element = torch.empty((), dtype=torch_dtype(buffer.dtype)).element_size()
-        return math.prod(size(s) for s in buffer.shape) * element
+        return -(-math.prod(size(s) for s in buffer.shape) * element // 16) * 16  # each buffer 16-byte aligned
 
     total = 0
     for position in range(max(last.values(), default=-1) + 1):
@@ -223,8 +224,12 @@ def shared_memory_plan(func: Any, block: Any = None, size: Any = None) -> Shared
 
 
 class Interpreter:
-    def __init__(self, func: Any, tensors: dict[str, torch.Tensor]):
+    def __init__(
+        self, func: Any, tensors: dict[str, torch.Tensor], shared_limit: int = SHARED_LIMIT, gpu: str = "a Hopper block"
+    ):
         from tilelang import tvm
+
+        self.shared_limit, self.gpu = shared_limit, gpu  # the GPU profile's per-block limit, and its name
 
         self.tir = tvm.tirx
         self.func = func
@@ -313,8 +318,8 @@ class Interpreter:
             return
         self.checked_blocks.append(block)
         plan = shared_memory_plan(self.func, block, size=self.int_of)
-        if plan.total > SHARED_LIMIT:
-            raise SimulationError(plan.too_much())
+        if plan.total > self.shared_limit:
+            raise SimulationError(plan.too_much(self.shared_limit, self.gpu))
 
     def bind_value(self, value: Any) -> Any:
         if isinstance(value, self.tir.Call) and value.op.name == "tl.launch_thread_idx":

@@ -1,0 +1,82 @@
+"""Device profiles: what a GPU generation lets one block use, and what TileLang lowers to on it.
+
+The grader grades a case with the block parameters of the profile it runs on (``Case.for_gpus`` in a
+puzzle module), checks a block's shared memory against the profile's limit before launching it, and
+simulates with that limit on the CPU. Plain data: no torch, no TileLang.
+
+The limits are NVIDIA's per compute capability (CUDA C++ Programming Guide, "Technical Specifications
+per Compute Capability"); on a GPU the grader reads them from the device instead. SM counts are those
+of the named boards, for the prose and the bench's wave arithmetic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+KIB = 1024
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str  # the key case parameters are chosen by: "sm_75", "sm_80", "sm_86", "sm_89", "sm_90"
+    arch: str  # what TileLang compiles for on the CPU: {"kind": "cuda", "arch": arch}
+    boards: str  # the GPUs a learner would know it by
+    shared_per_block: int  # bytes of shared memory one block may use (the opt-in maximum)
+    registers_per_block: int
+    registers_per_thread: int
+    sm_count: int  # of the first board named
+    lowering: str  # what T.gemm and T.Pipelined become
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} ({self.boards})"
+
+    @property
+    def shared_kib(self) -> int:
+        return self.shared_per_block // KIB
+
+
+PROFILES: dict[str, Profile] = {
+    p.name: p
+    for p in (
+        Profile("sm_75", "sm_75", "T4, RTX 20xx", 64 * KIB, 65536, 255, 40,
+                "mma.sync m16n8k8 with ldmatrix; T.Pipelined copies synchronously (no cp.async)"),
+        Profile("sm_80", "sm_80", "A100, A30", 163 * KIB, 65536, 255, 108,
+                "mma.sync m16n8k16 with ldmatrix; T.Pipelined stages cp.async copies"),
+        Profile("sm_86", "sm_86", "RTX 30xx, A6000, A10", 99 * KIB, 65536, 255, 82,
+                "mma.sync m16n8k16 with ldmatrix; T.Pipelined stages cp.async copies"),
+        Profile("sm_89", "sm_89", "RTX 40xx, L4, L40", 99 * KIB, 65536, 255, 128,
+                "mma.sync m16n8k16 with ldmatrix; T.Pipelined stages cp.async copies"),
+        Profile("sm_90", "sm_90a", "H100, H200", 227 * KIB, 65536, 255, 132,
+                "wgmma from shared memory, TMA loads with mbarriers, warp-specialized pipelines"),
+    )
+}  # fmt: skip
+DEFAULT = "sm_90"
+
+
+class UnknownArch(ValueError):
+    pass
+
+
+def profile_named(name: str) -> Profile:
+    """``sm_80``, ``80``, ``8.0`` or ``sm_90a`` to its profile."""
+    key = name.strip().lower().removeprefix("sm_").removesuffix("a").replace(".", "")
+    profile = PROFILES.get(f"sm_{key}")
+    if profile is None:
+        known = ", ".join(PROFILES)
+        raise UnknownArch(f"--arch {name}: the course has profiles for {known}")
+    return profile
+
+
+def profile_for_capability(major: int, minor: int, shared_per_block: int, sm_count: int, board: str) -> Profile:
+    """The profile of a real GPU: its own limits, and the parameters of the newest profile that is
+    no newer than it and asks for no more shared memory than it has (an RTX 50xx, sm_120 with 99 KiB,
+    grades with sm_89's parameters)."""
+    capability = major * 10 + minor
+    fitting = [
+        p
+        for p in PROFILES.values()
+        if int(p.name.removeprefix("sm_")) <= capability and p.shared_per_block <= shared_per_block
+    ]
+    base = max(fitting, key=lambda p: int(p.name.removeprefix("sm_"))) if fitting else PROFILES["sm_75"]
+    return replace(base, boards=board, shared_per_block=shared_per_block, sm_count=sm_count)
