@@ -4,6 +4,7 @@
 #   bash scripts/h200_session.sh a   # warm `python -m grader 08` before/after the split; attacks on the GPU
 #   bash scripts/h200_session.sh all # every solution case on the GPU
 #   bash scripts/h200_session.sh b   # GPU-marked tests: wrong kernels, adversarial, right-kernel corpus, zero grid
+#   bash scripts/h200_session.sh g   # every solution case natively and with each older profile's lowering
 # Part a wants .gpu/before.tar.xz: `git archive 292932c | xz > .gpu/before.tar.xz` (the tree before the split).
 set -u
 source .gpu/env.sh || exit 1
@@ -42,6 +43,28 @@ print("solutions", doc["summary"])
 for r in doc["results"]:
     if r["status"] != "passed":
         print("  ", r["puzzle"], r["kernel"], r["case"], r["status"], r["message"][:120])
+PY
+elif [ "$1" = g ]; then
+  # Natively (sm_90), and each older profile's block sizes and lowering turned into this GPU's code by
+  # nvcc (-gencode arch=compute_XX,code=sm_90), the five side by side: compiling is most of the time.
+  for arch in native sm_75 sm_80 sm_86 sm_89; do
+    flag=$([ $arch = native ] && echo "" || echo "--arch $arch")
+    timed "solutions-$arch" timeout 540 python -m grader --solutions $flag --json "$OUT/$arch.json" > "$OUT/$arch.log" 2>&1 &
+  done
+  wait
+  timed gpu-tests-gpus timeout 200 python -m pytest -q -m gpu -n 4 -p no:cacheprovider tests/test_gpus.py > "$OUT/gpus_tests.log" 2>&1
+  tail -3 "$OUT/gpus_tests.log"
+  python - "$OUT" <<'PY'
+import json, sys
+for arch in ("native", "sm_75", "sm_80", "sm_86", "sm_89"):
+    try:
+        doc = json.load(open(f"{sys.argv[1]}/{arch}.json"))
+    except OSError:
+        print(arch, "no result"); continue
+    print(arch, doc["runs"][0]["device"], doc["summary"])
+    for r in doc["results"]:
+        if r["status"] != "passed":
+            print("  ", r["puzzle"], r["kernel"], r["case"], r["status"], r["message"][:140])
 PY
 else
   timed gpu-tests timeout 570 python -m pytest -q -m gpu -n 8 -p no:cacheprovider tests/test_grader_e2e.py \

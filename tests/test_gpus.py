@@ -183,3 +183,17 @@ def test_an_arch_the_course_does_not_know_is_a_usage_error(grade):
     run = grade("01", "--solutions", "--arch", "sm_61")
     assert run.code != 0
     assert "the course has profiles for sm_75, sm_80, sm_86, sm_89, sm_90" in run.out + run.err
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("arch", ["sm_75", "sm_80", "sm_86", "sm_89"])
+def test_an_older_generations_lowering_runs_on_this_gpu(grade, arch):
+    import torch
+
+    major, minor = torch.cuda.get_device_capability()
+    if major * 10 + minor <= int(arch.removeprefix("sm_")):
+        pytest.skip(f"this GPU is not newer than {arch}")
+    run = grade("08", "--solutions", "-k", "matmul_tuned", "--exact", "--case", "tail_1000", "--arch", arch)
+    assert run.code == 0, run.out + run.err
+    assert run.statuses("matmul_tuned") == {"matmul_tuned[tail_1000]": "passed"}
+    assert f"running the {arch} lowering" in run.out

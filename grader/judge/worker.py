@@ -69,20 +69,27 @@ def pick_device(requested: str, arch: str = "") -> Device:
         here = gpu_profile(torch)
         if not arch or here.name == wanted.name:
             return Device("cuda", torch.cuda.get_device_name(), "cuda", here)
+        major, minor = torch.cuda.get_device_capability()
+        if major * 10 + minor >= int(wanted.name.removeprefix("sm_")):
+            # An older generation's lowering on this GPU: TileLang lowers for the named arch, and nvcc turns
+            # that arch's PTX into this GPU's machine code (-gencode arch=compute_80,code=sm_90).
+            target = {"kind": "cuda", "arch": wanted.arch, "code": [f"sm_{major}{minor}"]}
+            name = f"{torch.cuda.get_device_name()}, running the {wanted.name} lowering"
+            return Device("cuda", name, target, wanted)
         if requested == "cuda":
             return Device(
                 "compile",
                 torch.cuda.get_device_name(),
                 "cuda",
                 here,
-                problem=f"--device cuda --arch {arch}: this GPU is {here.name}; leave out one of the two",
+                problem=f"--device cuda --arch {arch}: this GPU ({here.name}) cannot run code built for a newer one",
             )
     target = {"kind": "cuda", "arch": wanted.arch}
     mode, name = "compile", f"no CUDA GPU: compile-only for {wanted.arch}"
     if requested in ("auto", "cpu"):
         mode, name = "cpu", f"no CUDA GPU: compiled for {wanted.arch}, simulated on CPU"
         if arch and torch.cuda.is_available():
-            name = f"--arch {arch}: compiled for {wanted.arch}, simulated on CPU (this machine's GPU is not used)"
+            name = f"--arch {arch}: compiled for {wanted.arch}, simulated on CPU (this GPU is older than {wanted.name})"
     if requested == "cuda":
         return Device(
             "compile",
