@@ -4,8 +4,11 @@
 it in place), so the remembered cells, in the order they first ran, are the learner's module.
 ``check("gemv")`` writes that module to a temporary file (never into the learner's folders), runs
 ``python -m grader ID --file TMP -k gemv --exact --json TMP.json`` in a child process with a time
-limit, prints one verdict per case on stdout, and raises a one-line :class:`CheckFailed` unless
-every case passed (without a GPU: passed in simulation, or compiled). Nothing goes to stderr: the
+limit, prints one verdict per case on stdout and a last line that says whether the kernel passed
+(without a GPU: passed in simulation, or compiled), green or red. It does not raise, so Run All runs
+every cell; under nbgrader the course's judge regrades every kernel after the notebook ran and scores
+it (grader.nbgrader_judge). ``check(..., strict=True)`` raises :class:`CheckFailed` instead, for a
+script that wants to stop at the first failure. Nothing goes to stderr: the
 child's output is captured, and warnings and log records are held back while a check runs
 (nbgrader gives a cell no points for any stderr output).
 
@@ -351,18 +354,30 @@ def default_timeout() -> float:
     return value if value > 0 else CHECK_TIMEOUT_S
 
 
-def check(kernel: str, *, timeout: float | None = None, device: str = "auto") -> CheckResult:
-    """Grade one kernel of the cells run so far; print a verdict per case; raise CheckFailed unless it passed.
+def check(kernel: str, *, timeout: float | None = None, device: str = "auto", strict: bool = False) -> CheckResult:
+    """Grade one kernel of the cells run so far; print a verdict per case and whether it passed.
 
     ``timeout`` bounds the whole check (compiles included): a kernel that hangs fails within it
     (default: :func:`default_timeout`). ``device`` is the grader's --device: auto (a GPU if there is
-    one, else simulate on the CPU).
+    one, else simulate on the CPU). ``strict`` raises CheckFailed when it did not pass.
     """
     with _quiet():
         result = _check(kernel, default_timeout() if timeout is None else timeout, device)
-    if not result.passed:
+    if strict and not result.passed:
         raise CheckFailed(result.summary, result)
     return result
+
+
+GREEN, RED, PLAIN = "\x1b[32m", "\x1b[31m", "\x1b[0m"  # JupyterLab and terminals colour stream output
+
+
+def _print_verdict(result: CheckResult) -> None:
+    """The case lines, then the summary line in green (passed) or red."""
+    lines = list(result.lines or [result.summary])
+    colour = GREEN if result.passed else RED
+    if lines and lines[-1] == result.summary:
+        lines[-1] = f"{colour}{result.summary}{PLAIN}"
+    print("\n".join(lines))
 
 
 def _check(kernel: str, timeout: float, device: str) -> CheckResult:
@@ -374,11 +389,12 @@ def _check(kernel: str, timeout: float, device: str) -> CheckResult:
     module, starts = magics.module_text(keep=kernel)
     if not defines_kernel(module, kernel):
         summary = f"{kernel}: no cell defines it yet: run the cell that starts with %%puzzle {kernel}, then this one"
-        print(summary)
-        return CheckResult(kernel, False, summary)
+        result = CheckResult(kernel, False, summary, [summary])
+        _print_verdict(result)
+        return result
     run = _run_grader(magics.puzzle_id, module, [kernel], [], timeout, device)
     result = verdict(kernel, run, starts, magics.puzzle_id, timeout)
-    print("\n".join(result.lines))
+    _print_verdict(result)
     _show_tile_map(result.cases())
     return result
 

@@ -7,8 +7,9 @@ nbgrader (cell metadata schema 3):
 * a kernel cell is an autograded answer (``solution: true``): each TODO region's body is wrapped in
   ``### BEGIN SOLUTION`` / ``### END SOLUTION`` after the stub's hints, so ``nbgrader
   generate_assignment`` releases the hints and nbgrader's ``raise NotImplementedError()`` stub;
-* the check cell after each kernel is a locked test cell worth POINTS_PER_KERNEL points: it raises
-  when any case of that kernel fails, so the marks are partial by kernel;
+* the check cell after each kernel is a locked test cell worth POINTS_PER_KERNEL points: the judge
+  (grader.nbgrader_judge) regrades the kernel after the notebook ran and gives the cell an error
+  output when any case of it fails, so the marks are partial by kernel;
 * every other cell is locked (read-only; autograde restores its source), except the notebook-only
   experiments, which stay editable;
 * experiments and the bench cell are tagged ``skip-execution``: nbgrader's executor (nbclient) skips

@@ -14,6 +14,7 @@ from typing import Any
 FULL = "#8fb8de"
 TAIL = "#f4c27a"
 PAST_EDGE = "#d9d9d9"
+HATCH = "#7a5a2a"  # the hatching over the part of an edge tile past the tensor
 COPY = "#6a9fd4"
 MATH = "#e58e4a"
 RIGHT = "#b9dfb0"
@@ -67,18 +68,24 @@ def tiling(M: int, N: int, block_m: int, block_n: int, *, max_labels: int = 64):
             tile = Rectangle((c0, r0), block_n, block_m, facecolor=TAIL if tail else FULL, edgecolor="white", lw=1.5)
             tile.set_gid("tile")
             ax.add_patch(tile)
+            # The part past the edge is hatched over the tile's own colour, so an edge tile shows orange
+            # whole, however thin the part of it inside the tensor (one element of 1024, say).
             if c0 + block_n > N:  # the columns past the edge
-                past = Rectangle((N, r0), c0 + block_n - N, block_m, facecolor=PAST_EDGE, hatch="//", lw=0)
+                past = Rectangle((N, r0), c0 + block_n - N, block_m, fill=False, hatch="//", lw=0, color=HATCH)
                 past.set_gid("past_edge")
                 ax.add_patch(past)
             if r0 + block_m > M:
-                past = Rectangle((c0, M), min(block_n, N - c0), r0 + block_m - M, facecolor=PAST_EDGE, hatch="//", lw=0)
+                past = Rectangle(
+                    (c0, M), min(block_n, N - c0), r0 + block_m - M, fill=False, hatch="//", lw=0, color=HATCH
+                )
                 past.set_gid("past_edge")
                 ax.add_patch(past)
             if label:
                 text = f"{bx}" if vector else f"({bx},{by})"
-                x = (c0 + min(c0 + block_n, N)) / 2  # the middle of the part inside the tensor
-                y = (r0 + min(r0 + block_m, M)) / 2
+                inside_n, inside_m = min(c0 + block_n, N) - c0, min(r0 + block_m, M) - r0
+                # the middle of the part inside the tensor, or of the tile when that part is too thin for text
+                x = c0 + (inside_n if inside_n >= block_n / 4 else block_n) / 2
+                y = r0 + (inside_m if inside_m >= block_m / 4 else block_m) / 2
                 ax.text(x, y, text, ha="center", va="center", fontsize=8)
     ax.add_patch(Rectangle((0, 0), N, M, fill=False, edgecolor="black", lw=2))
     ax.set_xlim(0, span_n)
@@ -96,7 +103,7 @@ def tiling(M: int, N: int, block_m: int, block_n: int, *, max_labels: int = 64):
     ax.set_xlabel("column (bx)" if not vector else "element index")
     tails = sum(1 for by in range(grid_m) for bx in range(grid_n) if (by + 1) * block_m > M or (bx + 1) * block_n > N)
     if tails:
-        ax.set_title(f"{ax.get_title()}\n{tails} edge tile(s) in orange; hatched = past the edge", fontsize=10)
+        ax.set_title(f"{ax.get_title()}\n{tails} edge tile(s) in orange; hatched = the part past the edge", fontsize=10)
     return fig
 
 
