@@ -81,6 +81,11 @@ def parser() -> argparse.ArgumentParser:
         f"{DEFAULT_MEMORY_LIMIT_GB:g}; 0: none; never applied when it runs on a CUDA GPU)",
     )
     p.add_argument("--verbose", action="store_true", help="show full TileLang/TVM traces")
+    p.add_argument(
+        "--watch",
+        action="store_true",
+        help="stay running: regrade the file's changed kernels every time it is saved (one puzzle)",
+    )
     return p
 
 
@@ -169,6 +174,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as error:
         print(f"grader: {error}", file=sys.stderr)
         return EXIT_USAGE
+    if args.watch:
+        return watch(args, chosen, list(argv if argv is not None else sys.argv[1:]))
     import pytest
 
     # Only the grader's own plugin: another installed pytest plugin must not print into a learner's run.
@@ -187,3 +194,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     if code == pytest.ExitCode.USAGE_ERROR:
         return EXIT_USAGE
     return EXIT_FAILED
+
+
+def watch(args: argparse.Namespace, chosen: list[tuple[str, Path]], argv: list[str]) -> int:
+    from grader.watch import kernel_names, watch
+
+    if len(chosen) != 1:
+        print("grader: --watch follows one puzzle: name its id, e.g. python -m grader 08 --watch", file=sys.stderr)
+        return EXIT_USAGE
+    puzzle_id, path = chosen[0]
+    spec = next((course_root() / "solutions").glob(f"p{puzzle_id}_*.py"))
+    wanted = [k for k in kernel_names(spec) if not args.kernels or _wanted(k, args.kernels, args.exact)]
+    rest = _without(argv, {"--watch", "--exact", "--solutions"}, {"-k"})
+    if args.file is None:  # grade exactly the file being watched
+        rest += ["--file", str(path)]
+    return watch(puzzle_id, path, spec, rest, wanted)
+
+
+def _wanted(kernel: str, names: str, exact: bool) -> bool:
+    chosen = [n.strip() for n in names.split(",") if n.strip()]
+    return kernel in chosen if exact else any(n in kernel for n in chosen)
+
+
+def _without(argv: list[str], flags: set[str], with_value: set[str]) -> list[str]:
+    out, skip = [], False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg in with_value:
+            skip = True
+        elif arg not in flags and not any(arg.startswith(f"{v}=") for v in with_value):
+            out.append(arg)
+    return out

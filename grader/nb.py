@@ -43,6 +43,8 @@ TIMEOUT_ENV = "TILELANG_COURSE_CHECK_TIMEOUT"  # seconds: the default limit of e
 # Set by the nbgrader config: check() only says it is deferred, and the judge grades every kernel after
 # the notebook ran (grader.nbgrader_judge), so nothing the notebook does can change a score.
 JUDGE_AFTER_ENV = "TILELANG_COURSE_JUDGE_AFTER"
+# Checks run through this session's warm grader (grader.warm) unless this is "0": then each starts cold.
+WARM_SWITCH_ENV = "TILELANG_COURSE_WARM_GRADER"
 BENCH_TIMEOUT_S = 600.0
 LABELS = {
     "passed": "PASS",
@@ -73,6 +75,7 @@ class PuzzleMagics(Magics):
         self.puzzle_id = ""
         self.cells: dict[str, str] = {}
         self.failed: set[str] = set()  # cells whose last run raised: only their own kernel's check sees them
+        self.warm: Any = None  # grader.warm.WarmGrader: this session's warm grader, started by %load_ext
 
     @line_magic("puzzle")
     def set_puzzle(self, line: str) -> None:
@@ -119,6 +122,14 @@ def load_ipython_extension(shell: Any) -> None:
     logging.getLogger("tilelang").setLevel(logging.WARNING)
     warnings.filterwarnings("ignore", message="IProgress not found")  # tqdm, imported by TileLang
     shell.register_magics(PuzzleMagics)
+    magics = shell.magics_manager.registry["PuzzleMagics"]
+    if magics.warm is None and not os.environ.get(JUDGE_AFTER_ENV) and os.environ.get(WARM_SWITCH_ENV) != "0":
+        import atexit
+
+        from grader.warm import WarmGrader
+
+        magics.warm = WarmGrader()  # it imports torch and TileLang while the learner reads the first cells
+        atexit.register(magics.warm.stop)
 
 
 def _magics() -> PuzzleMagics:
@@ -201,8 +212,10 @@ def _run_grader(
     device: str,
     case_timeout: float | None = None,
     env_extra: dict[str, str] | None = None,
+    warm: Any = None,
 ) -> GraderRun:
-    """``python -m grader`` on the module in a child process group, killed whole at the time limit."""
+    """``python -m grader`` on the module in a child process group, killed whole at the time limit;
+    forked from ``warm`` (a grader.warm.WarmGrader) when it is running, else a fresh interpreter."""
     root = Path(__file__).resolve().parent.parent
     with tempfile.TemporaryDirectory(prefix="tilelang-course-check-") as folder:
         source = Path(folder) / f"p{puzzle_id}_notebook.py"
@@ -215,6 +228,10 @@ def _run_grader(
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
         env.pop("MPLBACKEND", None)
         started = time.perf_counter()
+        if warm is not None and warm.alive() and not env_extra:
+            answer = warm.run(command[3:], env, folder, timeout)
+            document = _read_json(report) if answer.returncode is not None else None
+            return GraderRun(document, answer.returncode, answer.output, time.perf_counter() - started)
         child = subprocess.Popen(
             command, cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True
         )
@@ -392,7 +409,7 @@ def _check(kernel: str, timeout: float, device: str) -> CheckResult:
         result = CheckResult(kernel, False, summary, [summary])
         _print_verdict(result)
         return result
-    run = _run_grader(magics.puzzle_id, module, [kernel], [], timeout, device)
+    run = _run_grader(magics.puzzle_id, module, [kernel], [], timeout, device, warm=magics.warm)
     result = verdict(kernel, run, starts, magics.puzzle_id, timeout)
     _print_verdict(result)
     _show_tile_map(result.cases())

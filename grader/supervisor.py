@@ -7,11 +7,13 @@ crashed, the rest of that kernel's cases are not run, and a fresh child takes th
 from __future__ import annotations
 
 import multiprocessing
+import os
 from collections.abc import Iterator
 from typing import Any
 
 from grader import outcome
 from grader.outcome import CaseResult
+from grader.warm import WARM_ENV
 
 Plan = list[tuple[str, list[str]]]
 
@@ -36,7 +38,9 @@ class PuzzleRun:
 
     # ------------------------------------------------------------------ child process
     def _start(self) -> dict[str, Any] | None:
-        context = multiprocessing.get_context("spawn")
+        # A warm check (grader.warm) forks the judge from its already-imported state; otherwise a fresh
+        # interpreter. Either way the judge is a process of its own, and nothing in this one used CUDA.
+        context = multiprocessing.get_context("fork" if os.environ.get(WARM_ENV) else "spawn")
         parent, child = context.Pipe()
         from grader.judge.worker import serve
 

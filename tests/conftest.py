@@ -62,3 +62,28 @@ def grade(tmp_path: Path):
         return GraderRun(completed, json_path)
 
     return run
+
+
+@pytest.fixture(scope="session")
+def warm_server():
+    """One warm grader (grader.warm) for the session, as a notebook or --watch holds one."""
+    from grader.warm import WarmGrader
+
+    server = WarmGrader()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def warm_grade(tmp_path: Path, warm_server):
+    """Like ``grade``, through the warm grader: stdout and stderr come back as one stream (``out``)."""
+
+    def run(*args: str, timeout: float = 900, env: dict[str, str] | None = None) -> GraderRun:
+        json_path = tmp_path / f"result{len(list(tmp_path.iterdir()))}.json"
+        argv = [*args, "--json", str(json_path)]
+        answer = warm_server.run(argv, {**os.environ, **(env or {})}, str(ROOT), timeout)
+        code = -9 if answer.returncode is None else answer.returncode
+        completed = subprocess.CompletedProcess(argv, code, answer.output, "")
+        return GraderRun(completed, json_path)
+
+    return run

@@ -9,10 +9,12 @@ host function, options on an allow-list. ``admit`` is the one gate every traced 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import select
+import signal
 import subprocess
 import sys
 import tempfile
@@ -25,6 +27,7 @@ from grader.build import BuildFailed, Signature, check_signature
 from grader.discover import course_root
 from grader.judge import reaper
 from grader.spec import Case, Kernel
+from grader.warm import WARM_ENV
 
 MAX_REPLY_BYTES = 32 * 2**20  # a traced 1024x1024-tile GEMM is well under 1 MiB of JSON
 MAX_FILE_BYTES = 256 * 2**20  # what the tracer may write to any one file (its output included)
@@ -101,6 +104,72 @@ def _limit_resources(memory_limit_gb: float) -> None:
     lower(resource.RLIMIT_FSIZE, MAX_FILE_BYTES)
 
 
+class ForkedTracer:
+    """The tracer forked from a warm judge (grader.warm) rather than started as a new interpreter, with
+    what the cold start gives it: its own session, the limits, a scrubbed environment, a temporary
+    working directory, and no descriptor but its job pipe, its output file and its reply pipe. It is
+    forked before the judge has loaded the puzzle's cases, so its memory holds none of them."""
+
+    REPLY_FD = 3
+
+    def __init__(self, pid: int, stdin: Any):
+        self.pid, self.stdin, self.returncode = pid, stdin, None
+
+    @classmethod
+    def start(cls, source: Path, work: Path, reply_fd: int, output_fd: int, memory_limit_gb: float) -> ForkedTracer:
+        jobs_read, jobs_write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the tracer: never returns
+            code = 1
+            try:
+                os.setsid()
+                _limit_resources(memory_limit_gb)
+                os.dup2(jobs_read, 0)
+                os.dup2(output_fd, 1)
+                os.dup2(output_fd, 2)
+                os.dup2(reply_fd, cls.REPLY_FD)
+                os.closerange(cls.REPLY_FD + 1, os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 65536)
+                os.chdir(work)
+                environment = tracer_env(work)
+                os.environ.clear()
+                os.environ.update(environment)
+                sys.stdin = os.fdopen(0, "r", encoding="utf-8", closefd=False)
+                sys.stdout = os.fdopen(1, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
+                sys.stderr = os.fdopen(2, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
+                from grader.trace.tracer import main
+
+                main([str(source.resolve()), str(cls.REPLY_FD)])
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(jobs_read)
+        return cls(pid, os.fdopen(jobs_write, "wb"))
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:  # reaped already (kill_strays): it is gone, how is not known
+                self.returncode = -signal.SIGKILL
+                return self.returncode
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            if deadline is not None and time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired("tracer", timeout or 0)
+            time.sleep(0.01)
+        return self.returncode if self.returncode is not None else -9
+
+    def kill(self) -> None:
+        if self.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+
+
 @dataclass
 class Tracer:
     """One tracer process for one learner file. ``ask`` sends a job and returns its reply."""
@@ -120,18 +189,21 @@ class Tracer:
         work = Path(self.folder.name)
         read_end, write_end = os.pipe()
         self.output = tempfile.TemporaryFile()  # the tracer's stdout and stderr: never read as a verdict
-        command = [sys.executable, "-m", "grader.trace.tracer", str(self.source.resolve()), str(write_end)]
-        self.process = subprocess.Popen(
-            command,
-            cwd=work,
-            env=tracer_env(work),
-            stdin=subprocess.PIPE,
-            stdout=self.output,
-            stderr=subprocess.STDOUT,
-            pass_fds=(write_end,),
-            start_new_session=True,  # one process group to kill, whatever it forks
-            preexec_fn=lambda: _limit_resources(self.memory_limit_gb),
-        )
+        if os.environ.get(WARM_ENV):
+            self.process = ForkedTracer.start(self.source, work, write_end, self.output.fileno(), self.memory_limit_gb)
+        else:
+            command = [sys.executable, "-m", "grader.trace.tracer", str(self.source.resolve()), str(write_end)]
+            self.process = subprocess.Popen(
+                command,
+                cwd=work,
+                env=tracer_env(work),
+                stdin=subprocess.PIPE,
+                stdout=self.output,
+                stderr=subprocess.STDOUT,
+                pass_fds=(write_end,),
+                start_new_session=True,  # one process group to kill, whatever it forks
+                preexec_fn=lambda: _limit_resources(self.memory_limit_gb),
+            )
         os.close(write_end)
         self.reply_fd = read_end
 

@@ -1,0 +1,96 @@
+"""``python -m grader 08 --watch``: regrade a puzzle file's changed kernels every time it is saved.
+
+One warm grader (grader.warm) serves the whole session, so a regrade costs tracing, the compile-cache
+lookup and the run, not starting Python and importing torch and TileLang. A kernel counts as changed
+when the text of its function changed; a change anywhere else in the file (imports, a helper macro)
+regrades every kernel. Only the regraded kernels' verdicts are printed.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+POLL_S = 0.3
+
+
+def kernel_names(spec_file: Path) -> list[str]:
+    """The graded kernels, read from the spec's text (no import: this process stays light)."""
+    return re.findall(r'function="(\w+)"', spec_file.read_text())
+
+
+def fingerprints(source: str, kernels: list[str]) -> dict[str, str]:
+    """A digest per kernel of its function's text, and one ("") of everything else in the file."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        digest = hashlib.sha256(source.encode()).hexdigest()
+        return {name: digest for name in ["", *kernels]}
+    lines = source.splitlines(keepends=True)
+    parts: dict[str, str] = {}
+    rest = list(lines)
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name in kernels:
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)]) - 1
+            text = "".join(lines[first : node.end_lineno])
+            parts[node.name] = hashlib.sha256(text.encode()).hexdigest()
+            for index in range(first, node.end_lineno or first):
+                rest[index] = "\n"
+    parts[""] = hashlib.sha256("".join(rest).encode()).hexdigest()
+    return {name: parts.get(name, "") for name in ["", *kernels]}
+
+
+def changed(before: dict[str, str], now: dict[str, str], kernels: list[str]) -> list[str]:
+    if before.get("") != now.get(""):
+        return list(kernels)
+    return [k for k in kernels if before.get(k) != now.get(k)]
+
+
+def watch(puzzle_id: str, path: Path, spec_file: Path, argv: list[str], kernels: list[str]) -> int:
+    """Grade ``path``'s ``kernels`` now and after every save, until Ctrl-C. ``argv`` is the grader's
+    command line without --watch (and without -k: the changed kernels are chosen here)."""
+    from grader.warm import WarmGrader
+
+    warm = WarmGrader()
+    seen: dict[str, str] = {}
+    stamp = None
+    print(f"watching {path} (Ctrl-C stops)", flush=True)
+    try:
+        while True:
+            try:
+                now_stamp = path.stat().st_mtime_ns
+            except OSError:
+                now_stamp = None
+            if now_stamp != stamp:
+                stamp = now_stamp
+                text = path.read_text() if now_stamp is not None else ""
+                now = fingerprints(text, kernels)
+                todo = changed(seen, now, kernels)
+                seen = now
+                if todo:
+                    _regrade(warm, argv, todo)
+            time.sleep(POLL_S)
+    except KeyboardInterrupt:
+        print("", flush=True)
+        return 0
+    finally:
+        warm.stop()
+
+
+def _regrade(warm: object, argv: list[str], kernels: list[str]) -> None:
+    started = time.perf_counter()
+    print(f"\n--- {time.strftime('%H:%M:%S')} grading {', '.join(kernels)}", flush=True)
+    run = warm.run([*argv, "-k", ",".join(kernels), "--exact"], dict(os.environ), str(Path.cwd()), 3600.0)
+    sys.stdout.write(_verdict_lines(run.output))
+    print(f"--- {time.perf_counter() - started:.1f} s", flush=True)
+
+
+def _verdict_lines(output: str) -> str:
+    """The grader's verdict lines without pytest's closing chatter."""
+    keep = [line for line in output.splitlines() if not re.match(r"^(=+|-- Docs|\s*\S+\.py:\d+: \w*Warning)", line)]
+    return "\n".join(keep).rstrip() + "\n"

@@ -1,0 +1,137 @@
+"""The warm grader (grader.warm): the verdicts of a cold run, the isolation of a cold run, and the
+--watch loop's choice of what to regrade."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from grader.watch import changed, fingerprints
+from tests.conftest import ROOT
+from tests.test_attacks import EXPECTED, judged
+
+WRONG_ADD = ROOT / "tests" / "wrong" / "p02"
+
+
+def _verdicts(run) -> list[tuple[str, str, str]]:
+    return [(r["kernel"], r["case"], r["status"], r["message"]) for r in run.doc["results"]]
+
+
+@pytest.mark.parametrize("source", ["solution", "wrong"])
+def test_a_warm_check_gives_the_verdicts_of_a_cold_one(grade, warm_grade, source):
+    if source == "solution":
+        args = ("02", "--solutions", "-k", "add", "--exact")
+    else:
+        wrong = sorted(WRONG_ADD.glob("add_*.py"))[0]
+        args = ("02", "--file", str(wrong), "-k", "add", "--exact")
+    cold, warm = grade(*args), warm_grade(*args)
+    assert cold.code == warm.code
+    assert _verdicts(cold) == _verdicts(warm)
+    assert [line for line in cold.out.splitlines() if line.startswith("  ")] == [
+        line for line in warm.out.splitlines() if line.startswith("  ")
+    ]
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_attack_fails_through_the_warm_grader(warm_grade, name, tmp_path):
+    judged(warm_grade, name, "cpu", tmp_path, stderr_apart=False)
+
+
+LOOK_AROUND = """
+import os, json
+from pathlib import Path
+
+Path({out!r}).write_text(json.dumps({{
+    "fds": sorted(int(fd) for fd in os.listdir("/proc/self/fd")),
+    "env": sorted(os.environ),
+    "session": os.getsid(0),
+    "parent_session": os.getsid(os.getppid()),
+}}))
+""" + (ROOT / "tests" / "attacks" / "patch_compare.py").read_text().split('"""', 2)[2]
+
+
+def test_the_forked_tracer_holds_no_descriptor_or_variable_of_the_judge(warm_grade, tmp_path):
+    out = tmp_path / "seen.json"
+    learner = tmp_path / "look_around.py"
+    learner.write_text(LOOK_AROUND.format(out=str(out)))
+    hidden = tmp_path / "hidden.json"
+    hidden.write_text('{"cases": []}')
+    env = {"TILELANG_COURSE_HIDDEN_CASES": str(hidden), "GITHUB_TOKEN": "secret"}
+    warm_grade("08", "--file", str(learner), "-k", "gemv", "--exact", "--case", "square_256", env=env)
+    seen = json.loads(out.read_text())
+    assert set(seen["fds"]) <= {0, 1, 2, 3, max(seen["fds"])}  # the listing's own descriptor is the last
+    assert not [name for name in seen["env"] if name.startswith("TILELANG_COURSE_") or name == "GITHUB_TOKEN"]
+    assert seen["session"] != seen["parent_session"]
+
+
+def test_the_server_ends_with_the_session_that_started_it():
+    from grader.warm import WarmGrader
+
+    server = WarmGrader()
+    assert server.alive()
+    server.process.stdin.close()  # what the notebook's kernel dying does
+    server.process.wait(timeout=60)
+    assert not Path(server.path).exists()
+    server.folder.cleanup()
+
+
+KERNELS = ["add", "mul_relu"]
+SOURCE = """import tilelang
+
+@tilelang.jit
+def add(A, B):
+    return A
+
+@tilelang.jit
+def mul_relu(A, B):
+    return B
+"""
+
+
+def test_watch_regrades_the_kernel_that_changed_and_all_when_the_rest_did():
+    before = fingerprints(SOURCE, KERNELS)
+    assert changed({}, before, KERNELS) == KERNELS
+    assert changed(before, fingerprints(SOURCE, KERNELS), KERNELS) == []
+    assert changed(before, fingerprints(SOURCE.replace("return B", "return A"), KERNELS), KERNELS) == ["mul_relu"]
+    assert changed(before, fingerprints("import torch\n" + SOURCE, KERNELS), KERNELS) == KERNELS
+    assert changed(before, fingerprints(SOURCE + "def broken(:\n", KERNELS), KERNELS) == KERNELS
+
+
+def test_watch_prints_a_regrade_after_a_save(tmp_path):
+    learner = tmp_path / "mine.py"
+    learner.write_text((ROOT / "solutions" / "p02_vector_add.py").read_text())
+    log = tmp_path / "watch.log"
+    with log.open("w") as sink:
+        watcher = subprocess.Popen(
+            [sys.executable, "-m", "grader", "02", "--file", str(learner), "-k", "add", "--exact", "--watch"],
+            cwd=ROOT,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+        try:
+            _wait_for(log, "--- ", count=2, timeout=600)  # the first grading: one header, one footer
+            text = learner.read_text().replace("        C[i] = A[i] + B[i]\n", "        C[i] = A[i] - B[i]\n")
+            assert text != learner.read_text()
+            learner.write_text(text)
+            _wait_for(log, "--- ", count=4, timeout=600)
+        finally:
+            watcher.terminate()
+            watcher.wait(timeout=60)
+    output = log.read_text()
+    first, second = output.split("grading add")[1:3]
+    assert "PASS  even_4096" in first
+    assert "FAIL  even_4096" in second and "mul_relu" not in second
+
+
+def _wait_for(log: Path, marker: str, count: int, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while log.read_text().count(marker) < count:
+        assert time.monotonic() < deadline, log.read_text()
+        time.sleep(0.5)
