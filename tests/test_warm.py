@@ -135,3 +135,25 @@ def _wait_for(log: Path, marker: str, count: int, timeout: float) -> None:
     while log.read_text().count(marker) < count:
         assert time.monotonic() < deadline, log.read_text()
         time.sleep(0.5)
+
+
+COUNTED = (ROOT / "solutions" / "p02_vector_add.py").read_text() + """
+from pathlib import Path
+
+with Path(COUNTER).open("a") as counter:  # one line per time the tracer imports this file
+    counter.write("imported\\n")
+"""
+
+
+def test_an_unchanged_kernel_is_not_traced_again_when_warm(warm_grade, grade, tmp_path):
+    counter = tmp_path / "imports.txt"
+    learner = tmp_path / "mine.py"
+    learner.write_text(COUNTED.replace("COUNTER", repr(str(counter)), 1))
+    args = ("02", "--file", str(learner), "-k", "add", "--exact")
+    first, second = warm_grade(*args), warm_grade(*args)
+    assert first.code == second.code == 0 and _verdicts(first) == _verdicts(second)
+    assert counter.read_text().count("imported") == 1  # the second check found every trace cached
+    learner.write_text(learner.read_text() + "\n# an edit\n")
+    assert warm_grade(*args).code == 0 and counter.read_text().count("imported") == 2
+    grade(*args)  # a cold run never uses the cache
+    assert counter.read_text().count("imported") == 3

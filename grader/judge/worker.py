@@ -28,6 +28,7 @@ from grader.devices import Profile
 from grader.hidden import SIMULATED
 from grader.outcome import Bench, CaseResult
 from grader.spec import Case, Kernel, Puzzle
+from grader.warm import WARM_ENV
 
 
 @dataclass
@@ -153,7 +154,8 @@ def serve(conn: Any, request: dict[str, Any]) -> None:
     # Start the tracer at once: its imports overlap with this process's own.
     tracer = Tracer(source, request.get("memory_limit_gb", 0.0))
     guard = reaper.CacheGuard.here()
-    tracer.start()
+    if not os.environ.get(WARM_ENV):
+        tracer.start()  # at once: its imports overlap with this process's own (a warm one has none to do)
     try:
         _serve(conn, request, tracer, guard, started)
     finally:
@@ -298,9 +300,11 @@ def trace_all(
     code reads then reaches any output). A tracer that hangs or dies costs the kernel it was tracing;
     a fresh one takes the next kernel."""
     from grader.build import BuildFailed
+    from grader.judge import trace_cache
     from grader.judge.traced import TracerGone
 
     known = tuple(k.function for k in ctx.puzzle.kernels)
+    warm = bool(os.environ.get(WARM_ENV)) and not any(c.name.startswith("hidden_") for _, c in work)
     order = sorted(work, key=lambda item: item[1].name.startswith("hidden_"))
     traced: dict[tuple[str, str], Traced] = {}
     given_up: dict[str, TracerGone] = {}
@@ -313,6 +317,14 @@ def trace_all(
             gone = given_up[kernel.function]
             traced[key] = Traced(error=TracerGone(outcome.NOT_RUN, f"not run: {gone.message}"))
             continue
+        arguments = {**case.sizes, **case.params}
+        cached = cache_key = None
+        if warm:  # a warm check skips the tracer for a kernel whose file has not changed
+            cache_key = trace_cache.key(ctx.source, kernel.function, known, arguments)
+            cached = trace_cache.load(cache_key)
+        if cached is not None:
+            traced[key] = Traced(reply=cached)
+            continue
         try:
             if tracer.process is None:
                 tracer.start()
@@ -323,7 +335,10 @@ def trace_all(
             if problem:
                 traced[key] = Traced(error=BuildFailed(problem, "", trace))
                 continue
-            traced[key] = Traced(reply=tracer.ask(kernel, known, {**case.sizes, **case.params}, timeout))
+            reply = tracer.ask(kernel, known, arguments, timeout)
+            traced[key] = Traced(reply=reply)
+            if cache_key is not None:
+                trace_cache.store(cache_key, reply)
         except TracerGone as gone:
             traced[key] = Traced(error=gone)
             given_up[kernel.function] = gone
