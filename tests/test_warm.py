@@ -137,12 +137,15 @@ def _wait_for(log: Path, marker: str, count: int, timeout: float) -> None:
         time.sleep(0.5)
 
 
-COUNTED = (ROOT / "solutions" / "p02_vector_add.py").read_text() + """
+COUNTED = (
+    (ROOT / "solutions" / "p02_vector_add.py").read_text()
+    + """
 from pathlib import Path
 
 with Path(COUNTER).open("a") as counter:  # one line per time the tracer imports this file
     counter.write("imported\\n")
 """
+)
 
 
 def test_an_unchanged_kernel_is_not_traced_again_when_warm(warm_grade, grade, tmp_path):
