@@ -81,9 +81,14 @@ def _lower(function: Any, values: dict[str, Any]):
     import tilelang
     from tilelang import tvm
 
+    from grader.trace.frontend import jit_options
+
     tir = function.get_tir(**values)
     target = tvm.target.Target(COMPILE_ONLY_TARGET)
-    with target:
+    # The decorator's pass configs, as the JIT compile applies them (conv1d_im2col turns warp
+    # specialization off: without them this would show a kernel that is never run).
+    configs = jit_options(function).get("pass_configs") or {}
+    with target, tvm.transform.PassContext(opt_level=3, config=configs):
         artifact = tilelang.lower(tir, target=target)
     attrs: dict[str, Any] = {}
     for _, func in artifact.device_mod.functions.items():

@@ -160,7 +160,7 @@ def _cases(first_seed: int, bench_blocks: dict) -> tuple[Case, ...]:
         Case("tail_1000", {"M": 1000, "N": 1000}, medium, seed=first_seed + 2),
         Case("wide_7x5003", {"M": 7, "N": 5003}, medium, seed=first_seed + 3),
         Case("tall_3001x65", {"M": 3001, "N": 65}, medium, seed=first_seed + 4),
-        # 16384 x 16384 fp16 is 512 MiB of output, far beyond the H200's 60 MB L2.
+        # 16384 x 16384 fp16 is 512 MiB of output, far beyond the H200's L2 cache.
         Case("large_16384", {"M": 16384, "N": 16384}, bench_blocks, seed=first_seed + 5, bench=True),
     )
 

@@ -23,17 +23,19 @@ Inputs and outputs (fp16 in, fp16 out, every sum accumulated in fp32):
 
 ``matmul_tuned``
     The pipelined GEMM made fast on Hopper, with four changes that are all data or one line:
-    wider tiles (128 x 256 x 64: each byte brought into shared memory feeds twice as many
-    multiply-adds as 128 x 128, and a K step of 64 halves the pipeline's per-step overhead),
+    wider tiles (128 x 256 x 64: each element brought into shared memory feeds 85 multiply-adds,
+    against 64 for 128 x 128, and a K step of 64 halves the pipeline's per-step overhead),
     256 threads (two warpgroups of consumers share the tile; TileLang adds a producer warpgroup
     that issues the TMA copies), more stages (4: more copies in flight to cover HBM latency),
     and ``T.use_swizzle(panel_size=...)``, which launches blocks in panels so the blocks running
-    at the same time reuse the same rows of A and columns of B from L2 instead of HBM. The
+    at the same time need fewer distinct rows of A and columns of B: fewer unique bytes from HBM
+    per wave. The
     accumulator also goes through a shared-memory tile on its way to C, so the final store is
     wide and coalesced.
 
-What it teaches: why the accumulator must be fp32 (fp16 has 11 bits of mantissa: after a few
-hundred additions each new product is rounded away); GEMV as a weighted reduction on the CUDA
+What it teaches: why the accumulator must be fp32 (fp16 stores 10 bits of mantissa, so every
+addition to a running fp16 sum rounds it, and over K = 1000 terms those roundings add up to an
+error past the tolerance; the notebook's experiment measures it); GEMV as a weighted reduction on the CUDA
 cores; tile-level matrix multiply on the Tensor Cores; why operand tiles belong in shared
 memory rather than registers; and how a software pipeline hides memory latency.
 
@@ -70,7 +72,7 @@ Tensor Core's K step).
 # (cuBLAS) takes 0.211 ms, 653 TFLOP/s. `matmul_naive` (tiles in registers) runs at 0.09x torch,
 # `matmul_pipelined` (tiles in shared memory, 3 stages) at 0.88x (580 TFLOP/s), `matmul_tuned` at
 # 0.97x (635 TFLOP/s), and 1.00x at 8192³ (652 TFLOP/s). Ratios move by a few percent from run to
-# run; an earlier measurement in the course's design notes timed torch at 0.179 ms.
+# run (the README's bench run of the same day gives 0.90x, 0.97x and 0.99x).
 #
 # ## Accumulate in fp32
 #
@@ -144,8 +146,8 @@ def torch_matmul(A, B):
 #
 # It runs on the CUDA cores, and that is the right choice: GEMV is memory-bound, so what matters is
 # whether A streams at full bandwidth, not how fast the multiplies are. The bench case reads 128 MiB
-# of A; at the ~4.3 TB/s a device-to-device copy reaches on the H200 (design notes), no GEMV of that
-# size can take less than about 31 µs.
+# of A; at the ~4.1 TB/s a device-to-device copy reaches on the H200 (puzzle 01), no GEMV of that
+# size can take less than about 32 µs.
 #
 # What to watch for:
 # - cast both factors to `T.float32` before multiplying;
@@ -178,7 +180,8 @@ def gemv(A, B, BLOCK_M: int, BLOCK_K: int, THREADS: int = 128):
 # %% [markdown]
 # ## Tensor Cores and CUDA cores
 #
-# A CUDA core does one fused multiply-add per thread per clock, on scalars. A Tensor Core does a
+# The CUDA cores execute scalar instructions: a warp's fp32 fused multiply-add does 32 of them, one
+# per thread, and an SM issues a few such warp instructions per clock. A Tensor Core does a
 # small matrix multiply-accumulate, `D = A B + C` on tiles, per instruction, issued jointly by a warp
 # (32 threads) or, on Hopper, by a warpgroup (4 warps, 128 threads). On the H200: ~989 dense fp16
 # TFLOP/s against ~67 fp32 TFLOP/s on the CUDA cores, about 15x (spec sheet, as above).
@@ -204,8 +207,8 @@ def gemv(A, B, BLOCK_M: int, BLOCK_K: int, THREADS: int = 128):
 #
 # What to watch for:
 # - `T.gemm` accumulates (`acc += A B`): clear the accumulator once, before the K loop.
-# - BLOCK_K must be a multiple of 16, the K of one fp16 Tensor Core instruction. (On the H200 a
-#   BLOCK_K of 8 compiled, ran, and gave wrong results: design notes.)
+# - BLOCK_K must be a multiple of 16, the K of one fp16 Tensor Core instruction. TileLang 0.1.15 does
+#   not refuse a smaller one, so keep to it yourself.
 # - Tails in M, N and K need nothing more: zeros read past the edges of A and B add nothing, and
 #   writes past the edge of C are dropped.
 #
@@ -284,8 +287,10 @@ def matmul_naive(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, THREADS: int = 
 # - **naive, 128 x 256 x 64**: 255 registers, the maximum, and about 1.5 KiB per thread spilled.
 # - **pipelined, 128 x 256 x 64**: no spills, 145 KiB of shared memory, 384 threads.
 #
-# On the H200 (design notes, 128 x 128 x 64 tiles, 4096³): all tiles in fragments, 1.20 ms (0.15x
-# torch); in shared memory with 3 stages, 0.252 ms (0.71x).
+# On the H200 at 4096³ (the README's bench run): `matmul_naive`, 64 x 64 x 32 tiles in fragments,
+# 2.35 ms (0.09x torch); `matmul_pipelined`, 128 x 256 x 64 tiles in shared memory with 3 stages,
+# 0.235 ms (0.90x). The tile sizes differ too, so not all of the 10x is where the tiles live; the
+# experiment above compares the two placements' registers and shared memory at equal tile sizes.
 #
 # To see reason 1 in the code, print the lines of the naive kernel that load B and call the MMA:
 
@@ -366,7 +371,8 @@ def matmul_pipelined(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int
 #   compute. Row by row, the first wave of 132 blocks (one per SM) covers a few rows of C and all of
 #   its columns, so it reads all of B at once; in panels of 10 tile rows walked column by column, a
 #   wave covers a squarer patch. At 8192³ that is 10 MiB of A plus all 128 MiB of B per wave, against
-#   20 MiB of A plus 56 MiB of B: a working set that has a chance in L2.
+#   20 MiB of A plus 56 MiB of B. Neither fits in L2; what the panels cut is the unique bytes a wave
+#   must bring from HBM: 138 MiB row by row, 76 MiB in panels.
 # - **A staged store**: the accumulator goes fragment, then a shared tile, then C. The generated code
 #   stores C with TMA, in four 128 x 64 boxes, instead of every thread writing scattered
 #   4-byte pieces; and TileLang places that tile in the shared memory of the B stages, idle by then,
@@ -566,8 +572,10 @@ def puzzle() -> Puzzle:
 # - Sum in fp32, round to fp16 once when storing: an fp16 accumulator fails well before K = 1000.
 # - GEMV is a weighted row reduction and is memory-bound: the CUDA cores are enough, bandwidth is
 #   the limit.
-# - `T.gemm` runs on the Tensor Cores, and where its operands live decides the instruction: shared
-#   tiles give `wgmma`, fragments give `mma.sync`.
+# - `T.gemm` runs on the Tensor Cores, and where its operands live decides the instruction: on Hopper,
+#   shared tiles give `wgmma` when the block's rows fill whole warpgroups (64 rows per warpgroup;
+#   puzzle 10's 16-row decode tiles get `mma.sync`), fragments give `mma.sync`; before Hopper it is
+#   always `mma.sync`.
 # - Operand tiles belong in shared memory (shared by the warps, read by `wgmma`, filled
 #   asynchronously, and not limited to 255 registers per thread); the accumulator stays in registers.
 #   `grader.experiments.resource_usage` shows registers, spills and shared memory of any kernel

@@ -30,8 +30,11 @@ Inputs and outputs (fp16 in, fp16 out, every sum accumulated in fp32), with ``P 
     shared memory, builds the (BLOCK_C * K) x BLOCK_L tile of cols from the windows in shared
     memory (never in global memory), and multiplies with ``T.gemm``. The copies are
     pipelined (``T.Pipelined``) so the next windows load while this tile multiplies. The
-    windows' halo is rounded up from K - 1 to a multiple of 8 elements, so each row of the
-    window is a whole number of 16-byte chunks and can be loaded with 16-byte asynchronous copies.
+    windows' halo is rounded up from K - 1 to a multiple of 8 elements, so each row of a window
+    in shared memory starts on a 16-byte boundary. (Only the W2 tile loads with 16-byte
+    asynchronous copies: a window starts P elements before its tile in global memory, and at the
+    edges part of it lies outside X, so TileLang loads it with 4-byte copies that each check the
+    bounds. ``python -m grader.experiments`` shows the generated copies, see the notebook.)
 
 What it teaches: halos (a tile that reads more input than it writes output), zero padding for
 free from ``T.copy``'s bounds checks, reuse of one input tile by many outputs, and how a
@@ -219,8 +222,25 @@ def conv1d_channels(X, W, BLOCK_O: int, BLOCK_L: int, THREADS: int = 128):
 #
 # What to watch for: BLOCK_C·K must be a multiple of 16 (the fp16 `T.gemm` K step); a partial block
 # of channels reads zeros for the missing channels from both X and W2, so it adds nothing. The
-# windows' halo is rounded up from K - 1 to a multiple of 8 elements, so a window row is a whole number
-# of 16-byte chunks and loads with 16-byte asynchronous copies (`cp.async`).
+# windows' halo is rounded up from K - 1 to a multiple of 8 elements, so each window row starts on a
+# 16-byte boundary in shared memory. The copies themselves differ: the W2 tile loads with 16-byte
+# asynchronous copies (`cp.async`), but a window starts P elements before its tile in global memory,
+# so it is not 16-byte aligned there, and at the signal's edges part of it lies outside X: TileLang
+# loads windows with 4-byte `cp.async` copies that each check the bounds (the cell below shows them).
+# That is one reason this kernel runs at about half of cuDNN's speed (README, "Measured on the H200").
+
+# %% [notebook]
+# import re
+#
+# from grader.experiments import kernel_source
+# from solutions.p09_conv1d import conv1d_im2col as reference_im2col
+#
+# # The reference kernel at the bench case's sizes, lowered for sm_90a with its own pass configs.
+# cuda = kernel_source(
+#     reference_im2col, C_in=256, L=1 << 17, C_out=256, K=5, BLOCK_O=128, BLOCK_L=128, BLOCK_C=32, STAGES=3
+# )
+# for copy in sorted(set(re.findall(r"cp_async_gs\w*<\d+>", cuda))):
+#     print(copy, "(bytes per copy)")
 
 
 # %% conv1d_im2col
