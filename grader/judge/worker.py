@@ -18,13 +18,13 @@ import os
 import time
 import traceback
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from grader import outcome
 from grader.build import OUT_OF_MEMORY, out_of_memory
-from grader.devices import Profile
+from grader.devices import DEFAULT, PROFILES, Profile
 from grader.hidden import SIMULATED
 from grader.outcome import Bench, CaseResult
 from grader.spec import Case, Kernel, Puzzle
@@ -36,7 +36,8 @@ class Device:
     mode: str  # "cuda": run on the GPU; "cpu": compile for the profile's arch and simulate; "compile": compile only
     name: str
     target: Any
-    profile: Profile  # the GPU generation graded for: its limits pick the cases' block parameters
+    # the GPU generation graded for: its limits pick the cases' block parameters (Hopper's unless told)
+    profile: Profile = field(default_factory=lambda: PROFILES[DEFAULT])
     problem: str = ""  # why this machine cannot grade at all (e.g. no nvcc)
 
 
@@ -63,7 +64,7 @@ def pick_device(requested: str, arch: str = "") -> Device:
     import torch
 
     from grader.build import NVCC_HELP
-    from grader.devices import DEFAULT, profile_named
+    from grader.devices import profile_named
 
     wanted = profile_named(arch or DEFAULT)
     if requested in ("auto", "cuda") and torch.cuda.is_available():
