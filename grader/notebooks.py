@@ -275,11 +275,24 @@ def puzzle_notebook(source: Path, puzzle_id: str) -> NotebookNode:
     kernels = graded_kernels(text)
     names = cell_names(cells)
     out: list[NotebookNode] = []
+    # A cell's id is a key that survives edits elsewhere: code cells by their %%puzzle name, prose and
+    # notebook-only cells by the code cell they follow and their place after it (translations and
+    # links hold on to these, so inserting a cell renumbers at most its own section).
+    section, counts = "intro", {}
 
-    def add(kind: str, body: str, role: str, kernel: str = "") -> None:
+    def add(kind: str, body: str, role: str, kernel: str = "", name: str = "") -> None:
+        nonlocal section
         make = nbformat.v4.new_markdown_cell if kind == "markdown" else nbformat.v4.new_code_cell
         cell = make(body, metadata=_metadata(role, kernel))
-        cell["id"] = f"p{puzzle_id}-{len(out):03d}"
+        if role in ("spec", "setup", "bench"):
+            key = role
+        elif role in ("kernel", "check", "code"):
+            key = f"{role}-{name or kernel}"
+            section = name or kernel
+        else:
+            counts[(section, role)] = counts.get((section, role), 0) + 1
+            key = f"{section}-{'md' if role == 'markdown' else role}{counts[(section, role)]}"
+        cell["id"] = re.sub(r"[^A-Za-z0-9_-]", "-", f"p{puzzle_id}-{key}")[:64]
         out.append(cell)
 
     rest = cells
@@ -297,7 +310,7 @@ def puzzle_notebook(source: Path, puzzle_id: str) -> NotebookNode:
         elif cell.kind == "extra":
             add("code", cell.text, "extra")
         else:
-            add("code", f"%%puzzle {name}\n{cell.text}", "kernel" if cell.kernel else "code", cell.kernel)
+            add("code", f"%%puzzle {name}\n{cell.text}", "kernel" if cell.kernel else "code", cell.kernel, name)
             if cell.kernel:
                 add("code", f'check("{cell.kernel}")', "check", cell.kernel)
     if kernels and not any(c.kind == "bench" for c in cells):

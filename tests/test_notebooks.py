@@ -20,7 +20,16 @@ import pytest
 
 from grader.discover import puzzle_files
 from grader.nb import RED
-from grader.notebooks import BENCH_COMMENT, ROLES, SourceCell, main, module_cells, parse_cells, setup_source
+from grader.notebooks import (
+    BENCH_COMMENT,
+    ROLES,
+    SourceCell,
+    main,
+    module_cells,
+    parse_cells,
+    puzzle_notebook,
+    setup_source,
+)
 from tests.conftest import ROOT
 
 PUZZLES = sorted(puzzle_files(ROOT / "puzzles"))
@@ -113,6 +122,21 @@ def test_a_module_without_markers_is_cut_at_its_kernels():
     assert cells[1].text.startswith("import tilelang") and "def reference" in cells[1].text
 
 
+def test_cell_ids_survive_a_cell_inserted_elsewhere(tmp_path: Path):
+    """Ids are keys (translations hold on to them): a new markdown cell after one kernel leaves the
+    ids of every other section alone."""
+    source = puzzle_files(ROOT / "puzzles")["02"]
+    before = [c.id for c in puzzle_notebook(source, "02").cells]
+    text = source.read_text()
+    marker = "# %% mul_relu"
+    assert marker in text
+    edited = tmp_path / source.name
+    edited.write_text(text.replace(marker, "# %% [markdown]\n# An inserted remark.\n\n" + marker, 1))
+    after = [c.id for c in puzzle_notebook(edited, "02").cells]
+    assert len(after) == len(before) + 1
+    assert set(before) <= set(after)
+
+
 def test_generation_is_deterministic(tmp_path: Path):
     assert main(["--out", str(tmp_path / "a")]) == 0
     assert main(["--out", str(tmp_path / "b")]) == 0
@@ -150,7 +174,9 @@ def test_cells_carry_their_role_and_kernel(puzzle_id: str):
     benches = [c for c in notebook.cells if c.metadata["tilelang_course"]["role"] == "bench"]
     assert len(benches) == 1
     assert notebook.cells[1].source == setup_source(puzzle_id)
-    assert [c.id for c in notebook.cells] == [f"p{puzzle_id}-{i:03d}" for i in range(len(notebook.cells))]
+    ids = [c.id for c in notebook.cells]
+    assert len(set(ids)) == len(ids) and all(i.startswith(f"p{puzzle_id}-") for i in ids)
+    assert ids[:2] == [f"p{puzzle_id}-spec", f"p{puzzle_id}-setup"]
     kernels = [(i, info["kernel"]) for i, info in enumerate(infos) if info["role"] == "kernel"]
     assert kernels
     for index, kernel in kernels:
