@@ -17,7 +17,7 @@ a generated setup cell and has one generated bench cell. The module's code cells
 ``%%puzzle NAME``, which runs them and remembers their source for ``check`` (see grader/nb.py).
 
 Every cell carries ``metadata["tilelang_course"] = {"role": ..., "kernel": ...}``, role one of
-ROLES. Output is deterministic (cell ids from puzzle id and index), so ``--check`` can compare bytes.
+ROLES. Output is deterministic (cell ids are stable keys: see puzzle_notebook), so ``--check`` can compare bytes.
 """
 
 from __future__ import annotations
