@@ -103,9 +103,20 @@ def torch_attention(Q, K, V):
 # sums to l and `P @ V` to an fp32 accumulator; at the end `O = acc / l`. Nothing is ever rescaled,
 # but `Q K^T` is computed twice and K read twice.
 #
-# TileLang constructs: `T.gemm(Q_tile, K_tile, S, transpose_B=True)` multiplies by K^T without
-# moving K (the tile is BLOCK_N x D in shared memory, read transposed); P is copied into an fp16 fragment
-# because the second `T.gemm` takes fp16 operands.
+# TileLang constructs, several of which puzzle 08 explains at length (its sections "Tensor Cores and
+# CUDA cores" and "Why the tiles go to shared memory", if they are new to you):
+#
+# - `T.alloc_shared(shape, dtype)` is a tile in the block's shared memory, which every thread of the
+#   block can read; `T.copy(K[j * BLOCK_N, 0], K_tile)` fills it from global memory (zeros past the end).
+# - `T.gemm(A, B, C)` adds `A @ B` into the fragment C on the Tensor Cores; `transpose_B=True` reads B
+#   transposed, so `T.gemm(Q_tile, K_tile, S, transpose_B=True)` multiplies by K^T without moving K
+#   (the tile is BLOCK_N x D in shared memory). P is copied into an fp16 fragment because the second
+#   `T.gemm` takes fp16 operands.
+# - `policy=T.GemmWarpPolicy.FullRow` (the reference passes it) splits the block's warps along the
+#   rows of the result only, so each warp holds whole rows of S, the rows the max and the sums run
+#   along. The default policy gives the same numbers; the policy changes how the work is split.
+# - `T.Pipelined(count, num_stages=STAGES)` is a loop whose next tiles' copies overlap this tile's math
+#   (puzzle 08, "What `T.Pipelined` overlaps"); with STAGES = 1 it is an ordinary loop.
 #
 # What to watch for:
 # - keys past N: `T.copy` reads zero rows of K, whose scores come out as 0, a perfectly ordinary
@@ -131,6 +142,7 @@ def attention_two_pass(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THR
         # Shared tiles: Q (BLOCK_M, D) copied once; K and V (BLOCK_N, D) per key tile. Fragments in
         # float32: the scores (BLOCK_M, BLOCK_N), the output accumulator (BLOCK_M, D), the row max and
         # the row sum (BLOCK_M,); and a float16 fragment for P, the operand of the second T.gemm.
+        # Start the row max at -T.infinity and the row sum at 0: the reduces below fold into them.
         # Pass 1, over the key tiles: clear the scores, T.gemm(Q, K tile, scores, transpose_B=True),
         # set the scores of keys at or past N to -T.infinity (T.if_then_else on the key's global
         # index), then fold them into the row max with T.reduce_max(..., clear=False).
