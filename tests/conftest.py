@@ -81,7 +81,10 @@ def warm_grade(tmp_path: Path, warm_server):
     def run(*args: str, timeout: float = 900, env: dict[str, str] | None = None) -> GraderRun:
         json_path = tmp_path / f"result{len(list(tmp_path.iterdir()))}.json"
         argv = [*args, "--json", str(json_path)]
-        answer = warm_server.run(argv, {**os.environ, **(env or {})}, str(ROOT), timeout)
+        # A trace cache of the test's own (a warm check keeps traces under XDG_CACHE_HOME): a trace
+        # cached by an earlier run would skip the tracer, and with it what the test watches it do.
+        own_cache = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+        answer = warm_server.run(argv, {**os.environ, **own_cache, **(env or {})}, str(ROOT), timeout)
         code = -9 if answer.returncode is None else answer.returncode
         completed = subprocess.CompletedProcess(argv, code, answer.output, "")
         return GraderRun(completed, json_path)
