@@ -80,6 +80,17 @@ def parser() -> argparse.ArgumentParser:
         help=f"memory (address space) of the grading process when it simulates or compiles (default "
         f"{DEFAULT_MEMORY_LIMIT_GB:g}; 0: none; never applied when it runs on a CUDA GPU)",
     )
+    p.add_argument(
+        "--hint",
+        metavar="KERNEL",
+        help="print a hint for KERNEL of the named puzzle instead of grading (tier 1: the stub's TODO comment)",
+    )
+    p.add_argument(
+        "--level",
+        type=int,
+        metavar="N",
+        help="with --hint: the hint's tier, from 1 up to the last, closest to the answer",
+    )
     p.add_argument("--verbose", action="store_true", help="show full TileLang/TVM traces")
     p.add_argument(
         "--watch",
@@ -169,6 +180,8 @@ def pytest_args(args: argparse.Namespace, chosen: list[tuple[str, Path]]) -> lis
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    if args.hint is not None or args.level is not None:
+        return print_hint(args)
     try:
         chosen = targets(args, course_root())
     except UsageError as error:
@@ -194,6 +207,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     if code == pytest.ExitCode.USAGE_ERROR:
         return EXIT_USAGE
     return EXIT_FAILED
+
+
+def print_hint(args: argparse.Namespace) -> int:
+    """``--hint KERNEL [--level N]``: one tier of a kernel's hints on stdout, or one line on stderr."""
+    from grader.hints import HintError, get
+
+    if args.hint is None:
+        print(
+            "grader: --level goes with --hint KERNEL, e.g. python -m grader 08 --hint gemv --level 2", file=sys.stderr
+        )
+        return EXIT_USAGE
+    if len(args.ids) != 1:
+        print(f"grader: --hint wants one puzzle id, e.g. python -m grader 08 --hint {args.hint}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        found = get(args.ids[0], args.hint, 1 if args.level is None else args.level)
+    except HintError as error:
+        print(f"grader: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    more = f"python -m grader {found.puzzle_id} --hint {found.kernel} --level {{level}}"
+    print("\n".join(found.lines(more=more)))
+    return EXIT_OK
 
 
 def watch(args: argparse.Namespace, chosen: list[tuple[str, Path]], argv: list[str]) -> int:

@@ -146,8 +146,11 @@ def get(puzzle_id: str, kernel: str, level: int = 1, root: Path | None = None) -
     if kernel not in names:
         raise HintError(f"puzzle {number} has no kernel {kernel!r}; its kernels: {', '.join(names)}")
     tiers = load(number, root).get(kernel)
-    if not tiers:
-        raise HintError(f"no hints are written for {kernel} yet: its TODO comment in the stub is all there is")
+    if not tiers:  # no hint file entry yet: the stub's TODO comment is the only tier
+        comment = todo_comments(puzzle_file(number, root).read_text()).get(kernel, ("", ""))[1]
+        if not comment:
+            raise HintError(f"no hints are written for {kernel} yet")
+        tiers = [comment]
     if not isinstance(level, int) or isinstance(level, bool) or level < 1:
         raise HintError(f"hint levels start at 1 ({kernel} has {len(tiers)}), not {level!r}")
     if level > len(tiers):

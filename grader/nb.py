@@ -1,4 +1,4 @@
-"""The notebooks' helpers: ``%load_ext grader.nb``, ``%puzzle ID``, ``%%puzzle NAME``, check() and bench().
+"""The notebooks' helpers: ``%load_ext grader.nb``, ``%puzzle ID``, ``%%puzzle NAME``, check(), bench(), hint().
 
 ``%%puzzle NAME`` runs its cell as usual and remembers its source under NAME (a re-run replaces
 it in place), so the remembered cells, in the order they first ran, are the learner's module.
@@ -383,6 +383,21 @@ def check(kernel: str, *, timeout: float | None = None, device: str = "auto", st
     if strict and not result.passed:
         raise CheckFailed(result.summary, result)
     return result
+
+
+def hint(kernel: str, level: int = 1, *, puzzle: str = "") -> None:
+    """Print tier ``level`` of ``kernel``'s hints (1, the default, is the stub's TODO comment; each
+    level says more, the last is close to the answer). ``puzzle`` defaults to this notebook's ``%puzzle``.
+    An unknown kernel or a level past the last prints one line saying so; nothing raises."""
+    from grader import hints
+
+    try:
+        puzzle_id = puzzle or _magics().puzzle_id
+        found = hints.get(puzzle_id, kernel, level)
+    except (hints.HintError, CheckFailed) as error:
+        print(f"{RED}{error}{PLAIN}")
+        return
+    print("\n".join(found.lines(more=f'hint("{kernel}", level={{level}})')))
 
 
 GREEN, RED, PLAIN = "\x1b[32m", "\x1b[31m", "\x1b[0m"  # JupyterLab and terminals colour stream output

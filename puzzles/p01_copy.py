@@ -120,10 +120,10 @@ def copy_serial(A, THREADS: int = 256):
 
     with T.Kernel(1, threads=THREADS):
         # TODO begin: one block walks the whole vector, THREADS elements per step
-        # Loop over the steps with T.serial: enough of them to cover N (round up).
-        # In each step, a T.Parallel over THREADS gives every thread one element; its index
-        # is the step's start plus the thread's position. The last step can run past N,
-        # so copy A into B only where the index is below N.
+        # Copy all of A into B with the single block you have: step through the vector THREADS
+        # elements at a time with a T.serial loop, and inside each step let a T.Parallel loop give
+        # one element to each thread. Cover the last, partial step, but write nothing past the end
+        # of the vector.
         raise NotImplementedError("copy_serial")
         # TODO end
 
@@ -167,9 +167,9 @@ def copy_threads(A, BLOCK: int, THREADS: int = 256):
 
     with T.Kernel(T.ceildiv(N, BLOCK), threads=THREADS) as bx:
         # TODO begin: block bx copies its BLOCK elements, one T.Parallel iteration each
-        # This block's elements start at bx * BLOCK. A T.Parallel over BLOCK visits each of
-        # them once (TileLang splits the iterations among the THREADS threads). The grid was
-        # rounded up, so the last block may hang past N: guard the copy with the index < N.
+        # Each block copies its own BLOCK consecutive elements, one T.Parallel iteration per
+        # element. Find where this block's elements start from its block index, and keep the last
+        # block, which the rounded-up grid lets hang past the end of the vector, from writing there.
         raise NotImplementedError("copy_threads")
         # TODO end
 
@@ -199,9 +199,9 @@ def copy_tiles(A, BLOCK: int, THREADS: int = 256):
 
     with T.Kernel(T.ceildiv(N, BLOCK), threads=THREADS) as bx:
         # TODO begin: block bx moves its BLOCK elements as one tile through a fragment
-        # Allocate a float16 fragment of BLOCK elements. T.copy the tile of A that starts at
-        # this block's offset into it, then T.copy it out to B at the same offset.
-        # No guard by hand: T.copy stops at the edge of the tensor.
+        # Move this block's BLOCK elements as one tile: allocate a float16 fragment the size of a
+        # block, fill it from A with T.copy, and write it to B with a second T.copy. No guard by
+        # hand: T.copy stops at the edge of the tensor.
         raise NotImplementedError("copy_tiles")
         # TODO end
 
