@@ -43,7 +43,8 @@ def main() -> int:
     p.add_argument("--json", type=Path)
     args = p.parse_args()
     warm = WarmGrader()
-    rows = {}
+    rows: dict = {}
+    mismatches: dict[str, str] = {}
     try:
         for name, argv in COMMANDS.items():
             cold(argv)  # fills the compile cache
@@ -57,8 +58,13 @@ def main() -> int:
                 answer = warm.run(argv, dict(os.environ), str(ROOT), 900)
                 times["warm"].append(time.perf_counter() - started)
                 codes |= {code, answer.returncode}
+                if answer.returncode != code:  # the warm path must give the cold path's verdict
+                    mismatches.setdefault(name, answer.output[-4000:])
             rows[name] = {kind: statistics.median(values) for kind, values in times.items()}
             rows[name]["exit codes"] = sorted(c for c in codes if c is not None)
+            if name in mismatches:
+                rows[name]["warm output where the exit code differed"] = mismatches[name]
+                print(f"{name}: the warm exit code differs from the cold one; its output:\n{mismatches[name]}")
             print(f"{name:32} cold {rows[name]['cold']:6.2f} s   warm {rows[name]['warm']:6.2f} s", flush=True)
     finally:
         warm.stop()
