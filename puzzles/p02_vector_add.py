@@ -103,9 +103,9 @@ def add(A, B, BLOCK: int, THREADS: int = 256):
 
     with T.Kernel(T.ceildiv(N, BLOCK), threads=THREADS) as bx:
         # TODO begin: block bx adds its BLOCK elements
-        # As copy_threads in puzzle 01: a T.Parallel over BLOCK, the global index is this
-        # block's offset plus the loop position, and only indices below N are written.
-        # Each element of C is the sum of the elements of A and B at the same index.
+        # The same shape as copy_threads in puzzle 01: each block takes its BLOCK elements with a
+        # T.Parallel loop and writes only inside the vector. What changes is the value written:
+        # every element of C is the sum of the elements of A and B at the same index.
         raise NotImplementedError("add")
         # TODO end
 
@@ -134,9 +134,10 @@ def mul_relu(A, B, BLOCK: int, THREADS: int = 256):
 
     with T.Kernel(T.ceildiv(N, BLOCK), threads=THREADS) as bx:
         # TODO begin: block bx computes max(A * B, 0) for its BLOCK elements in one pass
-        # The same loop and guard as add. Multiply the two inputs and keep the larger of the
-        # product and zero, in one expression, written straight to C: the product never
-        # goes to memory. Use T.max, not Python's max.
+        # Fuse two operations into one pass: for each of this block's elements, multiply the two
+        # inputs and keep the product only if it is positive, in a single expression written
+        # straight to C, so the product never goes to memory. Use TileLang's T.max, not Python's
+        # max.
         raise NotImplementedError("mul_relu")
         # TODO end
 
@@ -165,10 +166,9 @@ def add_fragments(A, B, BLOCK: int, THREADS: int = 256):
 
     with T.Kernel(T.ceildiv(N, BLOCK), threads=THREADS) as bx:
         # TODO begin: load both tiles into fragments, add them, store the sum tile
-        # Three float16 fragments of BLOCK: two for the input tiles, one for the result.
-        # T.copy each input's tile (starting at this block's offset) into its fragment,
-        # add the fragments element by element in a T.Parallel over BLOCK (indices are
-        # positions inside the tile, no guard), then T.copy the result tile into C.
+        # Do add in the tile style of copy_tiles: load this block's tile of each input into a
+        # fragment with T.copy, add the two fragments element by element in a T.Parallel loop, and
+        # store the result tile with T.copy. No guard by hand.
         raise NotImplementedError("add_fragments")
         # TODO end
 

@@ -96,10 +96,9 @@ def outer_add(A, B, BLOCK_M: int, BLOCK_N: int, THREADS: int = 256):
 
     with T.Kernel(T.ceildiv(N, BLOCK_N), T.ceildiv(M, BLOCK_M), threads=THREADS) as (bx, by):
         # TODO begin: block (bx, by) writes its BLOCK_M x BLOCK_N tile of C, guarded
-        # A 2-D T.Parallel over the tile (rows first, then columns). The global row is the
-        # tile's first row (from by) plus i, the global column the tile's first column (from
-        # bx) plus j. Write C there from A at the row and B at the column, only where the
-        # row is below M and the column below N.
+        # Each block writes one 2-D tile of C, where element (row, column) is A at that row plus B
+        # at that column. Use a two-dimensional T.Parallel over the tile, rows first, and write only
+        # the elements that lie inside C.
         raise NotImplementedError("outer_add")
         # TODO end
 
@@ -129,10 +128,9 @@ def outer_add_fragments(A, B, BLOCK_M: int, BLOCK_N: int, THREADS: int = 256):
 
     with T.Kernel(T.ceildiv(N, BLOCK_N), T.ceildiv(M, BLOCK_M), threads=THREADS) as (bx, by):
         # TODO begin: load the two slices into fragments, build the tile, store it
-        # Fragments: one of BLOCK_M for the slice of A, one of BLOCK_N for the slice of B,
-        # and a (BLOCK_M, BLOCK_N) one for the tile of C. T.copy each slice in from its
-        # tile offset. In a 2-D T.Parallel, element (i, j) of the tile is a[i] + b[j].
-        # T.copy the tile to C at its top-left corner (row offset first). No guards.
+        # Do outer_add in the tile style: load this tile's slice of A and slice of B into fragments
+        # with T.copy, build the whole output tile in a third fragment with a 2-D T.Parallel, and
+        # store it with one T.copy. No guards.
         raise NotImplementedError("outer_add_fragments")
         # TODO end
 

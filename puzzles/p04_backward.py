@@ -128,11 +128,10 @@ def mul_relu_forward(A, B, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
 
     with T.Kernel(T.ceildiv(N, BLOCK_N), T.ceildiv(M, BLOCK_M), threads=THREADS) as (bx, by):
         # TODO begin: one block computes the tile C[by, bx] = relu(A tile * B slice)
-        # Fragments for the (BLOCK_M, BLOCK_N) tile of A, the BLOCK_N slice of B, and the output tile.
-        # Copy the A tile at (by * BLOCK_M, bx * BLOCK_N) and the B slice at bx * BLOCK_N.
-        # In a T.Parallel loop over the tile, multiply A[i, j] by B[j] in float32 (B is indexed by
-        # the column only: that is the broadcast), clamp at 0 with T.max, cast to float16.
-        # One T.copy stores the output tile into C at the same offset as the A tile.
+        # One block computes one output tile: relu of the tile of A times the matching slice of B,
+        # with B broadcast down the rows. Load the tile and the slice into fragments with T.copy,
+        # compute the output tile in a 2-D T.Parallel loop, multiplying in float32 and clamping with
+        # T.max, and store it with one T.copy.
         raise NotImplementedError("mul_relu_forward")
         # TODO end
 
@@ -175,14 +174,11 @@ def mul_relu_backward(A, B, dC, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
 
     with T.Kernel(T.ceildiv(N, BLOCK_N), threads=THREADS) as bx:
         # TODO begin: one block owns BLOCK_N columns: dA tiles down all of M, and dB summed over M
-        # This block owns columns bx * BLOCK_N ...: copy its slice of B once, before the loop.
-        # A float32 (BLOCK_M, BLOCK_N) fragment collects the dB products; clear it first.
-        # Walk the rows with T.serial(T.ceildiv(M, BLOCK_M)): copy the A and dC tiles at row k * BLOCK_M.
-        # In a T.Parallel loop, in float32: the gradient is dC where A * B > 0 and 0 elsewhere (pick
-        # with T.if_then_else); dA gets gradient * B[j] (cast to float16), and gradient * A[i, j] is
-        # added into the float32 fragment. Copy the dA tile out inside the loop.
-        # After the loop, T.reduce_sum the fragment along dim=0 (over the rows) into a float32
-        # fragment of BLOCK_N and copy it into dB. The function already returns dA, dB.
+        # One block owns a strip of BLOCK_N columns for all M rows: it walks down the strip one tile
+        # at a time with a T.serial loop, writes each dA tile as it goes, and adds the dB products
+        # element by element into a float32 fragment; after the loop a single T.reduce_sum over the
+        # rows gives its columns of dB. Pick the gradient with T.if_then_else, and do the arithmetic
+        # in float32.
         raise NotImplementedError("mul_relu_backward")
         # TODO end
 

@@ -106,10 +106,10 @@ def row_sum(A, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
 
     with T.Kernel(T.ceildiv(M, BLOCK_M), threads=THREADS) as bx:
         # TODO begin: one block sums BLOCK_M whole rows (N <= BLOCK_N)
-        # Copy this block's (BLOCK_M, BLOCK_N) tile of A into a float16 fragment (rows from
-        # bx * BLOCK_M, columns from 0; T.copy fills the part past the edge with zeros).
-        # Reduce it along the columns (dim=1) with T.reduce_sum into a float32 fragment of
-        # BLOCK_M, then copy that fragment into C at the block's first row.
+        # One block sums BLOCK_M whole rows at once: copy its tile of A into a fragment with T.copy,
+        # let T.reduce_sum add along the columns into a float32 fragment with one value per row, and
+        # store those values with T.copy. The tile is wide enough for a whole row, and T.copy fills
+        # the columns past N with zeros, which do not change a sum.
         raise NotImplementedError("row_sum")
         # TODO end
 
@@ -141,12 +141,10 @@ def row_sum_tiled(A, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
 
     with T.Kernel(T.ceildiv(M, BLOCK_M), threads=THREADS) as bx:
         # TODO begin: one block sums BLOCK_M rows of any length, BLOCK_N columns at a time
-        # Keep a float32 fragment of (BLOCK_M, BLOCK_N) for running sums and clear it first.
-        # Loop over the column tiles with T.serial (T.ceildiv, so the last partial tile is
-        # included): copy the tile, then add it into the running sums element by element in
-        # a T.Parallel loop, casting to float32. No thread talks to another inside the loop.
-        # After the loop, one T.reduce_sum along dim=1 into a float32 fragment of BLOCK_M,
-        # and one T.copy into C.
+        # Rows may be longer than one tile, so walk them BLOCK_N columns at a time with a T.serial
+        # loop. Keep a float32 fragment of running sums the size of a tile, clear it first, and add
+        # each tile into it element by element with a T.Parallel loop: no thread talks to another
+        # inside the loop. Reduce across the columns once, after the loop, with T.reduce_sum.
         raise NotImplementedError("row_sum_tiled")
         # TODO end
 

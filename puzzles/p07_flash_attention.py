@@ -138,18 +138,12 @@ def attention_two_pass(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THR
 
     with T.Kernel(T.ceildiv(M, BLOCK_M), threads=THREADS) as bx:
         # TODO begin: pass 1 finds each row's max score, pass 2 sums exp(S - max) and P @ V
-        # Fold log2(e) / sqrt(D) into one Python float, so exp(s / sqrt(D)) becomes T.exp2(s * it).
-        # Shared tiles: Q (BLOCK_M, D) copied once; K and V (BLOCK_N, D) per key tile. Fragments in
-        # float32: the scores (BLOCK_M, BLOCK_N), the output accumulator (BLOCK_M, D), the row max and
-        # the row sum (BLOCK_M,); and a float16 fragment for P, the operand of the second T.gemm.
-        # Start the row max at -T.infinity and the row sum at 0: the reduces below fold into them.
-        # Pass 1, over the key tiles: clear the scores, T.gemm(Q, K tile, scores, transpose_B=True),
-        # set the scores of keys at or past N to -T.infinity (T.if_then_else on the key's global
-        # index), then fold them into the row max with T.reduce_max(..., clear=False).
-        # Pass 2, over the key tiles again: the same scores and mask, then exp2((s - row max) * scale),
-        # add their row sums into the row sum (clear=False), copy them into the fp16 P fragment and
-        # T.gemm(P, V tile, accumulator).
-        # Divide each accumulator row by its row sum and copy it into O at this block's offset.
+        # One block computes BLOCK_M rows of the output in two walks over the key tiles: the first
+        # only finds each row's max score, the second exponentiates the scores against it, sums
+        # them, and adds P times V into an accumulator; at the end each row is divided by its sum.
+        # Q, K and V tiles live in shared memory (T.alloc_shared), scores and accumulators in
+        # float32 fragments, the score matrix comes from T.gemm with transpose_B=True, the walks are
+        # T.Pipelined loops, and the row max starts at minus infinity.
         raise NotImplementedError("attention_two_pass")
         # TODO end
 
@@ -185,15 +179,11 @@ def flash_attention(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THREAD
 
     with T.Kernel(T.ceildiv(M, BLOCK_M), threads=THREADS) as bx:
         # TODO begin: one pass over the key tiles with a running max, a running sum and rescaling
-        # The tiles, fragments and per-tile scores (with the -inf mask past N) are as in
-        # attention_two_pass, in a single loop over the key tiles. Start the row max at -inf and the
-        # row sum and the accumulator at 0. For each tile:
-        #   keep the old row max, fold the tile into the row max (T.reduce_max, clear=False);
-        #   correction = exp2((old max - new max) * scale), one per row;
-        #   P = exp2((s - new max) * scale); the tile's row sums come from T.reduce_sum;
-        #   row sum = row sum * correction + tile sum; multiply every accumulator row by its correction;
-        #   then add P @ V (P in fp16) to the accumulator with T.gemm.
-        # Finally divide by the row sums and store, as before.
+        # The same result in a single walk over the key tiles: keep a running max, a running sum and
+        # the output accumulator per row, and whenever a tile raises a row's max, rescale that row's
+        # sum and accumulator by the exponential of the change before adding the tile's
+        # contribution. The tiles, the masked scores and the T.gemm calls are those of
+        # attention_two_pass; only the bookkeeping is new.
         raise NotImplementedError("flash_attention")
         # TODO end
 
