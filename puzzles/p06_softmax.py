@@ -114,12 +114,11 @@ def softmax(A, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
 
     with T.Kernel(T.ceildiv(M, BLOCK_M), threads=THREADS) as bx:
         # TODO begin: one block computes the softmax of BLOCK_M whole rows (N <= BLOCK_N)
-        # Copy the (BLOCK_M, BLOCK_N) tile of A into a float16 fragment (rows from bx * BLOCK_M).
-        # In a T.Parallel loop, fill a float32 fragment with the tile times LOG2E, and with
-        # -T.infinity(T.float32) at columns j >= N: T.copy padded them with zeros, which would count.
-        # T.reduce_max along dim=1 gives each row's max; replace every value by T.exp2(value - max);
-        # T.reduce_sum along dim=1 gives each row's sum. Take 1 / sum once per row, multiply every
-        # value by it, cast to float16 and copy the tile into C.
+        # One block computes the softmax of BLOCK_M whole rows, each held in one tile: load the
+        # tile, find each row's max with T.reduce_max, exponentiate the shifted values with T.exp2,
+        # find each row's sum with T.reduce_sum, and scale every value by the reciprocal of its
+        # row's sum before storing. Work in float32, and keep the zero padding that T.copy adds past
+        # column N out of the max and the sum.
         raise NotImplementedError("softmax")
         # TODO end
 
@@ -161,13 +160,10 @@ def softmax_online(A, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
 
     with T.Kernel(T.ceildiv(M, BLOCK_M), threads=THREADS) as bx:
         # TODO begin: running max and rescaled running sum over column tiles, then a second pass
-        # Per row keep a running max (filled with -inf) and a running sum (cleared), both float32.
-        # First walk over the column tiles (T.serial, T.ceildiv(N, BLOCK_N) of them): load the tile
-        # scaled by LOG2E into a float32 fragment, -inf past column N (mind the tile's offset k * BLOCK_N).
-        # Remember the old max, then T.reduce_max with clear=False to fold the tile into the running max.
-        # Exponentiate against the new max and T.reduce_sum the tile into a per-row tile sum.
-        # Rescale the running sum by T.exp2(old max - new max) before adding the tile sum to it.
-        # Second walk: reload each tile, write T.exp2(x * LOG2E - max) times 1 / sum as float16 into C.
+        # Rows longer than one tile: walk each row's column tiles once while keeping a running max
+        # and a running sum per row, rescaling the sum whenever the max grows; then walk the tiles a
+        # second time to write the normalized values. T.reduce_max with clear=False folds a tile
+        # into the running max, T.reduce_sum gives one tile's row sums, and everything is float32.
         raise NotImplementedError("softmax_online")
         # TODO end
 
