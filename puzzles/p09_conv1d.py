@@ -138,13 +138,12 @@ def conv1d_naive(X, W, BLOCK_L: int, THREADS: int = 128):
     Y = T.empty((L,), T.float16)
 
     with T.Kernel(T.ceildiv(L, BLOCK_L), threads=THREADS) as bx:
-        # TODO begin: one block computes BLOCK_L outputs from a window of BLOCK_L + K - 1 inputs
-        # P = (K - 1) // 2 (sizes are plain ints inside the kernel).
-        # A shared window of BLOCK_L + K - 1 inputs starting at X[bx * BLOCK_L - P]: one T.copy loads it
-        # and fills the positions outside [0, L) with zeros, which is the padding. Copy the K taps too.
-        # A float32 fragment of BLOCK_L sums, cleared; for each tap k (a serial loop) add, in a
-        # T.Parallel over the outputs, window[i + k] * taps[k] with both cast to float32.
-        # Store the sums into Y at this block's offset.
+        # TODO begin: one block computes BLOCK_L outputs from one shared window of the input
+        # One block computes BLOCK_L consecutive outputs. Load once, into shared memory, the stretch
+        # of X that those outputs read (their positions plus the taps' reach on both sides) with a
+        # single T.copy, whose zeros outside the signal are exactly the padding; load the K taps
+        # too. Then accumulate in a cleared float32 fragment, one tap at a time in a T.serial loop,
+        # with a T.Parallel update of every output.
         raise NotImplementedError("conv1d_naive")
         # TODO end
 
@@ -174,10 +173,11 @@ def conv1d_channels(X, W, BLOCK_O: int, BLOCK_L: int, THREADS: int = 128):
 
     with T.Kernel(T.ceildiv(L, BLOCK_L), T.ceildiv(C_out, BLOCK_O), threads=THREADS) as (bx, by):
         # TODO begin: one block computes BLOCK_O channels x BLOCK_L positions, one input channel at a time
-        # As conv1d_naive, with a (BLOCK_O, BLOCK_L) float32 accumulator. Loop over the input channels c:
-        # copy channel c's window (slice X[c, start : start + BLOCK_L + K - 1]) and the (BLOCK_O, K) slice
-        # W[o0 : o0 + BLOCK_O, c, 0:K] into shared memory, then for each tap k add
-        # taps[o, k] * window[i + k] over a T.Parallel(BLOCK_O, BLOCK_L). One window serves every o.
+        # Now many input and output channels: one block computes BLOCK_O output channels at BLOCK_L
+        # positions, adding up the input channels one at a time in a T.serial loop. For each input
+        # channel, copy its window of X and the block's taps of that channel into shared memory; one
+        # window serves all BLOCK_O output channels. Accumulate in a cleared float32 (BLOCK_O,
+        # BLOCK_L) fragment.
         raise NotImplementedError("conv1d_channels")
         # TODO end
 
@@ -244,14 +244,12 @@ def conv1d_im2col(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int = 
 
     with T.Kernel(T.ceildiv(L, BLOCK_L), T.ceildiv(C_out, BLOCK_O), threads=THREADS) as (bx, by):
         # TODO begin: build the im2col tile in shared memory and multiply it with T.gemm
-        # T.reshape(W, (C_out, C_in * K)) is W as a matrix W2 whose column c * K + k is tap k of channel c.
-        # Shared tiles: the windows of BLOCK_C channels, (BLOCK_C, BLOCK_L + a halo of at least K - 1)
-        # (round the halo up to a multiple of 8 so the rows stay 16-byte aligned); the W2 tile
-        # (BLOCK_O, BLOCK_C * K); the im2col tile (BLOCK_C * K, BLOCK_L). A float32 accumulator, cleared.
-        # Pipelined loop over channel blocks: copy the windows (starting P to the left of the tile) and
-        # the W2 tile at column cb * BLOCK_C * K; fill im2col row r = c * K + k, column t, with
-        # windows[c, t + k] (c = r // K, k = r % K) in a T.Parallel; T.gemm(W2 tile, im2col tile, acc).
-        # Store the accumulator into Y at (by * BLOCK_O, bx * BLOCK_L).
+        # Turn the convolution into a matrix multiply so T.gemm can do it on the Tensor Cores: view
+        # W as a matrix with one column per (input channel, tap) pair (T.reshape), and for each
+        # block of BLOCK_C input channels build in shared memory the im2col tile, whose row for
+        # (channel, tap) holds that channel's inputs shifted by the tap. Then T.gemm of the weight
+        # tile and the im2col tile adds into a float32 accumulator, in a T.Pipelined loop over the
+        # channel blocks.
         raise NotImplementedError("conv1d_im2col")
         # TODO end
 

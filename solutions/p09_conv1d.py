@@ -138,7 +138,7 @@ def conv1d_naive(X, W, BLOCK_L: int, THREADS: int = 128):
     Y = T.empty((L,), T.float16)
 
     with T.Kernel(T.ceildiv(L, BLOCK_L), threads=THREADS) as bx:
-        # TODO begin: one block computes BLOCK_L outputs from a window of BLOCK_L + K - 1 inputs
+        # TODO begin: one block computes BLOCK_L outputs from one shared window of the input
         P = (K - 1) // 2
         window = T.alloc_shared((BLOCK_L + K - 1,), T.float16)
         taps = T.alloc_shared((K,), T.float16)
