@@ -162,12 +162,11 @@ def dequantize_int4(B, S, BLOCK_N: int, BLOCK_K: int, THREADS: int = 128):
 
     with T.Kernel(T.ceildiv(K, BLOCK_K), T.ceildiv(N, BLOCK_N), threads=THREADS) as (bx, by):
         # TODO begin: unpack one BLOCK_N x BLOCK_K tile of W from its bytes and its group's scales
-        # G = K // NG is the group size; this tile's columns all lie in group bx * BLOCK_K // G.
-        # Copy the (BLOCK_N, BLOCK_K // 2) bytes of B at column bx * BLOCK_K // 2, and the BLOCK_N scales
-        # of that group (a column slice of S), into shared memory.
-        # In a T.Parallel over (BLOCK_N, BLOCK_K): cast the byte packed[n, k // 2] to int32, shift it right
-        # by 4 * (k % 2), keep the low 4 bits (& 15), subtract 8, cast to float16 and multiply by the row's
-        # scale, into a float16 fragment; then copy the fragment into W.
+        # One block unpacks one BLOCK_N x BLOCK_K tile of W: copy the bytes that hold the tile (two
+        # 4-bit weights per byte) and the scales of the tile's group into shared memory with T.copy,
+        # then in a T.Parallel loop over the tile pick each element's byte, extract its nibble with
+        # a shift and a mask, remove the offset of 8, and scale it, into a float16 fragment that one
+        # T.copy stores into W.
         raise NotImplementedError("dequantize_int4")
         # TODO end
 
@@ -204,13 +203,11 @@ def dequant_matmul(A, B, S, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: in
 
     with T.Kernel(T.ceildiv(N, BLOCK_N), T.ceildiv(M, BLOCK_M), threads=THREADS) as (bx, by):
         # TODO begin: pipelined GEMM whose B tile is unpacked from 4 bits in shared memory
-        # Start from the pipelined GEMM of puzzle 08. Before the loop, copy the block's rows of S
-        # (BLOCK_N, NG) into shared memory: they do not change with k. Clear a float32 accumulator.
-        # Each K step (K // BLOCK_K of them): copy the A tile and the (BLOCK_N, BLOCK_K // 2) packed bytes;
-        # unpack them as in dequantize_int4 into a float16 fragment, using the scale of group
-        # k * BLOCK_K // G; T.copy the fragment into a shared (BLOCK_N, BLOCK_K) tile; then
-        # T.gemm(A tile, weight tile, acc, transpose_B=True), since the tile holds W's rows, not its columns.
-        # Store the accumulator into C.
+        # The pipelined GEMM of puzzle 08 with a twist: B arrives as packed 4-bit weights with
+        # per-group scales, and each K step unpacks its weight tile, as dequantize_int4 does, into
+        # shared memory before T.gemm uses it. The weight tile holds rows of W, so T.gemm needs
+        # transpose_B. The scales of this block's rows do not change along K: load them once, before
+        # the loop.
         raise NotImplementedError("dequant_matmul")
         # TODO end
 
