@@ -166,11 +166,11 @@ def gemv(A, B, BLOCK_M: int, BLOCK_K: int, THREADS: int = 128):
 
     with T.Kernel(T.ceildiv(M, BLOCK_M), threads=THREADS) as bx:
         # TODO begin: one block computes BLOCK_M outputs
-        # Keep the running sums in a float32 fragment of BLOCK_M and clear it first.
-        # Walk K in BLOCK_K steps: copy the A tile and the matching slice of B into
-        # fragments, multiply them in float32 inside T.Parallel, and reduce each row
-        # into the sums with T.reduce_sum(..., dim=1, clear=False).
-        # Finish with one T.copy of the sums into C at this block's offset.
+        # One block computes BLOCK_M entries of C, the product of A and the vector B. Walk K in
+        # tiles with a T.serial loop: load a tile of A and the matching piece of B into fragments
+        # with T.copy, form the products in float32 in a T.Parallel loop, and fold each row of
+        # products into a float32 fragment of running sums with T.reduce_sum, told not to clear it.
+        # Clear the sums once before the loop and store them with one T.copy after it.
         raise NotImplementedError("gemv")
         # TODO end
 
@@ -230,9 +230,10 @@ def matmul_naive(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, THREADS: int = 
 
     with T.Kernel(T.ceildiv(N, BLOCK_N), T.ceildiv(M, BLOCK_M), threads=THREADS) as (bx, by):
         # TODO begin: one block computes the tile C[by, bx] with tiles in fragments
-        # A (BLOCK_M, BLOCK_K) tile and a (BLOCK_K, BLOCK_N) tile in fragments, a float32
-        # accumulator of (BLOCK_M, BLOCK_N) cleared before a serial loop over K tiles;
-        # T.gemm multiplies the two tiles into the accumulator; one T.copy stores it.
+        # One block computes one BLOCK_M x BLOCK_N tile of C with the Tensor Cores: walk K in
+        # BLOCK_K steps with a T.serial loop, copy a tile of A and a tile of B into fragments, and
+        # let T.gemm add their product into a float32 accumulator fragment. Clear the accumulator
+        # before the loop and store it with one T.copy after it.
         raise NotImplementedError("matmul_naive")
         # TODO end
 
@@ -347,8 +348,10 @@ def matmul_pipelined(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int
 
     with T.Kernel(T.ceildiv(N, BLOCK_N), T.ceildiv(M, BLOCK_M), threads=THREADS) as (bx, by):
         # TODO begin: tiles in shared memory, the K loop pipelined over STAGES stages
-        # As matmul_naive, but allocate the A and B tiles with T.alloc_shared and write the
-        # K loop as T.Pipelined(..., num_stages=STAGES). Keep the accumulator a fragment.
+        # The same tile GEMM with its operand tiles in shared memory and the K loop written as a
+        # software pipeline, so that the copies of the next tiles overlap the multiply of this one.
+        # Allocate the A and B tiles with T.alloc_shared and write the loop as T.Pipelined with
+        # STAGES stages; the accumulator stays a fragment.
         raise NotImplementedError("matmul_pipelined")
         # TODO end
 
@@ -407,10 +410,12 @@ def matmul_tuned(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int = 3
 
     with T.Kernel(T.ceildiv(N, BLOCK_N), T.ceildiv(M, BLOCK_M), threads=THREADS) as (bx, by):
         # TODO begin: the pipelined GEMM, plus block rasterization and a staged store
-        # Start from matmul_pipelined. Then: T.use_swizzle(panel_size=PANEL) so blocks that run
-        # together share A rows and B columns in L2; copy the accumulator into a float16 shared
-        # tile and from there to C, so the store is wide and coalesced. The case data picks
-        # the tile shape, threads and stages; read the notes above on why those.
+        # Start from matmul_pipelined and make two changes. Change the order in which blocks are
+        # launched with T.use_swizzle, so that blocks running at the same time share rows of A and
+        # columns of B and fetch fewer unique bytes from memory. And stage the result: copy the
+        # accumulator into a float16 tile in shared memory and from there into C, so the global
+        # store is wide and coalesced. The case data picks the tile shape, threads and stages; read
+        # the notes above on why those.
         raise NotImplementedError("matmul_tuned")
         # TODO end
 
