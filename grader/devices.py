@@ -80,3 +80,33 @@ def profile_for_capability(major: int, minor: int, shared_per_block: int, sm_cou
     ]
     base = max(fitting, key=lambda p: int(p.name.removeprefix("sm_"))) if fitting else PROFILES["sm_75"]
     return replace(base, boards=board, shared_per_block=shared_per_block, sm_count=sm_count)
+
+
+# Dense fp16/bf16 Tensor Core throughput with fp32 accumulation, TFLOP/s, from NVIDIA's datasheets
+# (the figures without sparsity). Matched against the device name in order, so "H100 PCIe" comes
+# before "H100". A GPU not listed gets no compute roofline; its bandwidth roofline is still measured.
+TENSOR_PEAK_TFLOPS: tuple[tuple[str, float], ...] = (
+    ("H200 NVL", 835.0),
+    ("H200", 989.5),
+    ("H100 PCIe", 756.0),
+    ("H100 NVL", 835.0),
+    ("H100", 989.5),
+    ("A100", 312.0),
+    ("L40S", 362.0),
+    ("L40", 181.0),
+    ("L4", 121.0),
+    ("A10G", 70.0),
+    ("A10", 125.0),
+    ("A6000", 154.8),
+    ("RTX 4090", 165.2),
+    ("RTX 3090", 71.0),
+    ("T4", 65.0),
+)
+
+
+def tensor_peak_tflops(board: str) -> float | None:
+    """The datasheet's dense fp16 Tensor Core peak for a device name such as "NVIDIA H200", or None."""
+    for key, tflops in TENSOR_PEAK_TFLOPS:
+        if key in board:
+            return tflops
+    return None

@@ -26,6 +26,16 @@ class Bench:
     torch_ms: float
     tflops: float | None = None
     gbps: float | None = None
+    floor_ms: float | None = None  # the roofline: bytes at the measured copy bandwidth or flops at the peak
+    bound: str = ""  # which of the two sets floor_ms: "memory" or "compute"
+    others: dict[str, float] = field(default_factory=dict)  # further baselines (Kernel.baselines): name -> ms
+    params: dict[str, int] = field(default_factory=dict)  # block parameters timed, where the learner chose them
+    limits: str = ""  # how the floor's two limits were obtained on this GPU
+
+    @property
+    def roofline_percent(self) -> float | None:
+        """The floor over the kernel's time, in percent: 100 is as fast as the hardware allows."""
+        return 100.0 * self.floor_ms / self.kernel_ms if self.floor_ms else None
 
     @property
     def speedup(self) -> float:

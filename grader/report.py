@@ -55,20 +55,37 @@ def bench_lines(results: list[CaseResult]) -> list[str]:
     name_width = max(len("kernel"), *(len(f"{r.puzzle} {r.kernel}") for r in rows))
     case_width = max(len("case"), *(len(r.case) for r in rows))
     lines = [
-        f"{'kernel':{name_width}} {'case':{case_width}} {'ms':>9} {'TFLOP/s':>8} {'GB/s':>8} {'torch ms':>9} "
-        f"{'vs torch':>9}",
+        f"{'kernel':{name_width}} {'case':{case_width}} {'ms':>9} {'TFLOP/s':>8} {'GB/s':>8} {'roofline':>12} "
+        f"{'torch ms':>9} {'vs torch':>9}",
     ]
     for r in rows:
         b = r.bench
         tflops = f"{b.tflops:8.1f}" if b.tflops is not None else f"{'-':>8}"
         gbps = f"{b.gbps:8.0f}" if b.gbps is not None else f"{'-':>8}"
+        percent = b.roofline_percent
+        roof = f"{percent:5.0f}% {b.bound[:3]:>3}" if percent is not None else "-"
         name = f"{r.puzzle} {r.kernel}"
         lines.append(
-            f"{name:{name_width}} {r.case:{case_width}} {b.kernel_ms:9.4f} {tflops} {gbps} {b.torch_ms:9.4f} "
-            f"{b.speedup:8.2f}x"
+            f"{name:{name_width}} {r.case:{case_width}} {b.kernel_ms:9.4f} {tflops} {gbps} {roof:>12} "
+            f"{b.torch_ms:9.4f} {b.speedup:8.2f}x"
         )
+        for other, ms in b.others.items():
+            lines.append(f"{'':{name_width}} {'':{case_width}}   vs {other}: {ms:.4f} ms, {ms / b.kernel_ms:.2f}x")
+        if b.params:
+            lines.append(f"{'':{name_width}} {'':{case_width}}   with your parameters " + _params(b.params))
     lines.append("vs torch = torch time / kernel time (above 1.00x: faster than torch); median of CUDA-event timings")
+    lines.append(
+        "roofline = the shortest time the work allows / kernel time, bound by memory (mem: bytes at the copy "
+        "bandwidth) or compute (com: flops at the Tensor Core peak)"
+    )
+    how = next((r.bench.limits for r in rows if r.bench.limits), "")
+    if how:
+        lines.append(f"limits on this GPU: {how}")
     return lines
+
+
+def _params(params: dict[str, int]) -> str:
+    return " ".join(f"{k}={v}" for k, v in params.items())
 
 
 def to_json(results: list[CaseResult], runs: list[dict[str, Any]]) -> dict[str, Any]:

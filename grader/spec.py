@@ -94,6 +94,18 @@ class Case:
 
 
 @dataclass(frozen=True)
+class Baseline:
+    """Another way a user would compute the outputs, timed beside the kernel by ``--bench``.
+
+    ``prepare`` turns the case's inputs into ``call``'s arguments outside the timing (e.g. the
+    unquantized weights a fp16 GEMM would read instead of 4-bit ones)."""
+
+    name: str
+    call: Callable[..., Any]
+    prepare: Callable[..., tuple[Any, ...]] | None = None
+
+
+@dataclass(frozen=True)
 class Kernel:
     """A kernel the learner writes, and how to grade it.
 
@@ -120,6 +132,7 @@ class Kernel:
     tolerances: Mapping[str, Tolerance] = field(default_factory=lambda: dict(DEFAULT_TOLERANCES))
     hint: str = ""
     concepts: tuple[Any, ...] = ()  # grader.concepts.Concept: what the kernel must use, read from its TIR
+    baselines: tuple[Baseline, ...] = ()  # timed beside ``baseline`` by --bench
 
     def case(self, name: str) -> Case:
         for case in self.cases:

@@ -93,7 +93,7 @@ import tilelang
 import tilelang.language as T
 
 from grader.concepts import uses_tile_op
-from grader.spec import Case, Kernel, Puzzle, Tensor, tensor_bytes
+from grader.spec import Baseline, Case, Kernel, Puzzle, Tensor, tensor_bytes
 
 # ---------------------------------------------------------------- references (run on float64)
 
@@ -128,6 +128,16 @@ def torch_dequantize(B, S):
 def torch_dequant_matmul(A, B, S):
     """What --bench times against: unpack W with torch, then a fp16 matmul (cuBLAS)."""
     return A @ torch_dequantize(B, S).T
+
+
+def unquantized_weights(A, B, S):
+    """The fp16 W a model would hold without quantization, made outside the timing."""
+    return A, torch_dequantize(B, S)
+
+
+def fp16_matmul(A, W):
+    """What 4-bit weights must beat: the same product with fp16 weights (cuBLAS), 4x the bytes."""
+    return A @ W.T
 
 
 # -------------------------------------------------------------------------------- kernels
@@ -282,6 +292,7 @@ def puzzle() -> Puzzle:
                 outputs=(_C,),
                 reference=dequant_matmul_reference,
                 baseline=torch_dequant_matmul,
+                baselines=(Baseline("torch fp16 on unquantized W", fp16_matmul, prepare=unquantized_weights),),
                 flops=lambda s: 2.0 * s["M"] * s["N"] * s["K"],
                 bytes_moved=lambda s: tensor_bytes((_A, _B, _S, _C), s),
                 tiles={"C": ("BLOCK_M", "BLOCK_N")},

@@ -18,7 +18,7 @@ import os
 import time
 import traceback
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +50,8 @@ class Context:
     seed_offset: int
     save_failures: str = ""  # --save-failures DIR: where failed cases' tensors go
     spec_file: Path = Path()  # the trusted module the cases come from (solutions/ unless told)
+    limits: Any = None  # grader.roofline.Limits: measured at the first bench of the run
+    learner_params: bool = False  # --param: the bench cases run with the learner's block parameters
 
 
 def quiet_tilelang() -> None:
@@ -183,12 +185,20 @@ def _serve(conn: Any, request: dict[str, Any], tracer: Any, guard: Any, started:
     limit_memory(device, request.get("memory_limit_gb", 0.0))
     device_ready = time.perf_counter()
     try:
-        puzzle = with_hidden_cases(load_puzzle(load_module(Path(request["spec_file"])))).on(device.profile.name)
+        spec_module = load_module(Path(request["spec_file"]))
+        puzzle = with_hidden_cases(load_puzzle(spec_module)).on(device.profile.name)
     except Exception as error:  # the course's own file is broken: a maintainer's problem, said plainly
         conn.send(
             {"event": "fatal", "message": f"the puzzle's spec {request['spec_file']} cannot be loaded: {error!r}"}
         )
         return
+    learner_params = request.get("params") or {}
+    if learner_params:
+        try:
+            puzzle = bench_with_params(puzzle, learner_params, block_parameters(spec_module, puzzle))
+        except ValueError as error:
+            conn.send({"event": "fatal", "message": str(error)})
+            return
     timings = {
         "import_torch_tilelang_s": imported - started,
         "device_s": device_ready - imported,
@@ -215,6 +225,7 @@ def _serve(conn: Any, request: dict[str, Any], tracer: Any, guard: Any, started:
         request.get("seed_offset", 0),
         request.get("save_failures") or "",
         Path(request["spec_file"]),
+        learner_params=bool(learner_params),
     )
     work = [(puzzle.kernel(function), puzzle.kernel(function).case(name)) for function, names in plan for name in names]
     case_timeout = float(request.get("timeout", 180.0))
@@ -254,6 +265,41 @@ def _serve(conn: Any, request: dict[str, Any], tracer: Any, guard: Any, started:
             os._exit(3)
     conn.send({"event": "done"})
     conn.close()
+
+
+def block_parameters(spec_module: Any, puzzle: Puzzle) -> dict[str, set[str]]:
+    """Each kernel's block parameters: what its cases set, and the upper-case arguments of the
+    course's own function (THREADS with a default, say)."""
+    import inspect
+
+    names: dict[str, set[str]] = {}
+    for kernel in puzzle.kernels:
+        found = {name for case in kernel.cases for name in case.params}
+        function = getattr(getattr(spec_module, kernel.function, None), "func", None)
+        if function is not None:
+            tensors = {t.name for t in (*kernel.inputs, *kernel.outputs)}
+            found |= {n for n in inspect.signature(function).parameters if n.isupper() and n not in tensors}
+        names[kernel.function] = found
+    return names
+
+
+def bench_with_params(puzzle: Puzzle, params: dict[str, int], accepted: dict[str, set[str]]) -> Puzzle:
+    """The puzzle as ``--bench --param`` times it: each kernel's bench cases only, with the learner's
+    block parameters over the case's (those the kernel takes). The graded cases are not among them,
+    so no grade ever comes from parameters the learner chose."""
+    known = set().union(*accepted.values()) if accepted else set()
+    unknown = sorted(set(params) - known)
+    if unknown:
+        raise ValueError(
+            f"--param {', '.join(unknown)}: no kernel of puzzle {puzzle.id} takes it (block parameters: "
+            f"{', '.join(sorted(known))})"
+        )
+    kernels = []
+    for kernel in puzzle.kernels:
+        mine = {k: v for k, v in params.items() if k in accepted.get(kernel.function, set())}
+        cases = tuple(replace(c, params={**c.params, **mine}, simulate=False) for c in kernel.cases if c.bench)
+        kernels.append(replace(kernel, cases=cases))
+    return replace(puzzle, kernels=tuple(kernels))
 
 
 def _describe(puzzle: Puzzle) -> dict[str, Any]:
@@ -655,16 +701,34 @@ def judge(ctx: Context, kernel: Kernel, case: Case, inputs: list, outputs: list,
 
 
 def bench_case(ctx: Context, kernel: Kernel, case: Case, compiled: Any) -> Bench:
+    import torch
+
+    from grader import roofline
     from grader.bench import INPUT_SETS, median_ms
     from grader.run import make_inputs, poisoned_outputs
 
+    if ctx.limits is None:
+        ctx.limits = roofline.measure(torch, torch.cuda.get_device_name())
     sets = [make_inputs(kernel, case, "cuda", ctx.seed_offset + 1000 * (i + 1)) for i in range(INPUT_SETS)]
     outputs = poisoned_outputs(kernel, case, "cuda")
     ours = median_ms(lambda args: compiled(*args, *outputs), sets)
     theirs = median_ms(lambda args: kernel.baseline(*args), sets)
+    others = {}
+    for other in kernel.baselines:
+        prepared = [list(other.prepare(*args)) if other.prepare else args for args in sets]
+        others[other.name] = median_ms(lambda args, call=other.call: call(*args), prepared)
+        del prepared
+    flops = kernel.flops(case.sizes) if kernel.flops else None
+    moved = kernel.bytes_moved(case.sizes) if kernel.bytes_moved else None
+    floor_ms, bound = roofline.floor(ctx.limits, flops, moved)
     return Bench(
         kernel_ms=ours,
         torch_ms=theirs,
-        tflops=kernel.flops(case.sizes) / ours / 1e9 if kernel.flops else None,
-        gbps=kernel.bytes_moved(case.sizes) / ours / 1e6 if kernel.bytes_moved else None,
+        tflops=flops / ours / 1e9 if flops else None,
+        gbps=moved / ours / 1e6 if moved else None,
+        floor_ms=floor_ms,
+        bound=bound,
+        others=others,
+        params=dict(case.params) if ctx.learner_params else {},
+        limits=ctx.limits.describe(),
     )

@@ -1,0 +1,51 @@
+"""The two limits a kernel's time is measured against: the bytes it must move at the copy bandwidth
+this GPU reaches, and the flops it must do at the datasheet's dense Tensor Core peak. Whichever takes
+longer is the kernel's floor ("roofline"); a bench line gives floor / time as a percentage.
+
+The bandwidth is measured, not the datasheet's: a device-to-device copy of 1 GiB (read + write) is
+what any kernel that streams memory can hope for, and it is what puzzle 01's copy reaches.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+COPY_BYTES = 1 << 29  # 512 MiB each way: far past any L2, so the copy streams HBM
+
+
+@dataclass(frozen=True)
+class Limits:
+    copy_gbps: float  # measured on this GPU
+    tensor_tflops: float | None  # dense fp16, fp32 accumulate; None for a GPU the table does not know
+
+    def describe(self) -> str:
+        peak = (
+            f"dense fp16 Tensor Core peak {self.tensor_tflops:g} TFLOP/s (datasheet)"
+            if self.tensor_tflops
+            else "no Tensor Core peak known for this GPU (bandwidth roofline only)"
+        )
+        return f"copy bandwidth {self.copy_gbps:,.0f} GB/s (measured: torch copy of 512 MiB), {peak}"
+
+
+def measure(torch: Any, board: str) -> Limits:
+    """This GPU's limits: a timed copy, and the datasheet peak for its name."""
+    from grader.bench import median_ms
+    from grader.devices import tensor_peak_tflops
+
+    buffers = [torch.empty(COPY_BYTES, dtype=torch.uint8, device="cuda") for _ in range(2)]
+    ms = median_ms(lambda args: args[1].copy_(args[0]), [buffers])
+    buffers.clear()
+    torch.cuda.empty_cache()
+    return Limits(copy_gbps=2 * COPY_BYTES / ms / 1e6, tensor_tflops=tensor_peak_tflops(board))
+
+
+def floor(limits: Limits, flops: float | None, bytes_moved: float | None) -> tuple[float | None, str]:
+    """The shortest time the work can take, in ms, and which limit sets it ("memory" or "compute")."""
+    memory_ms = bytes_moved / limits.copy_gbps / 1e6 if bytes_moved else None
+    compute_ms = flops / limits.tensor_tflops / 1e9 if flops and limits.tensor_tflops else None
+    if memory_ms is None and compute_ms is None:
+        return None, ""
+    if compute_ms is None or (memory_ms is not None and memory_ms >= compute_ms):
+        return memory_ms, "memory"
+    return compute_ms, "compute"

@@ -1,0 +1,135 @@
+"""Time puzzle 10's decode candidates on the GPU: python scripts/p10/sweep.py [--out DIR]
+
+Each configuration is compiled first in its own process (all at once, into TileLang's disk cache),
+then timed here as grader/bench.py times (median of CUDA events over three rotated input sets),
+checked against the fp16 reference, and set beside torch's fp16 matmul on unquantized weights and
+the bandwidth floor (the bytes at the measured copy bandwidth).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+SIZES = {"M": 16, "N": 8192, "K": 8192, "NG": 64}
+BASE = {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_K": 128, "STAGES": 4, "THREADS": 128}
+CONFIGS = [
+    ("reference", {**BASE}),
+    ("decode_ws", {**BASE, "MAGIC": 0}),
+    ("decode_ws", {**BASE, "MAGIC": 1}),
+    ("decode_wa", {**BASE, "MAGIC": 0}),
+    ("decode_wa", {**BASE, "MAGIC": 1}),
+    ("decode_wa", {**BASE, "BLOCK_K": 256, "MAGIC": 1}),
+    ("decode_wa", {**BASE, "BLOCK_K": 256, "STAGES": 6, "MAGIC": 1}),
+    ("decode_wa", {**BASE, "BLOCK_K": 512, "STAGES": 3, "MAGIC": 1}),
+    ("decode_wa", {**BASE, "BLOCK_K": 256, "THREADS": 256, "MAGIC": 1}),
+    ("decode_wa", {**BASE, "BLOCK_K": 512, "STAGES": 4, "THREADS": 256, "MAGIC": 1}),
+    ("decode_wa", {**BASE, "BLOCK_N": 128, "BLOCK_K": 256, "THREADS": 256, "MAGIC": 1}),
+]
+
+
+def function(name):
+    if name == "reference":
+        from solutions.p10_dequant_matmul import dequant_matmul
+
+        return dequant_matmul
+    from scripts.p10 import candidates
+
+    return getattr(candidates, name)
+
+
+def compile_one(index: int) -> None:
+    import tilelang
+
+    name, params = CONFIGS[index]
+    tilelang.compile(function(name).get_tir(**SIZES, **params))
+
+
+def main() -> int:
+    p = argparse.ArgumentParser()
+    p.add_argument("--out", type=Path, default=Path(os.environ.get("OUT", "/tmp")))
+    p.add_argument("--compile-one", type=int)
+    args = p.parse_args()
+    if args.compile_one is not None:
+        compile_one(args.compile_one)
+        return 0
+    with ThreadPoolExecutor(8) as pool:  # each compile in its own process: the disk cache is shared
+        codes = list(
+            pool.map(
+                lambda i: subprocess.run(
+                    [sys.executable, __file__, "--compile-one", str(i)], capture_output=True, text=True
+                ),
+                range(len(CONFIGS)),
+            )
+        )
+    import tilelang
+    import torch
+
+    from grader import roofline
+    from grader.bench import median_ms
+    from solutions.p10_dequant_matmul import dequant_matmul_reference, torch_dequantize
+
+    limits = roofline.measure(torch, torch.cuda.get_device_name())
+    gen = torch.Generator(device="cuda").manual_seed(10205)
+    sets = []
+    for _ in range(3):
+        A = torch.randn(16, 8192, device="cuda", dtype=torch.float16, generator=gen)
+        B = torch.randint(0, 256, (8192, 4096), device="cuda", dtype=torch.uint8, generator=gen)
+        S = (0.5 + torch.rand(8192, 64, device="cuda", generator=gen)).to(torch.float16)
+        sets.append([A, B, S])
+    moved = sum(t.numel() * t.element_size() for t in sets[0]) + 16 * 8192 * 2
+    floor_ms = moved / limits.copy_gbps / 1e6
+    weights = [[A, torch_dequantize(B, S)] for A, B, S in sets]
+    fp16_ms = median_ms(lambda a: a[0] @ a[1].T, weights)
+    unpack_ms = median_ms(lambda a: a[0] @ torch_dequantize(a[1], a[2]).T, sets)
+    expected = dequant_matmul_reference(*(t.double() if t.dtype == torch.float16 else t for t in sets[0])).half()
+    rows = []
+    print(limits.describe())
+    print(
+        f"floor {floor_ms * 1e3:.1f} us; torch fp16 on unquantized W {fp16_ms * 1e3:.1f} us; "
+        f"unpack+matmul {unpack_ms * 1e3:.1f} us"
+    )
+    print(f"{'kernel':10} {'params':62} {'us':>7} {'GB/s':>6} {'roof':>5} {'vs fp16':>7} {'err':>7}")
+    for (name, params), done in zip(CONFIGS, codes):
+        row = {"kernel": name, "params": params}
+        try:
+            kernel = tilelang.compile(function(name).get_tir(**SIZES, **params))
+            out = kernel(*sets[0])
+            err = (out.float() - expected.float()).abs().max().item()
+            ms = median_ms(lambda a, kernel=kernel: kernel(*a), sets)
+            row.update(us=ms * 1e3, gbps=moved / ms / 1e6, roofline=100 * floor_ms / ms, vs_fp16=fp16_ms / ms, err=err)
+            print(
+                f"{name:10} {json.dumps(params):62} {ms * 1e3:7.1f} {moved / ms / 1e6:6.0f} "
+                f"{100 * floor_ms / ms:4.0f}% "
+                f"{fp16_ms / ms:6.2f}x {err:7.3f}",
+                flush=True,
+            )
+        except Exception as error:  # noqa: BLE001  (a failed candidate is a row, not the end of the sweep)
+            row["error"] = f"{error!r}"[:300] + (done.stderr[-300:] if done.returncode else "")
+            print(f"{name:10} {json.dumps(params):62} failed: {row['error'][:200]}", flush=True)
+        rows.append(row)
+    (args.out / "p10_sweep.json").write_text(
+        json.dumps(
+            {
+                "limits": limits.describe(),
+                "floor_us": floor_ms * 1e3,
+                "fp16_us": fp16_ms * 1e3,
+                "unpack_us": unpack_ms * 1e3,
+                "rows": rows,
+            },
+            indent=1,
+        )
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
