@@ -60,6 +60,149 @@ multiples of the block sizes. Bench cases are 256 MiB of fp16, larger than the H
 # overflows (exp passes fp32's range at 88.7). It is memory-bound: the ideal kernel reads each score
 # once and writes each probability once.
 
+# %% [markdown]
+# ## Why subtract the max
+#
+# Multiplying the numerator and the denominator by the same $e^{-m}$ changes nothing:
+#
+# $$\frac{e^{x_j}}{\sum_k e^{x_k}} = \frac{e^{x_j - m}}{\sum_k e^{x_k - m}}$$
+#
+# With $m$ the row's max, every exponent $x_j - m$ is at most 0, so every term lies in (0, 1], and the
+# max's own term is exactly $e^0 = 1$: the sum lies between 1 and N. Nothing can overflow and the
+# division never divides by zero, whatever the scale of the scores. Without the max, `exp` returns inf
+# once its argument passes the log of the largest number the dtype holds, and one inf in a row makes
+# the sum inf and every probability of that row 0 or NaN (inf / inf). The cell computes those
+# thresholds, then the softmax of row 0 of the graded case `large_logits_64x256`, from the same seeded
+# inputs the grader draws: that case multiplies its N(0, 1) inputs by 100 (`scales={"A": 100.0}` in the
+# cases below), the other cases do not.
+
+# %% [notebook]
+# import math
+#
+# import torch
+#
+# from grader.run import make_inputs
+# from solutions.p06_softmax import puzzle
+#
+# for dtype in (torch.float32, torch.float16):
+#     largest = torch.finfo(dtype).max
+#     print(f"largest {str(dtype)[6:]}: {largest:.5g}, so exp(x) is inf past x = {math.log(largest):.2f}")
+# x = torch.tensor([10.0, 11.0, 12.0, 88.0, 89.0])
+# print("x:        ", x.tolist())
+# print("exp, fp32:", torch.exp(x).tolist())
+# print("exp, fp16:", torch.exp(x.half()).tolist())
+#
+# kernel = puzzle().kernels[0]  # softmax
+# case = next(c for c in kernel.cases if c.name == "large_logits_64x256")
+# (A,) = make_inputs(kernel, case, "cpu")  # the graded case's own inputs: its seed, its scale
+# print(f"\n{case.name}: N(0, 1) times {case.scales['A']:g}, largest |A| = {A.abs().max().item():g}")
+# row = A[0].float()
+# e = torch.exp(row)
+# print(f"row 0 without the max: sum = {e.sum().item()}, {torch.isnan(e / e.sum()).sum().item()} NaN of {row.numel()}")
+# e = torch.exp(row - row.max())
+# print(f"row 0 with the max:    sum = {e.sum().item():.6f}, probabilities add up to {(e / e.sum()).sum().item():.6f}")
+
+# %% [markdown]
+# Terms far below the max underflow to 0 instead (fp32 holds nothing between 0 and about 1.4e-45),
+# which is harmless: fp16 cannot show a probability below about 6e-8 anyway.
+#
+# ## Where fp32 matters
+#
+# The inputs and outputs are fp16; everything in between is fp32. Two places show why, on the graded
+# cases' own inputs and the grader's own tolerance (for an fp16 output, `|out - ref| <= 1e-3 * rms(ref)
+# + 2e-3 * |ref|`).
+#
+# **Scaling and subtracting.** fp16 keeps 10 bits after the leading one, so its spacing grows with the
+# magnitude: 0.5 between 512 and 1024. On `large_logits_64x256`, `x * log2(e)` reaches about 580, so in
+# fp16 it is off by up to 0.25 before the max is subtracted, and `exp2` of that error is a factor of up
+# to $2^{0.25} \approx 1.19$ on the probability. fp32's spacing at 580 is about 6e-5:
+
+# %% [notebook]
+# import torch
+#
+# from grader.run import make_inputs
+# from grader.spec import DEFAULT_TOLERANCES
+# from solutions.p06_softmax import LOG2E, puzzle
+#
+# tolerance = DEFAULT_TOLERANCES["float16"]  # what the grader allows an fp16 output
+#
+#
+# def outside(out, ref):
+#     """How many elements miss |out - ref| <= atol * rms(ref) + rtol * |ref|, the grader's test."""
+#     allowed = tolerance.atol * ref.pow(2).mean().sqrt() + tolerance.rtol * ref.abs()
+#     return int(((out.double() - ref).abs() > allowed).sum())
+#
+#
+# kernel = puzzle().kernels[0]
+# for case in kernel.cases[:2]:  # square_256 (N(0, 1)) and large_logits_64x256 (N(0, 1) times 100)
+#     (A,) = make_inputs(kernel, case, "cpu")
+#     ref = A.double().softmax(dim=1)
+#     for dtype in (torch.float32, torch.float16):
+#         x = A.to(dtype) * LOG2E  # scale and subtract the max in this dtype ...
+#         x = x - x.max(dim=1, keepdim=True).values
+#         p = torch.exp2(x.float())  # ... then everything else in fp32
+#         out = (p / p.sum(dim=1, keepdim=True)).half()
+#         name = str(dtype)[6:]
+#         print(f"{case.name:20} x * log2(e) - max in {name}: {outside(out, ref):3} of {ref.numel()} outside")
+
+# %% [markdown]
+# Only the few large probabilities of each row are hit (the rest are so small that the absolute part of
+# the tolerance covers them), but those are the ones that matter. On N(0, 1) inputs fp16 would have
+# passed: a kernel that is wrong only at large magnitudes needs a case at large magnitudes to be caught.
+#
+# **The sum.** Every addition rounds to the accumulator's dtype, and the rounding error is relative to
+# the running total, not to the term being added: once an fp16 total passes 128, its spacing is 0.125,
+# and a term below half of that is rounded away entirely. On a row of 8192 N(0, 1) scores most terms
+# $e^{x - m}$ are a few hundredths. The cell adds the same terms three ways: in fp32 and in fp16 in the
+# order `T.reduce_sum` uses on the GPU (each thread its own elements, then a butterfly across the
+# threads), and in fp16 with one accumulator walking the row:
+
+# %% [notebook]
+# import torch
+#
+#
+# def threads_then_tree(p, dtype, threads):
+#     """Row sums added the way T.reduce_sum adds on the GPU: each thread its own elements, one after
+#     another, then a butterfly across the threads (half of the partial sums added to the other half at
+#     each level). Every addition rounds to dtype."""
+#     parts = p.to(dtype).reshape(p.shape[0], threads, -1)
+#     acc = torch.zeros(parts.shape[:2], dtype=dtype)
+#     for k in range(parts.shape[2]):
+#         acc = acc + parts[:, :, k]
+#     while acc.shape[1] > 1:
+#         acc = acc[:, : acc.shape[1] // 2] + acc[:, acc.shape[1] // 2 :]
+#     return acc[:, 0]
+#
+#
+# def one_accumulator(p, dtype):
+#     """One running sum walking the whole row."""
+#     acc = torch.zeros(p.shape[0], dtype=dtype)
+#     for k in range(p.shape[1]):
+#         acc = acc + p[:, k].to(dtype)
+#     return acc
+#
+#
+# generator = torch.Generator().manual_seed(0)
+# print(f"{'N':>6} {'threads':>7}  median relative error of the row sums")
+# for n, threads in ((256, 32), (8192, 256)):
+#     a = torch.randn(64, n, generator=generator).half().double()
+#     p = torch.exp(a - a.max(dim=1, keepdim=True).values)  # the terms, each in (0, 1]
+#     exact = p.sum(dim=1)
+#     for label, sums in (
+#         ("fp32, threads then tree", threads_then_tree(p, torch.float32, threads)),
+#         ("fp16, threads then tree", threads_then_tree(p, torch.float16, threads)),
+#         ("fp16, one accumulator  ", one_accumulator(p, torch.float16)),
+#     ):
+#         error = ((sums.double() - exact).abs() / exact).median().item()
+#         print(f"{n:6} {threads:7}  {label}: {error:.1e}  (row 0: {sums[0].item():.2f}, exact {exact[0].item():.2f})")
+
+# %% [markdown]
+# The GPU's order keeps every partial sum small, so an fp16 sum is off by about 2e-4 here: not yet
+# outside the tolerance, but a tenth of it gone before the output is even rounded. One fp16 accumulator
+# walking the row loses a quarter of the sum at N = 8192, and an error in the sum is the same relative
+# error in every probability of the row. An fp32 accumulator costs nothing here (the kernel waits on
+# memory, not on arithmetic), so the fragments that hold the row, its max and its sum are all fp32.
+
 # %%
 from __future__ import annotations
 
@@ -136,6 +279,47 @@ def softmax(A, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
 
 
 # %% [markdown]
+# ## What `T.reduce_max` does with a fragment
+#
+# A fragment (`T.alloc_fragment`) is a tile held in registers, spread over the block's threads: each
+# thread holds some of its elements, and TileLang's layout inference decides which, from the operations
+# that touch the fragment (here the `T.copy` from A, which wants wide contiguous loads).
+# `T.reduce_max(x, row_max, dim=1)` then works in two steps:
+#
+# 1. each thread takes the max of the elements it holds of each row, in its own registers;
+# 2. the threads that share a row combine their partial maxima with `tl::AllReduce`: a butterfly in
+#    which each thread reads a partner's register with a warp shuffle, the partner's distance halving
+#    each step, plus a round through a small shared-memory workspace and a barrier for the steps that
+#    cross warps.
+#
+# Every thread that holds part of row i ends up with `row_max[i]`, so `x[i, j] - row_max[i]` in a
+# `T.Parallel` loop is a register read: broadcasting a per-row value costs nothing. `T.reduce_sum` works
+# the same way. The cell prints the declarations and the max reduction from the CUDA that TileLang
+# generates for the block of `square_256` and for the block of the bench case:
+
+# %% [notebook]
+# from grader.experiments import kernel_source
+# from solutions.p06_softmax import softmax as reference_softmax
+#
+# for blocks in (
+#     {"M": 256, "N": 256, "BLOCK_M": 16, "BLOCK_N": 256, "THREADS": 128},  # square_256's block
+#     {"M": 16384, "N": 8192, "BLOCK_M": 1, "BLOCK_N": 8192, "THREADS": 256},  # the bench case's block
+# ):
+#     print(blocks)
+#     for line in kernel_source(reference_softmax, **blocks).splitlines():
+#         if any(key in line for key in ("half_t tile[", "float x[", "float row_max[", "AllReduce<tl::MaxOp")):
+#             print("   ", line.strip()[:120])
+
+# %% [markdown]
+# How to read it. At 16 x 256 with 128 threads, each thread loads 16 bytes (8 fp16 values) at a time
+# and holds 32 elements: 8 consecutive columns of each of 4 rows (`row_max[4]`). The 32 threads of one
+# warp share each row, so the reduction is `AllReduce<tl::MaxOp, 32, ...>`, shuffles only. At 1 x 8192
+# with 256 threads, each thread holds 32 elements of the one row and all 256 threads share it:
+# `AllReduce<tl::MaxOp, 256, ...>` crosses eight warps, hence the workspace pointer. Either way the
+# row stays in registers (32 fp32 values of `x` and 32 fp16 values of `tile` per thread) and is read
+# from memory once.
+
+# %% [markdown]
 # ## Kernel 2: `softmax_online`, rows of any length
 #
 # What changed: a row no longer fits in a tile, and the max is not known until the row has been read.
@@ -146,13 +330,133 @@ def softmax(A, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
 # $$m' = \max(m, \max_{\text{tile}} x), \qquad l' = l\, e^{m - m'} + \sum_{\text{tile}} e^{x - m'}$$
 #
 # A second walk then reads each tile again and writes `exp(x - m) / l`. A is read twice and C written
-# once: three passes over memory instead of two, the price of rows longer than a tile. The picture
+# once: 6 bytes of memory traffic per element instead of 4, the price of rows longer than a tile. The picture
 # follows m and l across the tiles of one row:
 
 # %% [notebook]
 # from grader.pictures import online_softmax
 #
 # online_softmax(block=8)
+
+# %% [markdown]
+# ### The recurrence, step by step
+#
+# Call the state after some tiles (m, l): m is the max of everything read so far and
+# $l = \sum_{\text{seen}} e^{x - m}$ is the sum of what was read, measured against that max. Moving a
+# sum to another reference point is one multiplication:
+#
+# $$\sum_{\text{seen}} e^{x - m'} = e^{m - m'} \sum_{\text{seen}} e^{x - m} = e^{m - m'}\, l$$
+#
+# Reading the next tile, with values y:
+#
+# 1. the new max is $m' = \max(m, \max_y y)$, the max of the values seen and the tile's;
+# 2. the old sum moves to the new reference: $l\, e^{m - m'}$. Since $m' \ge m$ the factor lies in
+#    (0, 1]: the rescaling only ever shrinks l, and it is exactly 1 when the tile did not raise the max;
+# 3. the tile's own terms are taken against the new max, $\sum_y e^{y - m'}$, each in (0, 1];
+# 4. $l' = l\, e^{m - m'} + \sum_y e^{y - m'}$, and (m', l') now describes everything read.
+#
+# So after the last tile, m is the row's max and l is $\sum_k e^{x_k - m}$: both statistics of the
+# safe softmax from one walk. The walk starts from m = -inf and l = 0; on the first tile the factor is
+# $e^{-\infty} = 0$ and l' is the tile's own sum. (The first tile always holds at least one real column,
+# so m is finite from then on, and -inf - (-inf), which is NaN, never occurs.) The kernel works in base 2:
+# its m is the max of `x * log2(e)` and its factor `exp2(m - m')`, and its l is the same number.
+#
+# Two partial states merge by the same rule, whatever parts of the row they cover:
+# $m = \max(m_a, m_b)$, $l = l_a e^{m_a - m} + l_b e^{m_b - m}$. The tile loop is the case where one part
+# is a single tile; the rule also lets threads, warps or whole blocks each summarise a piece of a row
+# and combine their states afterwards, in any order. The cell runs the recurrence in float64 on a row
+# of 1000 in tiles of 64, then without the rescaling, then in base 2, then as a tree of merges:
+
+# %% [notebook]
+# import math
+#
+# import torch
+#
+# generator = torch.Generator().manual_seed(0)
+# trend = torch.linspace(0, 6, 1000, dtype=torch.float64)  # the max keeps rising along the row
+# row = torch.randn(1000, generator=generator, dtype=torch.float64) * 3 + trend
+# true_max = row.max().item()
+# true_sum = torch.exp(row - true_max).sum().item()
+#
+# m, l = -math.inf, 0.0  # before the first tile
+# unscaled = 0.0  # the same walk without the rescaling (the bug in softmax_online_no_rescale)
+# for tile in row.split(64):  # 16 tiles: 15 of 64 columns and a last one of 40
+#     new_m = max(m, tile.max().item())
+#     tile_sum = torch.exp(tile - new_m).sum().item()
+#     l = l * math.exp(m - new_m) + tile_sum  # exp(-inf) = 0 on the first tile
+#     unscaled += tile_sum
+#     m = new_m
+# print(f"running max {m:.6f}    row max {true_max:.6f}")
+# print(f"running sum {l:.12f}    exact {true_sum:.12f}    relative difference {abs(l - true_sum) / true_sum:.1e}")
+# print(f"without the rescaling {unscaled:.6f}: {unscaled / true_sum:.2f} times too large")
+#
+# # Base 2, as the kernel does it: m is in units of log2(e), l is the same number.
+# x2 = row * math.log2(math.e)
+# m2, l2 = -math.inf, 0.0
+# for tile in x2.split(64):
+#     new_m2 = max(m2, tile.max().item())
+#     l2 = l2 * 2 ** (m2 - new_m2) + torch.exp2(tile - new_m2).sum().item()
+#     m2 = new_m2
+# print(f"base 2: m2 / log2(e) = {m2 / math.log2(math.e):.6f}, l2 = {l2:.12f}")
+#
+#
+# def merge(a, b):
+#     """Two partial states (max, sum) of disjoint parts of a row -> the state of both parts."""
+#     (ma, la), (mb, lb) = a, b
+#     mm = max(ma, mb)
+#     return mm, la * math.exp(ma - mm) + lb * math.exp(mb - mm)
+#
+#
+# # Any split, merged in any order: tiles of 7 columns, merged pairwise like a tree.
+# states = [(t.max().item(), torch.exp(t - t.max()).sum().item()) for t in row.split(7)]
+# while len(states) > 1:
+#     states = [merge(*states[i : i + 2]) if i + 1 < len(states) else states[i] for i in range(0, len(states), 2)]
+# print(f"tree of {len(row.split(7))} partial states: max {states[0][0]:.6f}, sum {states[0][1]:.12f}")
+
+# %% [markdown]
+# ### Three walks, two, one: bytes per element
+#
+# The safe softmax needs the max before the sum, and the sum before any output. Written directly that
+# is three walks over the row: one for m, one for l, one to write $e^{x - m} / l$. When the row does not
+# stay on chip, each walk reads it from memory again. The online recurrence folds the first two walks
+# into one; a row that fits in one tile is read once:
+#
+# | kernel | reads of A | bytes per element (fp16 in, fp16 out) |
+# | --- | --- | --- |
+# | three walks: max, sum, write | 3 | 3 x 2 + 2 = 8 |
+# | two walks: `softmax_online` | 2 | 2 x 2 + 2 = 6 |
+# | one walk: `softmax` (the row in one tile) | 1 | 2 + 2 = 4 |
+#
+# `softmax` still makes three passes (max, exponentials and sum, scaling), but over registers, which
+# cost nothing next to memory. That bytes are what counts shows in the README's bench run (`python -m
+# grader --solutions --bench` on the H200): `softmax` moves 4025 GB/s, within 1 % of `copy_threads`'s
+# 4052 GB/s in the same run. It runs at the speed of a copy of the same bytes; its arithmetic (the
+# 5.0 TFLOP/s the run counts) hides under the memory traffic, and the only way to be faster is to move
+# fewer bytes. The cell turns the byte counts into predicted times at the copy's bandwidth and sets
+# them next to the measured ones (both bench cases hold 2^27 elements, in different shapes):
+
+# %% [notebook]
+# # Timings from the README's "Measured on the H200": python -m grader --solutions --bench, 2026-11-29.
+# measured_ms = {"01 copy_threads": 0.1325, "06 softmax": 0.1334, "06 softmax_online": 0.2050}
+# elements = 2**27  # every one of these bench cases has 2^27 fp16 elements (256 MiB)
+# copy_gbps = 4 * elements / (measured_ms["01 copy_threads"] * 1e-3) / 1e9  # 2 bytes read, 2 written
+# print(f"copy_threads moved {copy_gbps:.0f} GB/s: take that as what this GPU's memory delivers\n")
+# print(f"{'variant':34} {'B/element':>9} {'predicted ms':>12} {'measured ms':>11}")
+# for name, per_element, kernel in (
+#     ("three walks: max, sum, write", 2 + 2 + 2 + 2, None),
+#     ("two walks: online (m, l), write", 2 + 2 + 2, "06 softmax_online"),
+#     ("one walk: the row in one tile", 2 + 2, "06 softmax"),
+# ):
+#     predicted = per_element * elements / (copy_gbps * 1e9) * 1e3
+#     measured = f"{measured_ms[kernel]:.4f}" if kernel else "-"
+#     print(f"{name:34} {per_element:9} {predicted:12.4f} {measured:>11}")
+
+# %% [markdown]
+# The byte counts predict both kernels within about 3 %: the second read of `softmax_online` costs about
+# as much as the first. (The bench's GB/s column counts A once for both kernels, which is why it shows
+# 2619 GB/s for `softmax_online`; with the second read counted it is about 3.9 TB/s.) torch's own
+# softmax took 0.5042 ms on the 8192-wide rows and 0.2323 ms on the 32768-wide ones in that run, the
+# 3.78x and 1.13x of its `vs torch` column.
 
 # %% [markdown]
 # What to watch for: keep the old max before `T.reduce_max(..., clear=False)` folds the tile in;
@@ -319,6 +623,75 @@ def puzzle() -> Puzzle:
 # - Pad with the neutral element of the operation that reads the padding: 0 for a sum, -inf for a max
 #   (and hence for a softmax).
 # - Broadcast per-row values back over the row; multiply by a reciprocal instead of dividing.
-# - The online softmax: a running max, and a running sum rescaled whenever the max grows.
+# - The online softmax: a running max, and a running sum rescaled whenever the max grows. Two partial
+#   states (m, l) merge by the same rule, in any order.
+# - A reduction over a fragment: each thread reduces the elements it holds, then the threads that share
+#   a row combine theirs (`tl::AllReduce`), and every one of them ends up with the result.
+# - Keep the scaled scores and the sum in fp32: fp16 fails on large logits and on long sums.
+# - For a memory-bound kernel, bytes per element decide the time: 8 for three walks, 6 online, 4 with
+#   the row in one tile, and `softmax` runs as fast as a copy of the same bytes.
 #
 # **Next:** puzzle 07 applies the same rescaling to a whole output accumulator: flash attention.
+
+# %% [bench]
+
+# %% [markdown]
+# ## Experiments to try
+#
+# Each cell runs as it stands; change the numbers and run it again. `bench(kernel, NAME=value, ...)`
+# times your kernel on its bench case with those block parameters instead of the case's (the graded
+# cases do not change; without a GPU it prints one line). Predict the result before you run it.
+#
+# **1. Threads per row.** The bench case of `softmax` gives each row of 8192 one block of 256 threads,
+# 32 values per thread. Halve and double the threads:
+
+# %% [notebook]
+# bench("softmax", THREADS=128)
+# bench("softmax", THREADS=512)
+
+# %% [markdown]
+# Expect little change. THREADS decides how many values each thread holds (BLOCK_M x BLOCK_N / THREADS)
+# and how many warps the reduction crosses, not how many bytes move, and the time of a kernel that runs
+# at copy speed is its bytes over the bandwidth, as long as each SM keeps enough loads in flight. If
+# the time does move, compare the GB/s column with the 4052 GB/s of `copy_threads` in the README's run.
+#
+# **2. What a thread holds (no GPU needed).** The cell compiles the reference `softmax` for sm_90a at
+# one row per block and reads what ptxas gave each thread (four compilations, under a minute on a CPU;
+# put your own `softmax` in place of `reference_softmax` once its check passes):
+
+# %% [notebook]
+# from grader.experiments import resource_usage, table
+# from solutions.p06_softmax import softmax as reference_softmax
+#
+# rows = [
+#     resource_usage(reference_softmax, f"1 x {n} row, {t} threads", M=64, N=n, BLOCK_M=1, BLOCK_N=n, THREADS=t)
+#     for n, t in ((8192, 128), (8192, 256), (8192, 512), (32768, 128))
+# ]
+# print(table(rows))
+
+# %% [markdown]
+# Each thread holds BLOCK_N / THREADS fp32 values of `x` and as many fp16 values of `tile`, and its
+# registers follow: fewer threads, more registers each. A whole row of 32768 with 128 threads is 256
+# fp32 values per thread, more than the 255 registers a thread can have, so ptxas spills to local
+# memory (the `spilled` column): memory traffic that the byte count of the table above does not
+# include. That is the limit behind `softmax`'s precondition N <= BLOCK_N, and why long rows go to
+# `softmax_online`.
+#
+# **3. Tile width in the online kernel.** Its bench case walks rows of 32768 in tiles of 4096:
+
+# %% [notebook]
+# bench("softmax_online", BLOCK_N=1024)
+# bench("softmax_online", BLOCK_N=8192)
+
+# %% [markdown]
+# The bytes are the same at any width (6 per element). What changes is the number of tiles per row, 32
+# or 4 instead of 8, and each tile costs two cross-thread reductions (its max and its sum), whose steps
+# across warps wait on a barrier. Narrow tiles pay them more often for the same bytes; wide tiles hold
+# more values per thread (experiment 2).
+#
+# **4. Read a long row once (a kernel to write, not graded).** `softmax_online` reads every element
+# twice. A row of 32768 fp16 values is 64 KiB, and a block on Hopper may use 227 KiB of shared memory.
+# Write a variant that keeps the row's tiles in shared memory (`T.alloc_shared`) during the first walk
+# and reads them from there in the second: 4 bytes per element instead of 6, so at the copy's bandwidth
+# the table above predicts about 0.13 ms instead of 0.20 on the bench case. Compare its output with
+# `torch.softmax` in a cell of your own, and time it on a GPU with `torch.cuda.Event`s.
