@@ -36,6 +36,10 @@ MAX_REQUEST = 1 << 20
 def preload() -> None:
     """What every check imports, imported once (no CUDA call: a CUDA context does not survive fork)."""
     os.environ.setdefault("TILELANG_PRINT_ON_COMPILATION", "0")
+    # TileLang asks torch.cuda.is_available() at import. Through the CUDA runtime that initialises the
+    # driver, and no forked check could use the GPU afterwards (on the H200 every warm judge died at its
+    # first CUDA call); through NVML it leaves the driver alone.
+    os.environ.setdefault("PYTORCH_NVML_BASED_CUDA_CHECK", "1")
     import logging
 
     logging.getLogger("tilelang").setLevel(logging.WARNING)

@@ -38,6 +38,23 @@ def test_a_warm_check_gives_the_verdicts_of_a_cold_one(grade, warm_grade, source
     ]
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("source", ["solution", "wrong"])
+def test_a_warm_check_on_the_gpu_gives_the_verdicts_of_a_cold_one(grade, warm_grade, source):
+    """Forked checks must find the CUDA driver untouched: TileLang's import-time is_available() once
+    initialised it in the server, and every warm judge on the H200 died at its first CUDA call."""
+    pytest.importorskip("torch").cuda.is_available() or pytest.skip("needs a CUDA GPU")
+    if source == "solution":
+        args = ("02", "--solutions", "-k", "add", "--exact", "--device", "cuda")
+    else:
+        wrong = sorted(WRONG_ADD.glob("add_*.py"))[0]
+        args = ("02", "--file", str(wrong), "-k", "add", "--exact", "--device", "cuda")
+    cold, warm = grade(*args), warm_grade(*args)
+    assert cold.code == warm.code, warm.out[-2000:]
+    assert _verdicts(cold) == _verdicts(warm)
+    assert "the grading process exited" not in warm.out
+
+
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_attack_fails_through_the_warm_grader(warm_grade, name, tmp_path):
     judged(warm_grade, name, "cpu", tmp_path, stderr_apart=False)
