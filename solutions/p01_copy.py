@@ -337,3 +337,73 @@ def puzzle() -> Puzzle:
 # - One block uses one SM: a kernel needs many blocks to use the GPU.
 #
 # **Next:** puzzle 02 computes something on the way through, and fuses two steps into one pass.
+
+# %% [bench]
+
+# %% [markdown]
+# ## Experiments to try
+#
+# Each cell runs as it stands; change the numbers and run it again, and predict the result first.
+# `bench(kernel, NAME=value, ...)` times your kernel on its bench case with those block parameters in
+# place of the case's (it checks the kernel on that case first; the graded cases keep theirs); without
+# a GPU it prints one line. The cells that compile need nvcc but no GPU.
+#
+# **1. What one thread does.** The cell compiles the reference `copy_threads` at the bench case's size
+# (2^27 elements) for three block shapes and prints the kernel's body:
+
+# %% [notebook]
+# from grader.experiments import kernel_source
+# from solutions.p01_copy import copy_threads as reference_copy_threads
+#
+# # Put your own copy_threads in place of reference_copy_threads once its check passes.
+# for blocks in ({"BLOCK": 4096, "THREADS": 256}, {"BLOCK": 1024, "THREADS": 256}, {"BLOCK": 256, "THREADS": 512}):
+#     cuda = kernel_source(reference_copy_threads, N=1 << 27, **blocks)
+#     print(blocks)
+#     for line in cuda[cuda.index("__launch_bounds__") :].splitlines()[1:]:
+#         if line.strip() not in ("", "}", "#pragma unroll"):
+#             print("   ", line.strip())
+
+# %% [markdown]
+# Each thread copies BLOCK / THREADS elements. At 4096 / 256 = 16 that is two 16-byte vectors (`uint4`,
+# 8 fp16 values each); at 1024 / 256 = 4, one 8-byte vector (`uint2`). With BLOCK = 256 and THREADS =
+# 512 there is less than one element per thread: TileLang keeps the first 256 threads busy
+# (`if (threadIdx.x < 256)`), the other half of the block does nothing, and each working thread moves
+# one 2-byte element. No guard against N appears: 2^27 is a multiple of every BLOCK here, and TileLang
+# drops a check it can prove always true.
+#
+# **2. Block size.** The bench case runs `copy_threads` at BLOCK = 4096, THREADS = 256: 0.1325 ms,
+# 4052 GB/s in the README's bench run (`python -m grader --solutions --bench`).
+
+# %% [notebook]
+# bench("copy_threads", BLOCK=1024)
+# bench("copy_threads", BLOCK=8192)
+
+# %% [markdown]
+# Every variant moves the same 512 MiB, and a copy's time is its bytes over the bandwidth as long as the
+# SMs keep enough bytes in flight. Doubling BLOCK halves the blocks (16,384, still more than a hundred
+# per SM) and doubles each thread's work; a quarter of it, 1024, narrows each load to 8 bytes and
+# quadruples the blocks. Expect both to stay near 0.13 ms: a difference is the cost of issuing the loads and
+# starting the blocks, not of the bytes.
+#
+# **3. More threads than elements.**
+
+# %% [notebook]
+# bench("copy_threads", BLOCK=256, THREADS=512)
+
+# %% [markdown]
+# Expect this one to be much slower. An SM holds at most 2048 threads, here four blocks, of which half
+# idle, and each working thread has one 2-byte load in flight: about 2 KiB per SM, against up to 64 KiB
+# (2048 threads with two 16-byte loads each) at the bench case's shape. A memory system delivers
+# roughly the bytes in flight divided by the latency of a load, so fewer bytes in flight is less
+# bandwidth, whatever the GPU's peak.
+#
+# **4. One block.** `copy_serial`'s bench case uses THREADS = 1024 (7.13 ms, 75 GB/s in the same run):
+
+# %% [notebook]
+# bench("copy_serial", THREADS=256)
+
+# %% [markdown]
+# The grid is one block whatever THREADS is, so one SM does all the work. With a quarter of the threads
+# it has a quarter of the loads in flight: expect it slower, up to four times if loads in flight are
+# what limits that SM. THREADS cannot go past 1024 (the most a block may have), which the bench case
+# already uses: one block stays far from the grid's 0.13 ms.
