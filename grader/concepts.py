@@ -57,6 +57,12 @@ def pipelined(min_stages: int, wants: str) -> Concept:
     return Concept(wants, holds)
 
 
+def without(concept: Concept, wants: str) -> Concept:
+    """The kernel does NOT use what ``concept`` checks for: a rung that comes before a construct
+    (puzzle 08's CUDA-core GEMM before T.gemm, its shared-memory GEMM before T.Pipelined)."""
+    return Concept(wants, lambda tir: not concept.holds(tir))
+
+
 def gemm_operands_in_shared(wants: str) -> Concept:
     """Every T.gemm reads its A and B tiles from shared memory."""
 

@@ -163,22 +163,25 @@ def kernel_source(function: Any, **values: Any) -> str:
 GEMM_SIZES = {"M": 4096, "N": 4096, "K": 4096}
 
 
-def compare_tiles(naive: Any = None, pipelined: Any = None) -> list[Usage]:
+def compare_tiles(naive: Any = None, pipelined: Any = None, shared: Any = None) -> list[Usage]:
     """Puzzle 08's experiment: the same GEMM with operand tiles in registers and in shared memory.
 
     Defaults to the reference kernels in ``solutions/``; pass your own to measure them instead.
-    Four compilations: 64 x 64 x 32 tiles both ways (the naive kernel's graded block), then
-    128 x 256 x 64 (the tuned kernel's tile) both ways.
+    Five compilations: 64 x 64 x 32 tiles (the graded block of the naive, shared and pipelined
+    kernels' bench cases) in registers, in shared memory with a serial loop, and pipelined; then
+    128 x 256 x 64 (the tuned kernel's tile) in registers and pipelined.
     """
-    if naive is None or pipelined is None:
+    if naive is None or pipelined is None or shared is None:
         from solutions import p08_matrix as reference
 
         naive = naive or reference.matmul_naive
         pipelined = pipelined or reference.matmul_pipelined
+        shared = shared or reference.matmul_shared
     small = {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}
     large = {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64}
     return [
         resource_usage(naive, "naive 64x64x32, registers", **GEMM_SIZES, **small),
+        resource_usage(shared, "shared 64x64x32, serial loop", **GEMM_SIZES, **small),
         resource_usage(pipelined, "pipelined 64x64x32, shared", **GEMM_SIZES, **small, STAGES=3),
         resource_usage(naive, "naive 128x256x64, registers", **GEMM_SIZES, **large),
         resource_usage(pipelined, "pipelined 128x256x64, shared", **GEMM_SIZES, **large, STAGES=3, THREADS=256),

@@ -1,7 +1,8 @@
-"""Puzzle 08 · Matrix: GEMV, a naive GEMM, and a pipelined GEMM.
+"""Puzzle 08 · Matrix: GEMV, then a GEMM ladder from CUDA-core multiply-adds to a tuned kernel.
 
 Matrix multiplication is the operation most of deep learning reduces to: attention scores,
-linear layers, their gradients, and convolutions after im2col. This puzzle climbs three rungs.
+linear layers, their gradients, and convolutions after im2col. This puzzle climbs from GEMV to a
+GEMM near cuBLAS's speed, one change per rung.
 
 Inputs and outputs (fp16 in, fp16 out, every sum accumulated in fp32):
 
@@ -10,23 +11,31 @@ Inputs and outputs (fp16 in, fp16 out, every sum accumulated in fp32):
     ``C[i] = sum_k A[i, k] * B[k]``. It is the reduce-sum of puzzle 05 with a weight per
     column: multiply each row of a tile by the vector in fp32, then reduce along K.
 
-``matmul_naive``
+``matmul_cuda_cores``
     ``A`` is M x K, ``B`` is K x N. Output ``C`` of M x N with ``C = A @ B``.
-    Each block owns one BLOCK_M x BLOCK_N tile of C, walks K in BLOCK_K steps with a serial
-    loop, copies its A and B tiles into fragments (registers) and multiplies them with
-    ``T.gemm`` on the Tensor Cores into an fp32 accumulator.
+    Each block owns one BLOCK_M x BLOCK_N tile of C in an fp32 fragment; a serial loop over K
+    adds one product per element in a ``T.Parallel`` loop, with A and B read from global
+    memory: fp32 multiply-adds on the CUDA cores, no ``T.gemm``.
+
+``matmul_naive``
+    The same product on the Tensor Cores: the block walks K in BLOCK_K steps, copies its A and
+    B tiles into fragments (registers) and multiplies them with ``T.gemm`` into the accumulator.
+
+``matmul_shared``
+    ``matmul_naive`` with the A and B tiles in shared memory (``T.alloc_shared``); the K loop
+    stays serial.
 
 ``matmul_pipelined``
-    The same product, with the A and B tiles in shared memory and the K loop written as
-    ``T.Pipelined(..., num_stages=3)``, so the copies of the next tiles overlap the
-    multiplication of the current ones.
+    ``matmul_shared`` with the K loop written as ``T.Pipelined(..., num_stages=STAGES)``, so the
+    copies of the next tiles overlap the multiplication of the current ones.
 
 ``matmul_tuned``
-    The pipelined GEMM made fast on Hopper, with four changes that are all data or one line:
+    The pipelined GEMM made fast on Hopper, with changes that are all data or one line:
     wider tiles (128 x 256 x 64: each element brought into shared memory feeds 85 multiply-adds,
     against 64 for 128 x 128, and a K step of 64 halves the pipeline's per-step overhead),
-    256 threads (two warpgroups of consumers share the tile; TileLang adds a producer warpgroup
-    that issues the TMA copies), more stages (4: more copies in flight to cover HBM latency),
+    256 threads instead of 128 (two warpgroups of consumers share the tile; TileLang adds a
+    producer warpgroup that issues the TMA copies), 4 stages instead of 3 (more copies in
+    flight to cover HBM latency),
     and ``T.use_swizzle(panel_size=...)``, which launches blocks in panels so the blocks running
     at the same time need fewer distinct rows of A and columns of B: fewer unique bytes from HBM
     per wave. The
@@ -36,12 +45,14 @@ Inputs and outputs (fp16 in, fp16 out, every sum accumulated in fp32):
 What it teaches: why the accumulator must be fp32 (fp16 stores 10 bits of mantissa, so every
 addition to a running fp16 sum rounds it, and over K = 1000 terms those roundings add up to an
 error past the tolerance; the notebook's experiment measures it); GEMV as a weighted reduction on the CUDA
-cores; tile-level matrix multiply on the Tensor Cores; why operand tiles belong in shared
-memory rather than registers; and how a software pipeline hides memory latency.
+cores; what the Tensor Cores gain over CUDA-core multiply-adds; why operand tiles belong in
+shared memory rather than registers, and how shared memory's banks are kept free of
+conflicts; and how a software pipeline hides memory latency.
 
 Sizes need not be multiples of the block sizes: ``T.copy`` reads zeros past the edge of a
 tensor and drops writes past it, so a tail tile is handled as long as every global read and
-write goes through ``T.copy``. BLOCK_K must be a multiple of 16 for ``T.gemm`` on fp16 (the
+write goes through ``T.copy``; ``matmul_cuda_cores``, which indexes A and B directly, guards
+its reads instead. BLOCK_K must be a multiple of 16 for ``T.gemm`` on fp16 (the
 Tensor Core's K step).
 """
 
@@ -66,13 +77,23 @@ Tensor Core's K step).
 # The balance point is 989e12 / 4.8e12 ≈ 206 flops per byte. GEMV does 1 flop per byte (2 flops per
 # 2-byte element of A): memory bandwidth is its only limit. A 4096³ GEMM does 137 GFLOP on 96 MiB,
 # about 1,400 flops per byte if every byte crosses HBM once: it can keep the Tensor Cores busy, but
-# only if the kernel reuses what it loads. The four kernels are four steps toward that.
+# only if the kernel reuses what it loads. The five GEMM kernels climb toward that one change at a
+# time:
 #
-# Measured on the course's H200 with `python -m grader 08 --solutions --bench` (fp16, 4096³): torch
-# (cuBLAS) takes 0.211 ms, 653 TFLOP/s. `matmul_naive` (tiles in registers) runs at 0.09x torch,
-# `matmul_pipelined` (tiles in shared memory, 3 stages) at 0.88x (580 TFLOP/s), `matmul_tuned` at
-# 0.97x (635 TFLOP/s), and 1.00x at 8192³ (652 TFLOP/s). Ratios move by a few percent from run to
-# run (the README's bench run of the same day gives 0.90x, 0.97x and 0.99x).
+# | rung | what changes from the rung before |
+# | --- | --- |
+# | `matmul_cuda_cores` | a tile of C per block, fp32 multiply-adds on the CUDA cores, A and B read from global memory |
+# | `matmul_naive` | `T.gemm` on the Tensor Cores, the operand tiles copied into fragments (registers) |
+# | `matmul_shared` | the operand tiles in shared memory (`T.alloc_shared`) |
+# | `matmul_pipelined` | the K loop pipelined (`T.Pipelined`) |
+# | `matmul_tuned` | wider tiles, more threads and stages, block rasterization, a staged store |
+#
+# Each bench case (4096³) keeps the previous rung's block parameters except what that rung changes:
+# 64 x 64 tiles of C and 128 threads up to `matmul_pipelined`, 128 x 256 x 64 tiles, 256 threads and 4
+# stages for `matmul_tuned`. The bench cell at the end times them all on a GPU. In the README's bench
+# run on the H200 (`python -m grader --solutions --bench`, fp16, 4096³) torch (cuBLAS) took 0.212 ms,
+# `matmul_naive` ran at 0.09x torch and `matmul_tuned` at 0.97x (627 TFLOP/s), 0.99x at 8192³. Ratios
+# move by a few percent from run to run.
 #
 # ## Accumulate in fp32
 #
@@ -109,7 +130,15 @@ from __future__ import annotations
 import tilelang
 import tilelang.language as T
 
-from grader.concepts import gemm_operands_in_shared, pipelined, staged_store, swizzled, uses_tile_op
+from grader.concepts import (
+    gemm_operands_in_shared,
+    parallel_loop,
+    pipelined,
+    staged_store,
+    swizzled,
+    uses_tile_op,
+    without,
+)
 from grader.spec import Case, Kernel, Puzzle, Tensor, tensor_bytes
 
 # ---------------------------------------------------------------- references (run on float64)
@@ -178,6 +207,79 @@ def gemv(A, B, BLOCK_M: int, BLOCK_K: int, THREADS: int = 128):
 
 
 # %% [markdown]
+# ## Kernel 2: `matmul_cuda_cores`, a GEMM one multiply-add at a time
+#
+# The first GEMM uses nothing new. Each block owns one BLOCK_M x BLOCK_N tile of C (a 2-D grid as in
+# puzzle 03: `bx` along N, `by` along M) and keeps an fp32 accumulator for it in a fragment. A serial
+# loop walks K one column of A (and one row of B) at a time, and inside it a `T.Parallel` loop over
+# the tile adds one product to every element of the accumulator:
+#
+# $$\text{acc}_{ij} \mathrel{+}= A_{\text{row}(i),\,k}\; B_{k,\,\text{col}(j)}$$
+#
+# Every product is an fp32 fused multiply-add (FMA) that one thread executes on the CUDA cores, and
+# its two factors come straight from global memory: no tile is copied anywhere first. That is why
+# this rung reads A and B by index rather than through `T.copy`, and so why it needs what `T.copy`
+# otherwise does for you: an element of the tile whose row or column lies past the edge of C must not
+# read A or B at all (a read past the end of a tensor is an error, not a zero). Guard the update with
+# an `if` on the row and column; the store stays a `T.copy`, which drops the writes past the edge.
+#
+# It is slow on purpose. Every FMA needs two loads: in the generated code (the cell below prints it)
+# a warp's 32 threads hold 32 neighbouring columns of one row, so per K step a warp loads one element
+# of A that all 32 receive and 32 neighbouring elements of B, then does 32 FMAs. Nothing loaded is
+# kept for reuse except by the caches, and every block of a tile row reads the same A again. The
+# multiply-adds themselves run at the CUDA cores' fp32 rate, a small fraction of the Tensor Cores'
+# fp16 rate (next section). Each later rung keeps this kernel's grid and fp32 accumulator and changes
+# one thing.
+#
+# What to watch for:
+# - `T.clear` the accumulator before the K loop: fragments start as garbage (NaN in the simulator).
+# - Cast both factors to `T.float32` before multiplying, as in `gemv`.
+# - The guard must cover both the row (against M) and the column (against N).
+#
+# The grid for the `odd_127x129x131` case, 64 x 64 tiles: the blocks of the last row and column of
+# tiles are partly outside C, and their threads there must skip the loads.
+
+# %% [notebook]
+# from grader.pictures import tiling
+#
+# tiling(127, 129, 64, 64)
+
+
+# %% matmul_cuda_cores
+@tilelang.jit
+def matmul_cuda_cores(A, B, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
+    M, N, K = T.const("M, N, K")
+    A: T.Tensor((M, K), T.float16)
+    B: T.Tensor((K, N), T.float16)
+    C = T.empty((M, N), T.float16)
+
+    with T.Kernel(T.ceildiv(N, BLOCK_N), T.ceildiv(M, BLOCK_M), threads=THREADS) as (bx, by):
+        # TODO begin: one block computes the tile C[by, bx] with multiply-adds on the CUDA cores
+        # Accumulate this block's tile of C in a float32 fragment: a serial loop over K, and in it
+        # a T.Parallel loop over the tile that adds one product per element, its factors read
+        # straight from A and B in global memory. Elements outside C must not read. No T.gemm yet.
+        raise NotImplementedError("matmul_cuda_cores")
+        # TODO end
+
+    return C
+
+
+# %% [markdown]
+# The inner loop of the reference `matmul_cuda_cores` as TileLang generates it for sm_90a (a 127 x 129
+# x 131 case, 64 x 64 tiles; no GPU needed): one guarded FMA per element a thread owns, its factors
+# loaded from `A` and `B` in global memory.
+
+# %% [notebook]
+# from grader.experiments import kernel_source
+# from solutions.p08_matrix import matmul_cuda_cores as reference_cuda_cores
+#
+# cuda = kernel_source(reference_cuda_cores, M=127, N=129, K=131, BLOCK_M=64, BLOCK_N=64)
+# for line in cuda.splitlines():
+#     if "acc[i_1] = " in line or "for (int k" in line:
+#         print(line.strip()[:200])
+
+
+# %% [markdown]
 # ## Tensor Cores and CUDA cores
 #
 # The CUDA cores execute scalar instructions: a warp's fp32 fused multiply-add does 32 of them, one
@@ -198,26 +300,26 @@ def gemv(A, B, BLOCK_M: int, BLOCK_K: int, THREADS: int = 128):
 #
 # The experiment after this kernel shows which one each kernel of the puzzle gets.
 #
-# ## Kernel 2: `matmul_naive`
+# ## Kernel 3: `matmul_naive`, the products on the Tensor Cores
 #
-# Each block owns one BLOCK_M x BLOCK_N tile of C (a 2-D grid as in puzzle 03: `bx` along N, `by`
-# along M). It clears an fp32 accumulator, then walks K: copy the BLOCK_M x BLOCK_K tile of A and
-# the BLOCK_K x BLOCK_N tile of B into fragments and `T.gemm` them into the accumulator. After the
-# loop one `T.copy` converts the tile to fp16 and stores it.
+# **The change from `matmul_cuda_cores`: `T.gemm` instead of the FMA loop.** The grid, the tile of C
+# per block and the fp32 accumulator stay. The K loop now walks K in BLOCK_K steps: copy the
+# BLOCK_M x BLOCK_K tile of A and the BLOCK_K x BLOCK_N tile of B into fragments and `T.gemm` them
+# into the accumulator. The Tensor Cores multiply whole tiles held on the chip (registers here, shared
+# memory from the next rung on), so the tiles must be copied there before `T.gemm` runs: the copies
+# are part of the change, not a second one. After the loop one `T.copy` converts the tile to fp16 and stores it.
+#
+# Why it is faster: the multiply-adds move from the CUDA cores' fp32 units to the Tensor Cores, and
+# each thread's share of a tile is loaded once per K step and used for a whole BLOCK_K-deep product
+# instead of once per FMA. Compare the two with the bench cell at the end: the cases time both at
+# 4096³ with the same 64 x 64 tiles of C and 128 threads.
 #
 # What to watch for:
 # - `T.gemm` accumulates (`acc += A B`): clear the accumulator once, before the K loop.
 # - BLOCK_K must be a multiple of 16, the K of one fp16 Tensor Core instruction. TileLang 0.1.15 does
 #   not refuse a smaller one, so keep to it yourself.
-# - Tails in M, N and K need nothing more: zeros read past the edges of A and B add nothing, and
-#   writes past the edge of C are dropped.
-#
-# The grid for the `odd_127x129x131` case, 64 x 64 tiles:
-
-# %% [notebook]
-# from grader.pictures import tiling
-#
-# tiling(127, 129, 64, 64)
+# - Tails in M, N and K need no guard any more: `T.copy` reads zeros past the edges of A and B, which
+#   add nothing, and writes past the edge of C are dropped.
 
 
 # %% matmul_naive
@@ -280,6 +382,9 @@ def matmul_naive(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, THREADS: int = 
 #
 # - **naive, 64 x 64 x 32**: 96 registers, no shared memory, `mma.sync` and plain loads. It fits; at
 #   this size the cost is reasons 1 to 3, not spilling.
+# - **shared, 64 x 64 x 32, serial loop** (the next kernel, `matmul_shared`): the same 96 registers and
+#   128 threads, 8 KiB of shared memory (one 4 KiB A tile and one 4 KiB B tile), `wgmma`, and still
+#   plain loads: moving the tiles changes the instruction, not yet how they are copied.
 # - **pipelined, 64 x 64 x 32**: 25 KiB of shared memory (3 stages of 8 KiB tiles, plus barriers),
 #   `wgmma` and TMA, and 256 threads although the kernel asked for 128. TileLang added a *producer*
 #   warpgroup that only issues TMA copies (warp specialization) and moves registers from it to the
@@ -288,10 +393,9 @@ def matmul_naive(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, THREADS: int = 
 # - **naive, 128 x 256 x 64**: 255 registers, the maximum, and about 1.5 KiB per thread spilled.
 # - **pipelined, 128 x 256 x 64**: no spills, 145 KiB of shared memory, 384 threads.
 #
-# On the H200 at 4096³ (the README's bench run): `matmul_naive`, 64 x 64 x 32 tiles in fragments,
-# 2.35 ms (0.09x torch); `matmul_pipelined`, 128 x 256 x 64 tiles in shared memory with 3 stages,
-# 0.235 ms (0.90x). The tile sizes differ too, so not all of the 10x is where the tiles live; the
-# experiment above compares the two placements' registers and shared memory at equal tile sizes.
+# The bench cases of `matmul_naive`, `matmul_shared` and `matmul_pipelined` all use these 64 x 64 x 32
+# tiles and 128 threads at 4096³, so the bench cell compares one change at a time: registers against
+# shared memory, then serial against pipelined. Only `matmul_tuned` changes the tile.
 #
 # To see reason 1 in the code, print the lines of the naive kernel that load B and call the MMA:
 
@@ -303,6 +407,121 @@ def matmul_naive(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, THREADS: int = 
 # for line in cuda.splitlines():
 #     if "B_tile[i" in line or "mma_sync<" in line:
 #         print(line.strip()[:160])
+
+# %% [markdown]
+# ## Kernel 4: `matmul_shared`, the tiles in shared memory
+#
+# **The change from `matmul_naive`: `T.alloc_shared` instead of `T.alloc_fragment` for the A and B
+# tiles.** Nothing else moves: the K loop stays a plain serial loop, the accumulator stays an fp32
+# fragment, the copies and `T.gemm` are the same calls. What the lowering does with it (the
+# experiment above shows the numbers; the cell below shows the code):
+#
+# - the tiles are fetched once per block and K step, every thread copying 16 bytes at a time, and
+#   all warps read them from there (reason 1);
+# - on Hopper `T.gemm` becomes `wgmma`, which reads both tiles from shared memory through
+#   descriptors (reason 2). It needs whole warpgroups of rows: 64 rows per warpgroup of 128 threads,
+#   which a 64-row tile with 128 threads is. With fewer rows per warpgroup TileLang falls back to
+#   `mma.sync`, as in puzzle 10's 16-row decode tiles;
+# - each K step still runs copy, wait, multiply, wait: every thread stores its part of the tiles,
+#   `__syncthreads()`, the MMA, then the next copy. Nothing overlaps yet; that is the next rung.
+#
+# What to watch for: the accumulator must stay a fragment. Shared memory is for tiles that several
+# warps read; the accumulator is private to the threads that own it, and `T.gemm` writes it in
+# registers.
+
+# %% [notebook]
+# from grader.experiments import kernel_source
+# from solutions.p08_matrix import matmul_shared as reference_shared
+#
+# cuda = kernel_source(reference_shared, M=256, N=256, K=256, BLOCK_M=64, BLOCK_N=64, BLOCK_K=32)
+# for line in cuda.splitlines():
+#     if "__syncthreads" in line or "wgmma_ss<" in line or "(half_t*)A_tile) +" in line:
+#         print(line.strip()[:160])
+
+
+# %% matmul_shared
+@tilelang.jit
+def matmul_shared(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, THREADS: int = 128):
+    M, N, K = T.const("M, N, K")
+    A: T.Tensor((M, K), T.float16)
+    B: T.Tensor((K, N), T.float16)
+    C = T.empty((M, N), T.float16)
+
+    with T.Kernel(T.ceildiv(N, BLOCK_N), T.ceildiv(M, BLOCK_M), threads=THREADS) as (bx, by):
+        # TODO begin: one block computes the tile C[by, bx] with its operand tiles in shared memory
+        # matmul_naive with the A and B tiles allocated in shared memory (T.alloc_shared) instead
+        # of fragments. Keep the K loop a plain serial loop and the accumulator a fragment.
+        raise NotImplementedError("matmul_shared")
+        # TODO end
+
+    return C
+
+
+# %% [markdown]
+# ## Banks, conflicts, and the swizzle TileLang already applies
+#
+# Shared memory is built of 32 **banks**, each 4 bytes wide, and each bank delivers one 4-byte word
+# per cycle. An access by a warp runs in one pass when the words it asks for lie in different banks
+# (or are the same word); when two of them are different words of one bank, the bank serves them one
+# after the other: a *bank conflict*, and an n-way conflict takes n passes.
+#
+# The Tensor Core paths read operand tiles in 16-byte rows. `ldmatrix` (the `mma.sync` path, every
+# GPU before Hopper and small tiles on Hopper) loads an 8 x 8 fp16 matrix: eight rows of 16 bytes,
+# 128 bytes, which fit the 32 banks exactly once if the eight rows fall in eight different groups of
+# four banks. Store `matmul_shared`'s 64 x 32 A tile row-major and every row is 64 bytes long: row r
+# starts at byte 64·r, bank 16·r mod 32, so rows 0, 2, 4 and 6 all start in bank 0 and rows 1, 3, 5
+# and 7 in bank 16. The read takes 4 passes instead of 1.
+#
+# A **swizzle** fixes it without padding: it keeps every row where it is but permutes the 16-byte
+# pieces within the row, XOR-ing the piece's index with bits of the row number, so the eight rows of
+# any 8 x 8 read land in eight different bank groups. The copies that fill the tile write through
+# the same permutation, and nothing else changes. The cell computes the bank groups one `ldmatrix`
+# read touches from TileLang's own layout objects: the plain row-major layout, the swizzled layout
+# TileLang's `T.gemm` lowering picks for this tile by itself, and `make_mma_swizzle_layout` (in
+# TileLang 0.1.15 it is imported from `tilelang.cuda.intrinsics`), the layout a kernel asks for with
+# `T.annotate_layout({A_tile: make_mma_swizzle_layout(A_tile), ...})`.
+
+# %% [notebook]
+# from grader.layouts import bank_rows, bank_table
+#
+# print("banks one ldmatrix read of rows 0-7 touches in the 64 x 32 fp16 A tile:")
+# print(bank_table(bank_rows(64, 32)))
+
+# %% [markdown]
+# The last two rows agree: TileLang already swizzles the operand tiles of `T.gemm`, and the
+# annotation only spells out the same addresses. The next cell lowers `grader.layouts`'
+# `matmul_shared_layout` (this rung's kernel with an optional `T.annotate_layout` line) three ways
+# for two targets and prints the lines that write and read the A tile:
+#
+# - **sm_80** (`mma.sync` with `ldmatrix`, what sm_75 to sm_89 use): TileLang's default writes the
+#   tile through a swizzle (the `& 1` terms are XORs of single bits, written as sums); with the
+#   annotation the same permutation appears as a `^`; with the row-major annotation (the same
+#   function's `is_smooth=True`) the XOR is gone: thread t writes at `t * 8`, and the `ldmatrix`
+#   addresses are plain multiples of the row length, the 4-way conflict above.
+# - **sm_90a** (`wgmma`): the copy into the tile is swizzled by default too, and the wgmma
+#   descriptors name the swizzle mode the hardware reads with (the first template argument of
+#   `initialize_wgmma_descriptor`: 2, 64-byte swizzle, for A's 64-byte rows; 1, 128-byte swizzle, for
+#   B's 128-byte rows). An annotation with any other layout object is refused: wgmma's layout is
+#   fixed by the instruction, and TileLang says `Get different layout for A_tile`.
+#
+# On a CUDA GPU the cell also times the three layouts on the sm_80 lowering at 4096³ (on a Hopper
+# GPU nvcc builds that lowering's PTX for it); without one it says so. Expect the row-major layout to
+# be the slow one; how much slower depends on how much of the kernel's time goes to reading shared
+# memory, which in this unpipelined kernel competes with waiting for global memory.
+
+# %% [notebook]
+# from grader.layouts import compile_layouts, time_layouts
+#
+# for lowered in compile_layouts(("sm_80", "sm_90a")):
+#     print(f"{lowered.arch}, {lowered.layout}:", lowered.refused or "")
+#     for line in lowered.lines:
+#         print("   ", line[:150])
+# times = time_layouts()
+# if times is None:
+#     print("no CUDA GPU here: the layouts were compiled, not timed")
+# else:
+#     for layout, ms in times.items():
+#         print(f"{layout:<12} {ms:.3f} ms at 4096^3, sm_80 lowering")
 
 # %% [markdown]
 # ## What `T.Pipelined` overlaps
@@ -330,12 +549,20 @@ def matmul_naive(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, THREADS: int = 
 # are typical. More stages help only while the math is waiting for copies, and `num_stages=1` is no
 # pipeline at all.
 #
-# ## Kernel 3: `matmul_pipelined`
+# ## Kernel 5: `matmul_pipelined`
 #
-# Two changes from `matmul_naive`: the A and B tiles move to shared memory (`T.alloc_shared`), and the
-# K loop becomes `T.Pipelined(..., num_stages=STAGES)`. The accumulator stays a fragment: it is private
-# to the threads that own it and is the hottest data of the kernel. The concept check asks for both
-# changes.
+# **The change from `matmul_shared`: the serial K loop becomes `T.Pipelined(..., num_stages=STAGES)`.**
+# The tiles, the accumulator, the copies and `T.gemm` stay as they are; the concept check asks only
+# for the pipelined loop (and `T.gemm`). The tile-resource experiment above shows what the one line
+# does on Hopper at the same 64 x 64 x 32 tiles: three buffers of each tile (25 KiB instead of 8), TMA
+# copies instead of plain loads, and a producer warpgroup: 256 threads although the kernel asks for
+# 128.
+#
+# Why it is faster: the copies of the next STAGES - 1 K steps are in flight while this step
+# multiplies, so once the pipeline is full a step costs about the longer of copy and math instead of
+# their sum, and the copying is done by the TMA unit instead of by the threads that do the math. The
+# bench case keeps `matmul_shared`'s tiles and threads and adds 3 stages, so the bench cell's two
+# lines differ by the pipeline alone.
 
 
 # %% matmul_pipelined
@@ -359,30 +586,33 @@ def matmul_pipelined(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int
 
 
 # %% [markdown]
-# ## Kernel 4: `matmul_tuned`
+# ## Kernel 6: `matmul_tuned`
 #
-# The algorithm is unchanged. What changes is data, plus one line each:
+# **The change from `matmul_pipelined`: tuning.** The algorithm is unchanged; what changes is data,
+# plus one line each, and the bench case differs from `matmul_pipelined`'s (64 x 64 x 32 tiles,
+# 128 threads, 3 stages) in exactly these:
 #
 # - **Wider tiles, 128 x 256 x 64.** A step loads (BM + BN)·BK elements for BM·BN·BK multiply-adds:
 #   BM·BN/(BM + BN) = 85 per element loaded, against 64 for 128 x 128 and 32 for 64 x 64. A K step of
 #   64 also halves the number of steps, and with it the per-step barrier and issue overhead.
-# - **256 threads**: two math warpgroups share the 128 x 256 fp32 accumulator (128 KiB, 128 registers
-#   per thread), plus TileLang's producer warpgroup: 384 threads in all.
-# - **4 stages**: four 48 KiB stages, 192 KiB of shared memory, more copies in flight to cover HBM
-#   latency.
+# - **256 threads instead of 128**: two math warpgroups share the 128 x 256 fp32 accumulator (128 KiB,
+#   128 registers per thread), plus TileLang's producer warpgroup: 384 threads in all.
+# - **4 stages instead of 3**: four 48 KiB stages, 192 KiB of shared memory, more copies in flight to
+#   cover HBM latency.
 # - **`T.use_swizzle(panel_size=10)`** changes the order in which blocks are launched, not what they
-#   compute. Row by row, the first wave of 132 blocks (one per SM) covers a few rows of C and all of
-#   its columns, so it reads all of B at once; in panels of 10 tile rows walked column by column, a
-#   wave covers a squarer patch. At 8192³ that is 10 MiB of A plus all 128 MiB of B per wave, against
-#   20 MiB of A plus 56 MiB of B. Neither fits in L2; what the panels cut is the unique bytes a wave
-#   must bring from HBM: 138 MiB row by row, 76 MiB in panels.
+#   compute (despite the name, it is not the shared-memory swizzle above). Row by row, the first wave
+#   of 132 blocks (one per SM) covers a few rows of C and all of its columns, so it reads all of B at
+#   once; in panels of 10 tile rows walked column by column, a wave covers a squarer patch. At 8192³
+#   that is 10 MiB of A plus all 128 MiB of B per wave, against 20 MiB of A plus 56 MiB of B.
+#   Neither fits in L2; what the panels cut is the unique bytes a wave must bring from HBM: 138 MiB
+#   row by row, 76 MiB in panels.
 # - **A staged store**: the accumulator goes fragment, then a shared tile, then C. The generated code
 #   stores C with TMA, in four 128 x 64 boxes, instead of every thread writing scattered
 #   4-byte pieces; and TileLang places that tile in the shared memory of the B stages, idle by then,
 #   so it costs no extra space.
 #
-# Measured by the grader's bench on the H200: 0.97x torch at 4096³ (635 against 653 TFLOP/s) and
-# 1.00x at 8192³ (652 TFLOP/s). At 4096³ there are 512 tiles for 132 SMs, 3.9 waves; the partly
+# In the README's bench run on the H200 (`python -m grader --solutions --bench`): 0.97x torch at 4096³
+# (627 TFLOP/s) and 0.99x at 8192³ (645 TFLOP/s). At 4096³ there are 512 tiles for 132 SMs, 3.9 waves; the partly
 # empty last wave is what persistent and stream-K schedules recover.
 #
 # **On another GPU** the same kernel is graded with tiles that fit its shared memory (the cases'
@@ -391,8 +621,8 @@ def matmul_pipelined(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int
 # threads (64 KiB); a T4 (64 KiB) the same tiles with two stages. There is no `wgmma`, TMA or producer
 # warpgroup before Hopper: `T.gemm` becomes warp-level `mma.sync` fed by `ldmatrix`, the stages are
 # `cp.async` copies every thread issues (a T4 has no `cp.async`: its copies are plain loads and stores), and
-# the staged store is an ordinary coalesced copy from shared memory. The swizzle is the same on every GPU;
-# how much it and the staged store gain there has been measured only on the H200.
+# the staged store is an ordinary coalesced copy from shared memory. The block order is the same on every
+# GPU; how much it and the staged store gain there has been measured only on the H200.
 
 # %% [notebook]
 # from grader.pictures import rasterization
@@ -436,7 +666,12 @@ def _gemm_flops(s):
 
 def puzzle() -> Puzzle:
     gemv_blocks = {"BLOCK_M": 64, "BLOCK_K": 64}
-    naive_blocks = {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}
+    # The GEMM ladder's bench cases differ from rung to rung only by that rung's change: 64 x 64 tiles
+    # of C and 128 threads from matmul_cuda_cores to matmul_pipelined (BLOCK_K once the tiles are
+    # copied, STAGES once the loop is pipelined); matmul_tuned changes the tile, threads and stages.
+    cuda_core_blocks = {"BLOCK_M": 64, "BLOCK_N": 64}
+    naive_blocks = {**cuda_core_blocks, "BLOCK_K": 32}
+    piped_bench = {**naive_blocks, "STAGES": 3}
     piped_blocks = {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32, "STAGES": 3}
     # Chosen by scripts/sweep.py on the H200 (see the closing note of the puzzles issue).
     tuned_blocks = {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "STAGES": 4, "THREADS": 256, "PANEL": 10}
@@ -459,13 +694,23 @@ def puzzle() -> Puzzle:
     )
     gemv_out = (Tensor("C", ("M",), "float16"),)
     uses_gemm = uses_tile_op("tl.tileop.gemm", "the product of the tiles to go through T.gemm (the Tensor Cores)")
-    pipeline = (
-        uses_gemm,
-        pipelined(2, "the K loop to be T.Pipelined(..., num_stages=2 or more), so copies overlap the math"),
-        gemm_operands_in_shared("the A and B tiles in shared memory (T.alloc_shared), the accumulator in a fragment"),
+    cuda_cores = (
+        without(uses_gemm, "the products as multiply-adds on the CUDA cores, without T.gemm (the next rung adds it)"),
+        parallel_loop("the multiply-adds in a T.Parallel loop over the block's tile of C"),
     )
+    in_shared = gemm_operands_in_shared(
+        "the A and B tiles in shared memory (T.alloc_shared), the accumulator in a fragment"
+    )
+    is_pipelined = pipelined(2, "the K loop to be T.Pipelined(..., num_stages=2 or more), so copies overlap the math")
+    shared = (
+        uses_gemm,
+        in_shared,
+        without(pipelined(0, ""), "a plain serial K loop (T.serial): pipelining it is the next rung"),
+    )
+    pipeline = (uses_gemm, is_pipelined)  # the shared tiles are the previous rung's lesson
     tuned = (
         *pipeline,
+        in_shared,
         swizzled("the blocks launched in panels with T.use_swizzle(panel_size=PANEL), so neighbours share L2"),
         staged_store("the accumulator stored through a shared tile: T.copy(acc, C_tile), then T.copy(C_tile, C[...])"),
     )
@@ -502,6 +747,28 @@ def puzzle() -> Puzzle:
                 ),
             ),
             Kernel(
+                function="matmul_cuda_cores",
+                title="GEMM with multiply-adds on the CUDA cores, A and B read from global memory",
+                concepts=cuda_cores,
+                cases=(
+                    Case("square_256", {"M": 256, "N": 256, "K": 256}, cuda_core_blocks, seed=8701, simulate=True),
+                    Case("tail_1000", {"M": 1000, "N": 1000, "K": 1000}, cuda_core_blocks, seed=8702),
+                    # a tail in M and N: the guard is what keeps the edge blocks' reads inside A and B
+                    Case("odd_127x129x131", {"M": 127, "N": 129, "K": 131}, cuda_core_blocks, seed=8703, simulate=True),
+                    Case("skinny_33x1024x200", {"M": 33, "N": 1024, "K": 200}, cuda_core_blocks, seed=8704),
+                    # BLOCK_M != BLOCK_N and M != N: swapped rows and columns fail on the CPU too
+                    Case(
+                        "rect_77x150x91",
+                        {"M": 77, "N": 150, "K": 91},
+                        {"BLOCK_M": 32, "BLOCK_N": 64},
+                        seed=8706,
+                        simulate=True,
+                    ),
+                    Case("large_4096", {"M": 4096, "N": 4096, "K": 4096}, cuda_core_blocks, seed=8705, bench=True),
+                ),
+                **gemm_common,
+            ),
+            Kernel(
                 function="matmul_naive",
                 title="GEMM with tiles in registers and a serial K loop",
                 concepts=(uses_gemm,),
@@ -524,6 +791,26 @@ def puzzle() -> Puzzle:
                 **gemm_common,
             ),
             Kernel(
+                function="matmul_shared",
+                title="GEMM with tiles in shared memory and a serial K loop",
+                concepts=shared,
+                cases=(
+                    Case("square_256", {"M": 256, "N": 256, "K": 256}, naive_blocks, seed=8801, simulate=True),
+                    Case("tail_1000", {"M": 1000, "N": 1000, "K": 1000}, naive_blocks, seed=8802),
+                    Case("odd_127x129x131", {"M": 127, "N": 129, "K": 131}, naive_blocks, seed=8803, simulate=True),
+                    Case("skinny_33x1024x200", {"M": 33, "N": 1024, "K": 200}, naive_blocks, seed=8804),
+                    Case(
+                        "rect_150x300x100",
+                        {"M": 150, "N": 300, "K": 100},
+                        {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 32},
+                        seed=8806,
+                        simulate=True,
+                    ),
+                    Case("large_4096", {"M": 4096, "N": 4096, "K": 4096}, naive_blocks, seed=8805, bench=True),
+                ),
+                **gemm_common,
+            ),
+            Kernel(
                 function="matmul_pipelined",
                 title="GEMM with tiles in shared memory and a pipelined K loop",
                 concepts=pipeline,
@@ -539,15 +826,8 @@ def puzzle() -> Puzzle:
                         seed=8306,
                         simulate=True,
                     ),
-                    Case(
-                        "large_4096",
-                        {"M": 4096, "N": 4096, "K": 4096},
-                        {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "STAGES": 3, "THREADS": 256},
-                        seed=8305,
-                        bench=True,
-                        # 144 KiB fits an A100; 48 and 32 KiB below it
-                        for_gpus={"sm_86 sm_89": small_gemm, "sm_75": {**small_gemm, "STAGES": 2}},
-                    ),
+                    # matmul_shared's bench block plus 3 stages (24 KiB: fits every profile)
+                    Case("large_4096", {"M": 4096, "N": 4096, "K": 4096}, piped_bench, seed=8305, bench=True),
                 ),
                 **gemm_common,
             ),

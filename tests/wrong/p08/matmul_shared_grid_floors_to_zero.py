@@ -1,0 +1,27 @@
+"""matmul_shared whose grid rounds the row count down (M // BLOCK_M): the last partial row of tiles
+is never computed, and with M < BLOCK_M no block runs."""
+
+KERNEL = "matmul_shared"
+CAUGHT_BY = "gpu"
+
+import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit
+def matmul_shared(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, THREADS: int = 128):
+    M, N, K = T.const("M, N, K")
+    A: T.Tensor((M, K), T.float16)
+    B: T.Tensor((K, N), T.float16)
+    C = T.empty((M, N), T.float16)
+    with T.Kernel(T.ceildiv(N, BLOCK_N), M // BLOCK_M, threads=THREADS) as (bx, by):
+        A_tile = T.alloc_shared((BLOCK_M, BLOCK_K), T.float16)
+        B_tile = T.alloc_shared((BLOCK_K, BLOCK_N), T.float16)
+        acc = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float32)
+        T.clear(acc)
+        for k in T.serial(T.ceildiv(K, BLOCK_K)):
+            T.copy(A[by * BLOCK_M, k * BLOCK_K], A_tile)
+            T.copy(B[k * BLOCK_K, bx * BLOCK_N], B_tile)
+            T.gemm(A_tile, B_tile, acc)
+        T.copy(acc, C[by * BLOCK_M, bx * BLOCK_N])
+    return C
