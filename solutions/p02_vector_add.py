@@ -260,3 +260,61 @@ def puzzle() -> Puzzle:
 # - Load, compute, store with fragments, with `T.copy` handling the edge.
 #
 # **Next:** puzzle 03 goes to two dimensions and broadcasts vectors over a matrix.
+
+# %% [bench]
+
+# %% [markdown]
+# ## Experiments to try
+#
+# Each cell runs as it stands; change the numbers and run it again, and predict the result first.
+# `bench(kernel, NAME=value, ...)` times your kernel on its bench case with those block parameters in
+# place of the case's (it checks the kernel on that case first; the graded cases keep theirs); without
+# a GPU it prints one line. The cells that compile need nvcc but no GPU.
+#
+# **1. Smaller blocks.** The bench case runs `add` at BLOCK = 4096, THREADS = 256: 0.1889 ms, 4264 GB/s
+# in the README's bench run (`python -m grader --solutions --bench`).
+
+# %% [notebook]
+# bench("add", BLOCK=512, THREADS=128)
+# bench("add", BLOCK=256, THREADS=256)
+
+# %% [markdown]
+# Both move the same 768 MiB as the bench case. At 512 / 128 each thread adds 4 elements, with 8-byte
+# loads; at 256 / 256 it adds one, with 2-byte loads, and the grid has 2^27 / 256 = 524,288 blocks.
+# Expect the first to stay near 0.19 ms and the second to lose some: the time stays at the bytes over
+# the bandwidth only while the SMs keep enough bytes in flight, and one 2-byte load per thread is
+# little (puzzle 01's experiments take this further).
+#
+# **2. What a big block costs in registers.** The cell compiles the reference `add_fragments` for
+# sm_90a with 8, 32 and 128 elements per thread and reads what ptxas allotted:
+
+# %% [notebook]
+# from grader.experiments import resource_usage, table
+# from solutions.p02_vector_add import add_fragments as reference_add_fragments
+#
+# # Put your own add_fragments in place of reference_add_fragments once its check passes.
+# rows = [
+#     resource_usage(reference_add_fragments, f"BLOCK={block}, THREADS=256", N=1 << 27, BLOCK=block, THREADS=256)
+#     for block in (2048, 8192, 32768)
+# ]
+# print(table(rows))
+
+# %% [markdown]
+# A fragment lives in registers, so each thread holds its BLOCK / THREADS elements of A, B and C there,
+# and its register count grows with them: 22, 40, 142. An SM has 65,536 registers for all the threads
+# it runs. At 142 per thread it fits one block of 256 threads (two would need 72,704), at 40 about six,
+# at 22 the SM's limit of 2048 threads (eight blocks) comes first. Fewer resident threads means fewer
+# loads in flight to hide the memory's latency.
+#
+# **3. The fragment kernel's block.** Its bench case uses BLOCK = 8192 (the case's comment says why:
+# each thread then has eight 16-byte loads in flight before its adds):
+
+# %% [notebook]
+# bench("add_fragments", BLOCK=2048)
+# bench("add_fragments", BLOCK=32768)
+
+# %% [markdown]
+# At 2048 each thread has one 16-byte load per input in flight; at 32768 it has many, but the SM holds
+# a single block (experiment 2). Both trade the same thing, bytes in flight per SM, from opposite ends;
+# predict which loses more before you run it. The bytes moved, and so the floor of about 0.19 ms, do
+# not change.
