@@ -43,6 +43,15 @@ def parser() -> argparse.ArgumentParser:
         "--exact", action="store_true", help="-k names are exact kernel names (-k add grades add, not add_fragments)"
     )
     p.add_argument("--bench", action="store_true", help="time each kernel's large case against torch (GPU)")
+    p.add_argument(
+        "--param",
+        dest="params",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="with --bench: time the bench cases with this block parameter instead (e.g. --param BLOCK_N=128); "
+        "repeatable; the graded cases are not run",
+    )
     p.add_argument("--json", type=Path, metavar="PATH", help="write machine-readable results to PATH")
     p.add_argument(
         "--device",
@@ -110,6 +119,10 @@ def targets(args: argparse.Namespace, root: Path) -> list[tuple[str, Path]]:
         ids.append(puzzle_id)
     if args.memory_limit < 0:
         raise UsageError("--memory-limit takes a number of GB, or 0 for no limit")
+    if args.params:
+        if not args.bench:
+            raise UsageError("--param changes the block parameters of the timed cases: add --bench")
+        parse_params(args.params)
     if args.save_failures is not None and args.save_failures.exists() and not args.save_failures.is_dir():
         raise UsageError(f"--save-failures wants a folder, and {args.save_failures} is a file")
     if args.file is not None:
@@ -130,6 +143,18 @@ def targets(args: argparse.Namespace, root: Path) -> list[tuple[str, Path]]:
         known = ", ".join(sorted(present)) or "none"
         raise UsageError(f"no puzzle {', '.join(missing)} in {folder} (present: {known})")
     return [(i, present[i]) for i in ids]
+
+
+def parse_params(texts: Sequence[str]) -> dict[str, int]:
+    """``["BLOCK_N=128", "STAGES=4"]`` to a dict, or UsageError naming the one that is not NAME=INTEGER."""
+    params = {}
+    for text in texts:
+        name, _, value = text.partition("=")
+        name = name.strip()
+        if not name.isidentifier() or not name.isupper() or not value.strip().lstrip("-").isdigit():
+            raise UsageError(f"--param {text}: write a block parameter and a whole number, e.g. --param BLOCK_N=128")
+        params[name] = int(value)
+    return params
 
 
 def pytest_args(args: argparse.Namespace, chosen: list[tuple[str, Path]]) -> list[str]:
@@ -171,6 +196,8 @@ def pytest_args(args: argparse.Namespace, chosen: list[tuple[str, Path]]) -> lis
             out.append("--grade-kernels-exact")
     if args.bench:
         out.append("--grade-bench")
+    for param in args.params:
+        out += ["--grade-param", param]
     if args.json:
         out += ["--grade-json", str(args.json)]
     if args.verbose:

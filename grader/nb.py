@@ -478,6 +478,9 @@ class BenchRow:
     torch_ms: float
     tflops: float | None
     gbps: float | None
+    roofline_percent: float | None = None  # the floor the hardware allows over the kernel's time
+    bound: str = ""  # "memory" or "compute": which limit sets the floor
+    others: dict[str, float] = field(default_factory=dict)  # further baselines: name -> ms
 
 
 @dataclass
@@ -499,15 +502,20 @@ def _gpu_available() -> bool:
     return bool(torch.cuda.is_available())
 
 
-def bench(*kernels: str, timeout: float = BENCH_TIMEOUT_S, device: str = "auto") -> BenchResult:
-    """Time each kernel's large case(s) against torch on the GPU and plot them; one line without a GPU."""
+def bench(*kernels: str, timeout: float = BENCH_TIMEOUT_S, device: str = "auto", **params: int) -> BenchResult:
+    """Time each kernel's large case(s) against torch on the GPU and plot them; one line without a GPU.
+
+    Keyword arguments are block parameters for the timed cases, e.g. ``bench("matmul_pipelined",
+    BLOCK_N=128, STAGES=4)``: your kernel at your parameters (checked on that case first); the graded
+    cases keep theirs."""
     with _quiet():
         if device not in ("auto", "cuda") or not _gpu_available():
             print("Benchmarks need a CUDA GPU: here the checks above compiled and simulated the kernels instead.")
             return BenchResult()
         magics = _magics()
         module, _ = magics.module_text()
-        run = _run_grader(magics.puzzle_id, module, list(kernels), ["--bench"], timeout, "cuda")
+        extra = ["--bench", *(f"--param={name}={value}" for name, value in params.items())]
+        run = _run_grader(magics.puzzle_id, module, list(kernels), extra, timeout, "cuda")
         if run.document is None:
             reason = f"no answer within {timeout:g} s" if run.returncode is None else "the grader stopped"
             print(f"bench: {reason}; run python -m grader {magics.puzzle_id} --bench for details")
@@ -527,7 +535,20 @@ def _bench_rows(document: dict[str, Any]) -> list[BenchRow]:
     for r in document.get("results", []):
         b = r.get("bench")
         if b:
-            rows.append(BenchRow(r["kernel"], r["case"], b["kernel_ms"], b["torch_ms"], b.get("tflops"), b.get("gbps")))
+            floor = b.get("floor_ms")
+            rows.append(
+                BenchRow(
+                    r["kernel"],
+                    r["case"],
+                    b["kernel_ms"],
+                    b["torch_ms"],
+                    b.get("tflops"),
+                    b.get("gbps"),
+                    100.0 * floor / b["kernel_ms"] if floor else None,
+                    b.get("bound", ""),
+                    dict(b.get("others") or {}),
+                )
+            )
     return rows
 
 
@@ -535,13 +556,18 @@ def _bench_table(rows: list[BenchRow]) -> list[str]:
     if not rows:
         return []
     width = max(len(f"{r.kernel} {r.case}") for r in rows)
-    lines = [f"{'kernel':{width}} {'ms':>9} {'torch ms':>9} {'TFLOP/s':>8} {'GB/s':>7} {'vs torch':>8}"]
+    lines = [
+        f"{'kernel':{width}} {'ms':>9} {'torch ms':>9} {'TFLOP/s':>8} {'GB/s':>7} {'roofline':>12} {'vs torch':>8}"
+    ]
     for r in rows:
         tflops = f"{r.tflops:8.1f}" if r.tflops is not None else f"{'-':>8}"
         gbps = f"{r.gbps:7.0f}" if r.gbps is not None else f"{'-':>7}"
+        roof = f"{r.roofline_percent:5.0f}% {r.bound[:3]}" if r.roofline_percent is not None else "-"
         speedup = r.torch_ms / r.kernel_ms
         name = f"{r.kernel} {r.case}"
-        lines.append(f"{name:{width}} {r.kernel_ms:9.4f} {r.torch_ms:9.4f} {tflops} {gbps} {speedup:7.2f}x")
+        lines.append(f"{name:{width}} {r.kernel_ms:9.4f} {r.torch_ms:9.4f} {tflops} {gbps} {roof:>12} {speedup:7.2f}x")
+        lines += [f"{'':{width}}   vs {other}: {ms:.4f} ms, {ms / r.kernel_ms:.2f}x" for other, ms in r.others.items()]
+    lines.append("roofline: the shortest time the bytes (mem) or the flops (com) allow on this GPU, over your time")
     return lines
 
 

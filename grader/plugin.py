@@ -81,6 +81,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="--grade-kernels names are exact kernel names, not substrings",
     )
     group.addoption("--grade-bench", action="store_true", help="time each kernel's large case against torch")
+    group.addoption(
+        "--grade-param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="with --grade-bench: the bench cases' block parameter NAME is VALUE (the graded cases are not run)",
+    )
     group.addoption("--grade-json", default=None, metavar="PATH", help="write results as JSON to PATH")
     group.addoption(
         "--grade-timeout",
@@ -148,6 +155,7 @@ class PuzzleFile(pytest.File):
                 "device": opt("grade_device"),
                 "arch": opt("grade_arch"),
                 "bench": opt("grade_bench"),
+                "params": _params(opt("grade_param")),
                 "seed_offset": opt("grade_seed_offset"),
                 "save_failures": opt("grade_save_failures"),
                 "memory_limit_gb": opt("grade_memory_limit"),
@@ -175,6 +183,15 @@ class PuzzleFile(pytest.File):
                 )
                 item.add_marker(f"p{puzzle_id}")
                 yield item
+
+
+def _params(texts: list[str]) -> dict[str, int]:
+    from grader.cli import UsageError, parse_params
+
+    try:
+        return parse_params(texts)
+    except UsageError as error:
+        raise pytest.UsageError(str(error)) from None
 
 
 def _wanted(function: str, names: list[str], exact: bool) -> bool:

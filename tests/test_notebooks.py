@@ -357,7 +357,14 @@ def test_bench_table_and_plot_read_the_graders_json(capsys):
             {
                 "kernel": "matmul_tuned",
                 "case": "large_4096",
-                "bench": {"kernel_ms": 0.2, "torch_ms": 0.18, "tflops": 680.0},
+                "bench": {
+                    "kernel_ms": 0.2,
+                    "torch_ms": 0.18,
+                    "tflops": 680.0,
+                    "floor_ms": 0.14,
+                    "bound": "compute",
+                    "others": {"cuBLAS again": 0.19},
+                },
             },
             {"kernel": "matmul_naive", "case": "large_4096", "bench": None},
         ]
@@ -365,8 +372,10 @@ def test_bench_table_and_plot_read_the_graders_json(capsys):
     rows = nb._bench_rows(document)
     assert [(r.kernel, r.case) for r in rows] == [("gemv", "large_8192"), ("matmul_tuned", "large_4096")]
     table = nb._bench_table(rows)
-    assert table[0].split() == ["kernel", "ms", "torch", "ms", "TFLOP/s", "GB/s", "vs", "torch"]
+    assert table[0].split() == ["kernel", "ms", "torch", "ms", "TFLOP/s", "GB/s", "roofline", "vs", "torch"]
     assert table[2].split()[-1] == "0.90x"
+    assert "70% com" in table[2]  # the 0.14 ms floor over 0.2 ms
+    assert "vs cuBLAS again: 0.1900 ms, 0.95x" in table[3]
     if importlib.util.find_spec("matplotlib") is not None:
         import matplotlib
 
