@@ -217,3 +217,49 @@ def puzzle() -> Puzzle:
 #
 # **Next:** puzzle 04 uses broadcasting in a forward op and meets its mirror image in the backward:
 # a sum over the broadcast dimension.
+
+# %% [bench]
+
+# %% [markdown]
+# ## Experiments to try
+#
+# Each cell runs as it stands; change the numbers and run it again, and predict the result first.
+# `bench(kernel, NAME=value, ...)` times your kernel on its bench case with those block parameters in
+# place of the case's (it checks the kernel on that case first; the graded cases keep theirs); without
+# a GPU it prints one line. The cells that compile need nvcc but no GPU.
+#
+# **1. The shape of a tile.** The cell compiles the reference `outer_add_fragments` at the bench case's
+# size for three tiles of 8192 elements each, and prints the store of C:
+
+# %% [notebook]
+# from grader.experiments import kernel_source
+# from solutions.p03_outer_add import outer_add_fragments as reference_outer_add_fragments
+#
+# # Put your own outer_add_fragments in place of the reference once its check passes.
+# for block_m, block_n in ((32, 256), (256, 32), (1024, 8)):
+#     blocks = {"BLOCK_M": block_m, "BLOCK_N": block_n, "THREADS": 256}
+#     cuda = kernel_source(reference_outer_add_fragments, M=16384, N=16384, **blocks)
+#     stores = [line.strip() for line in cuda.splitlines() if "C + " in line]
+#     print(blocks, "stores C with:")
+#     print("   ", stores[0])
+
+# %% [markdown]
+# Every shape stores 16 bytes at a time (`uint4`): TileLang gives each thread 8 consecutive columns
+# wherever the tile allows. What changes is what the 32 stores of one warp cover together (read the
+# index: `threadIdx.x & 31`, `& 3` or nothing along the row). At 32 x 256, the bench case's tile, they
+# are 512 contiguous bytes of one row; at 256 x 32, 64 bytes in each of 8 rows; at 1024 x 8, 16 bytes
+# in each of 32 rows, one row per thread.
+#
+# **2. The same shapes on the GPU.** The bench case takes 0.1199 ms, 4478 GB/s, in the README's bench
+# run (`python -m grader --solutions --bench`):
+
+# %% [notebook]
+# bench("outer_add_fragments", BLOCK_M=256, BLOCK_N=32)
+# bench("outer_add_fragments", BLOCK_M=1024, BLOCK_N=8)
+
+# %% [markdown]
+# The output, 512 MiB, is written once whatever the shape, and A and B are 64 KiB together: the time is
+# the writes. Memory moves in 32-byte sectors. At 256 x 32 every warp still writes whole sectors, so
+# expect about the bench case's time. At 1024 x 8 each warp writes half sectors, and the other half of
+# every sector comes from the neighbouring block; whether the two halves meet in the L2 cache before
+# they go to memory decides whether this shape costs anything. Measure it.
