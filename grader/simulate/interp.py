@@ -57,11 +57,33 @@ class Unsupported(Exception):
     """A construct the simulator does not implement (never a silent pass)."""
 
 
+# Unsigned integers wider than a byte live in the next wider signed type (torch's CPU kernels lack
+# bitwise ops on uint16/uint32); their values fit, and T.reinterpret takes the low bits back.
+WIDE_UNSIGNED = {"uint16": torch.int32, "uint32": torch.int64}
+BITS_AS = {
+    16: (torch.int16, {"float16": torch.float16, "bfloat16": torch.bfloat16}),
+    32: (torch.int32, {"float32": torch.float32}),
+}
+
+
 def torch_dtype(dtype: Any) -> torch.dtype:
     name = str(dtype)
+    if name in WIDE_UNSIGNED:
+        return WIDE_UNSIGNED[name]
     if name not in TORCH_DTYPES:
         raise Unsupported(f"the dtype {name}")
     return TORCH_DTYPES[name]
+
+
+def reinterpret_bits(value: torch.Tensor, source: str, target: str) -> torch.Tensor:
+    """T.reinterpret(x, float16) of a 16-bit integer: the same bits read as the float."""
+    bits = 16 if source.endswith("16") else 32 if source.endswith("32") else 0
+    signed, floats = BITS_AS.get(bits, (None, {}))
+    if target not in floats:
+        raise Unsupported(f"T.reinterpret from {source} to {target}")
+    wide = value.to(torch.int64) & ((1 << bits) - 1)
+    wide = torch.where(wide >= 1 << (bits - 1), wide - (1 << bits), wide)
+    return wide.to(signed).view(floats[target])
 
 
 @dataclass
@@ -765,6 +787,10 @@ class Interpreter:
             return bitwise[name](self.as_typed(self.expr(args[0]), dtype), self.as_typed(self.expr(args[1]), dtype))
         if name == "tirx.bitwise_not":
             return torch.bitwise_not(self.as_typed(self.expr(args[0]), torch_dtype(node.dtype)))
+        if name == "tirx.reinterpret":
+            value = self.expr(args[0])
+            value = value if isinstance(value, torch.Tensor) else torch.tensor(int(value))
+            return reinterpret_bits(value, str(args[0].dtype), str(node.dtype))
         if name == "tirx.pow":
             base = self.as_typed(self.expr(args[0]), torch_dtype(node.dtype))
             return torch.pow(base, self.as_typed(self.expr(args[1]), torch_dtype(node.dtype)))

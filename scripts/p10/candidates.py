@@ -78,3 +78,45 @@ def decode_ws(A, B, S, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int = 3
         T.copy(acc, C[by * BLOCK_M, bx * BLOCK_N])
 
     return C
+
+
+@tilelang.jit
+def decode_wq(A, B, S, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int = 3, THREADS: int = 128):
+    """decode_wa with nothing per weight but the bits: the tile multiplies the fp16 numbers 1024 + q
+    (0x6400 | q), and per K step the accumulator gets scale * (that product - 1032 * the A row sums)."""
+    M, N, K, NG = T.const("M, N, K, NG")
+    A: T.Tensor((M, K), T.float16)
+    B: T.Tensor((N, K // 2), T.uint8)
+    S: T.Tensor((N, NG), T.float16)
+    C = T.empty((M, N), T.float16)
+
+    with T.Kernel(T.ceildiv(N, BLOCK_N), T.ceildiv(M, BLOCK_M), threads=THREADS) as (bx, by):
+        G = K // NG
+        A_tile = T.alloc_shared((BLOCK_M, BLOCK_K), T.float16)
+        A_local = T.alloc_fragment((BLOCK_M, BLOCK_K), T.float32)
+        A_sums = T.alloc_fragment((BLOCK_M,), T.float32)
+        A_sums_shared = T.alloc_shared((BLOCK_M,), T.float32)
+        packed = T.alloc_shared((BLOCK_N, BLOCK_K // 2), T.uint8)
+        scales = T.alloc_shared((BLOCK_N, NG), T.float16)
+        Q_local = T.alloc_fragment((BLOCK_N, BLOCK_K), T.float16)
+        step = T.alloc_fragment((BLOCK_N, BLOCK_M), T.float32)
+        acc = T.alloc_fragment((BLOCK_N, BLOCK_M), T.float32)
+        T.copy(S[bx * BLOCK_N, 0], scales)
+        T.clear(acc)
+        for k in T.Pipelined(K // BLOCK_K, num_stages=STAGES):
+            T.copy(A[by * BLOCK_M, k * BLOCK_K], A_tile)
+            T.copy(B[bx * BLOCK_N, k * BLOCK_K // 2], packed)
+            for n, kk in T.Parallel(BLOCK_N, BLOCK_K):
+                nibble = (packed[n, kk // 2] >> (4 * (kk % 2))) & T.uint8(15)
+                Q_local[n, kk] = T.reinterpret(T.Cast("uint16", nibble) | T.uint16(0x6400), T.float16)
+            T.copy(A_tile, A_local)
+            T.reduce_sum(A_local, A_sums, dim=1)
+            T.copy(A_sums, A_sums_shared)
+            T.gemm(Q_local, A_tile, step, transpose_B=True, clear_accum=True)
+            for n, m in T.Parallel(BLOCK_N, BLOCK_M):
+                acc[n, m] += T.cast(scales[n, k * BLOCK_K // G], T.float32) * (step[n, m] - 1032.0 * A_sums_shared[m])
+        for n, m in T.Parallel(BLOCK_N, BLOCK_M):
+            if by * BLOCK_M + m < M and bx * BLOCK_N + n < N:
+                C[by * BLOCK_M + m, bx * BLOCK_N + n] = acc[n, m]
+
+    return C
