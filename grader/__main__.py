@@ -3,17 +3,27 @@
 python -m grader notebooks [...]        # notebooks/ from the puzzle sources (grader.notebooks)
 python -m grader nbgrader-course DIR    # a ready nbgrader course directory (grader.nbgrader_course)
 python -m grader fit [--arch SM]        # every case's shared memory against each GPU's limit (grader.fit)
+python -m grader autograde-shard | autograde-shards | autograde-status ASSIGNMENT   # (grader.nbgrader_shards)
 """
 
 import importlib
 import sys
 
 SUBCOMMANDS = {"notebooks": "grader.notebooks", "nbgrader-course": "grader.nbgrader_course", "fit": "grader.fit"}
+# Subcommands that live in a module with other entry points: "module:function".
+SUBCOMMANDS.update(
+    {
+        "autograde-shard": "grader.nbgrader_shards:shard_main",
+        "autograde-shards": "grader.nbgrader_shards:shards_main",
+        "autograde-status": "grader.nbgrader_shards:status_main",
+    }
+)
 
 
 def main(argv: list[str]) -> int:
     if argv and argv[0] in SUBCOMMANDS:
-        return importlib.import_module(SUBCOMMANDS[argv[0]]).main(argv[1:])
+        module, _, function = SUBCOMMANDS[argv[0]].partition(":")
+        return getattr(importlib.import_module(module), function or "main")(argv[1:])
     from grader.cli import main as grade
 
     return grade(argv)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import shlex
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -62,6 +63,7 @@ class Course:
     timeout: int  # seconds one check may take; nbgrader's per-cell limit is this plus CELL_MARGIN_S
     exchange: Path  # absolute
     course_id: str
+    db_url: str | None = None  # a gradebook server's SQLAlchemy URL; None: SQLite in DIR/gradebook.db
 
 
 # ------------------------------------------------------------------------- solution regions
@@ -195,9 +197,7 @@ c = get_config()  # noqa: F821 (nbgrader provides it)
 ROOT = Path({str(course.root)!r})
 c.CourseDirectory.root = str(ROOT)
 c.CourseDirectory.course_id = {course.course_id!r}
-# One SQLite gradebook. Several autograde processes may share it (SQLite lets one writer in at a
-# time); give waiting writers room: the timeout below is sqlite3's busy timeout in seconds.
-c.CourseDirectory.db_url = "sqlite:///" + str(ROOT / "gradebook.db") + "?timeout=120"
+{db_lines(course)}
 
 # The exchange: where `nbgrader release_assignment` puts assignments and `collect` finds submissions.
 # On a shared JupyterHub point this at a folder every user can write, e.g. /srv/nbgrader/exchange.
@@ -247,6 +247,63 @@ if HIDDEN_CASES.is_file():
 '''
 
 
+def db_lines(course: Course) -> str:
+    if course.db_url is None:
+        return """# One SQLite gradebook. Several autograde processes may share it (SQLite lets one writer in at a
+# time); give waiting writers room: the timeout below is sqlite3's busy timeout in seconds.
+c.CourseDirectory.db_url = "sqlite:///" + str(ROOT / "gradebook.db") + "?timeout=120\""""
+    return f"""# The gradebook is a database server that every autograde process reaches, on any machine (a
+# cluster's jobs, several GPUs of one host). Keep a password out of this file: libpq reads ~/.pgpass.
+c.CourseDirectory.db_url = {course.db_url!r}"""
+
+
+SBATCH = "autograde.sbatch"
+
+
+def sbatch_text(course: Course) -> str:
+    """``DIR/slurm/autograde.sbatch``: one task of a job array grades one shard of the students."""
+    return f"""#!/bin/bash
+# Autograde one shard of the students in submitted/ per task of a Slurm job array (written by
+# `python -m grader nbgrader-course`). From the course directory:
+#
+#   sbatch --array=0-9%4 slurm/{SBATCH} ps1        # 10 shards, at most 4 running at once
+#   sbatch --array=3 slurm/{SBATCH} ps1 10         # shard 3 of those 10 again (name the count)
+#   python -m grader autograde-status ps1           # graded, failed, missing
+#
+# Every task deals the submitted students into SHARDS shards the same way and grades its own, one
+# `nbgrader autograde --student S --force` each, into the gradebook of nbgrader_config.py (a server
+# for several machines: --db of nbgrader-course) and into logs/ASSIGNMENT/S.log. A student the
+# gradebook already holds as graded is skipped, so a task run again finishes only what is left.
+#
+#SBATCH --job-name=autograde
+#SBATCH --gres=gpu:1
+#SBATCH --cpus-per-task=4
+#SBATCH --mem=32G
+#SBATCH --chdir={course.root}
+#SBATCH --output={course.root}/slurm/logs/%x-%A_%a.out
+# Add what your cluster needs: --partition, --account, --time (a student takes about a minute per
+# puzzle on an H200, plus the check timeout of {course.timeout} s for each kernel that hangs).
+
+set -euo pipefail
+ASSIGNMENT=${{1:?usage: sbatch --array=0-N slurm/{SBATCH} ASSIGNMENT [SHARDS]}}
+if [ -n "${{2:-}}" ]; then
+    SHARDS=$2
+elif [ "${{SLURM_ARRAY_TASK_MIN:-}}" = 0 ] && [ "$((SLURM_ARRAY_TASK_MAX + 1))" = "${{SLURM_ARRAY_TASK_COUNT:-}}" ]
+then
+    SHARDS=$SLURM_ARRAY_TASK_COUNT  # a whole array 0..N: N+1 shards
+else
+    echo "this array is not 0..N: name the number of shards, e.g. sbatch --array=3 slurm/{SBATCH} $ASSIGNMENT 10" >&2
+    exit 2
+fi
+# Load your site's modules (CUDA, a Python) here if the jobs need them.
+PYTHON=${{TILELANG_COURSE_PYTHON:-{sys.executable}}}
+echo "task $SLURM_ARRAY_TASK_ID of job $SLURM_ARRAY_JOB_ID on $(hostname): shard $SLURM_ARRAY_TASK_ID of $SHARDS," \\
+    "CUDA_VISIBLE_DEVICES=${{CUDA_VISIBLE_DEVICES:-}}"
+exec "$PYTHON" -m grader autograde-shard "$ASSIGNMENT" --course {shlex.quote(str(course.root))} \\
+    --shard "$SLURM_ARRAY_TASK_ID" --shards "$SHARDS"
+"""
+
+
 # ---------------------------------------------------------------------------------- writing
 
 
@@ -258,6 +315,10 @@ def write_course(course: Course) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     written = [course.root / "nbgrader_config.py"]
     written[0].write_text(config_text(course))
+    slurm = course.root / "slurm"
+    (slurm / "logs").mkdir(parents=True, exist_ok=True)  # sbatch writes the task logs there, and creates no folder
+    (slurm / SBATCH).write_text(sbatch_text(course))
+    (slurm / SBATCH).chmod(0o755)
     for puzzle_id in course.puzzle_ids:
         notebook = source_notebook(solutions[puzzle_id], stubs[puzzle_id], puzzle_id, course.timeout)
         path = folder / f"{solutions[puzzle_id].stem}.ipynb"
@@ -290,6 +351,12 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--exchange", type=Path, metavar="DIR", help="the nbgrader exchange (default: DIR/exchange)")
     p.add_argument("--course-id", default="tilelang-course", metavar="ID", help="nbgrader's course id")
+    p.add_argument(
+        "--db",
+        metavar="URL",
+        help="the gradebook's SQLAlchemy URL, e.g. postgresql://grader@dbhost/tilelang (default: SQLite in "
+        "DIR/gradebook.db, for one machine)",
+    )
     return p
 
 
@@ -310,6 +377,17 @@ def check_hidden_cases(path: Path, solutions: dict[str, Path]) -> None:
             raise UsageError(f"{path}, case {number}: puzzle {puzzle_id} has no kernel {entry['kernel']!r}")
 
 
+def check_db_url(url: str) -> None:
+    """A URL SQLAlchemy can parse, of a dialect it has (its driver may live only on the grading machine)."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
+    try:
+        make_url(url).get_dialect()
+    except (ArgumentError, NoSuchModuleError, ValueError) as error:
+        raise UsageError(f"--db {url!r} is not a database URL SQLAlchemy knows: {error}") from None
+
+
 def course_from_args(args: argparse.Namespace) -> Course:
     available = puzzle_files(course_root() / "solutions")
     ids = []
@@ -322,6 +400,8 @@ def course_from_args(args: argparse.Namespace) -> Course:
         raise UsageError("the assignment name may hold only letters, digits, '_' and '-'")
     if args.timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds")
+    if args.db is not None:
+        check_db_url(args.db)
     hidden = args.hidden_cases.resolve() if args.hidden_cases else None
     if hidden is not None and hidden.is_file():  # a broken file is said now, not at grading time
         check_hidden_cases(hidden, available)
@@ -334,6 +414,7 @@ def course_from_args(args: argparse.Namespace) -> Course:
         timeout=args.timeout,
         exchange=(args.exchange or root / "exchange").resolve(),
         course_id=args.course_id,
+        db_url=args.db,
     )
 
 
@@ -352,5 +433,6 @@ def main(argv: Sequence[str]) -> int:
     print(f"wrote {written[0]} and {len(written) - 1} notebook(s) in {course.root / 'source' / course.assignment}")
     if course.hidden_cases is not None and not course.hidden_cases.is_file():
         print(f"note: {course.hidden_cases} is not on this machine; the config uses it where it exists at grading")
+    print(f"wrote {course.root / 'slurm' / SBATCH}: sbatch --array=0-N%K slurm/{SBATCH} {course.assignment}")
     print(f"next: cd {course.root} && nbgrader generate_assignment {course.assignment}")
     return 0

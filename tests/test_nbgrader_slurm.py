@@ -1,0 +1,479 @@
+"""Grading a class past one machine: the Slurm job array and a PostgreSQL gradebook, on this CPU.
+
+The fixtures start the real services on localhost, in temporary folders of their own (free ports, no
+system-wide state), and stop them at the end: munged, slurmctld and slurmd (a generated slurm.conf;
+the node declares three GPUs whose device files are links to /dev/null, so ``--gres=gpu:1`` of the
+generated ``slurm/autograde.sbatch`` is satisfied on a machine without one, and the script is
+submitted as written), and one PostgreSQL cluster (initdb, as the postgres user when run as root). The Debian
+packages come from ``.ci/run``; without them the tests that need them skip and say why.
+
+One course of puzzles 01 and 02 and six students is graded twice: once by a single ``nbgrader
+autograde`` on SQLite, once by the job array (three tasks) into PostgreSQL, with one task cancelled
+half-way through a student and its shard submitted again. Every score must agree.
+"""
+
+from __future__ import annotations
+
+import csv
+import glob
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from grader.nbgrader_shards import FAILED, GRADED, MISSING, shard_students, statuses
+from tests.test_nbgrader import (
+    Student,
+    never_returns,
+    solution_sources,
+    solved,
+    submission,
+    wrong_and_patches_check,
+    wrong_mul_relu,
+)
+
+ASSIGNMENT = "ps1"
+PUZZLES = "01,02"
+NOTEBOOKS = ("p01_copy", "p02_vector_add")
+CHECK_TIMEOUT = 60  # seconds per check: the hung kernel costs about this much, in each grading
+SHARDS = 3
+TASK_TIMEOUT = 600  # the longest the test waits for the job array
+
+Plan = dict[str, tuple[dict, str] | None]  # notebook -> (kernel -> edit, check cells) or None: not submitted
+
+
+KERNELS = {
+    "p01_copy": ("copy_serial", "copy_threads", "copy_tiles"),
+    "p02_vector_add": ("add", "mul_relu", "add_fragments"),
+}
+
+
+def every(notebook: str) -> dict:
+    return {kernel: solved for kernel in KERNELS[notebook]}
+
+
+# Student -> what they hand in, and the score it must earn (3 kernels, 1 point each, per puzzle).
+CLASS: dict[str, tuple[Plan, float]] = {
+    "alice_solved": ({"p01_copy": (every("p01_copy"), ""), "p02_vector_add": (every("p02_vector_add"), "")}, 6),
+    "bob_untouched": ({"p01_copy": ({}, ""), "p02_vector_add": ({}, "")}, 0),
+    "carol_wrong": (
+        {
+            "p01_copy": (every("p01_copy"), ""),
+            "p02_vector_add": ({"add": solved, "mul_relu": wrong_mul_relu, "add_fragments": solved}, ""),
+        },
+        5,
+    ),
+    "erin_hangs": (
+        {
+            "p01_copy": ({}, ""),
+            "p02_vector_add": ({"add": never_returns, "mul_relu": solved, "add_fragments": solved}, ""),
+        },
+        2,
+    ),
+    "gina_patches_check": (
+        {
+            "p01_copy": ({}, ""),
+            "p02_vector_add": ({"add": solved, "mul_relu": wrong_and_patches_check}, 'print("passed all cases")'),
+        },
+        1,
+    ),
+    "ivan_missing_notebook": ({"p01_copy": None, "p02_vector_add": (every("p02_vector_add"), "")}, 3),
+}
+KILLED_SHARD = 1  # bob_untouched and gina_patches_check: cancelled during bob's autograde
+
+
+# ------------------------------------------------------------------------------------ services
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_for(what: str, ready, timeout: float, logs: tuple[Path, ...] = ()) -> None:
+    deadline = time.monotonic() + timeout
+    while not ready():
+        if time.monotonic() > deadline:
+            tails = "\n".join(f"--- {p}\n{p.read_text()[-3000:]}" for p in logs if p.exists())
+            raise AssertionError(f"{what} not ready after {timeout} s\n{tails}")
+        time.sleep(0.3)
+
+
+def missing_programs(names: tuple[str, ...]) -> list[str]:
+    return [n for n in names if shutil.which(n) is None and not os.path.exists(f"/usr/sbin/{n}")]
+
+
+def program(name: str) -> str:
+    return shutil.which(name) or f"/usr/sbin/{name}"
+
+
+def stop(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@dataclass
+class Slurm:
+    folder: Path
+    env: dict[str, str]
+
+    def run(self, *command: str, check: bool = True) -> subprocess.CompletedProcess:
+        done = subprocess.run(command, env=self.env, capture_output=True, text=True, timeout=60)
+        if check:
+            assert done.returncode == 0, f"{' '.join(command)}: {done.returncode}\n{done.stdout}\n{done.stderr}"
+        return done
+
+    def submit(self, *args: str, cwd: Path) -> str:
+        done = subprocess.run(
+            ["sbatch", "--parsable", *args], cwd=cwd, env=self.env, capture_output=True, text=True, timeout=60
+        )
+        assert done.returncode == 0, f"sbatch {' '.join(args)}: {done.stderr}"
+        return done.stdout.strip().split(";")[0]
+
+    def tasks(self, job: str) -> dict[str, str]:
+        """Array task id -> state, of the tasks of ``job`` still queued or running."""
+        out = self.run("squeue", "-h", "-r", "-j", job, "-o", "%K %T", check=False).stdout
+        return dict(line.split() for line in out.splitlines() if line.strip())
+
+    def wait(self, job: str, timeout: float = TASK_TIMEOUT) -> None:
+        wait_for(f"job {job}", lambda: not self.tasks(job), timeout, (self.folder / "slurmctld.log",))
+
+
+@pytest.fixture(scope="module")
+def slurm() -> Iterator[Slurm]:
+    lacking = missing_programs(("munged", "slurmctld", "slurmd", "sbatch", "squeue", "scancel"))
+    if lacking:
+        reason = f"Slurm or munge is not installed (no {', '.join(lacking)}): .ci/run installs slurm-wlm and munge"
+        print(f"\nSKIP: {reason}")
+        pytest.skip(reason)
+    folder = Path(tempfile.mkdtemp(prefix="grader-slurm-"))  # 0700: munged checks who can reach its socket
+    key = folder / "munge.key"
+    key.write_bytes(secrets.token_bytes(1024))
+    key.chmod(0o600)
+    socket_path = folder / "munge.socket"
+    munge = subprocess.Popen(
+        [program("munged"), "-F", "-f", f"--socket={socket_path}", f"--key-file={key}"]
+        + [f"--pid-file={folder / 'munged.pid'}", f"--log-file={folder / 'munged.log'}"]
+        + [f"--seed-file={folder / 'munged.seed'}"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.STDOUT,
+    )
+    started: list[subprocess.Popen] = [munge]
+    try:
+        wait_for("munged", socket_path.exists, 30, (folder / "munged.log",))
+        node = "gradenode"
+        user = subprocess.run(["id", "-un"], capture_output=True, text=True, check=True).stdout.strip()
+        (folder / "state").mkdir()
+        (folder / "spool").mkdir()
+        conf = folder / "slurm.conf"
+        conf.write_text(
+            "\n".join(
+                [
+                    "ClusterName=gradetest",
+                    f"SlurmctldHost={socket.gethostname()}(127.0.0.1)",
+                    f"SlurmctldPort={free_port()}",
+                    f"SlurmdPort={free_port()}",
+                    f"SlurmUser={user}",
+                    "AuthType=auth/munge",
+                    "CredType=cred/munge",
+                    f"AuthInfo=socket={socket_path}",
+                    f"StateSaveLocation={folder / 'state'}",
+                    f"SlurmdSpoolDir={folder / 'spool'}",
+                    f"SlurmctldPidFile={folder / 'slurmctld.pid'}",
+                    f"SlurmdPidFile={folder / 'slurmd.pid'}",
+                    f"SlurmctldLogFile={folder / 'slurmctld.log'}",
+                    f"SlurmdLogFile={folder / 'slurmd.log'}",
+                    "ProctrackType=proctrack/linuxproc",  # no cgroups in a container; follows the process tree
+                    "TaskPlugin=task/none",
+                    "MpiDefault=none",
+                    "JobAcctGatherType=jobacct_gather/none",
+                    "AccountingStorageType=accounting_storage/none",
+                    "SchedulerType=sched/backfill",
+                    "SelectType=select/cons_tres",
+                    "SelectTypeParameters=CR_CPU",
+                    "ReturnToService=2",
+                    "KillWait=5",
+                    "GresTypes=gpu",
+                    # The node as the sbatch script expects one: 3 GPUs (see gres.conf below), 4 CPUs
+                    # and 32G for each of three tasks. config_overrides: believe this, not the hardware.
+                    "SlurmdParameters=config_overrides",
+                    f"NodeName={node} NodeHostname={socket.gethostname()} NodeAddr=127.0.0.1 CPUs=12 "
+                    "RealMemory=100000 Gres=gpu:3 State=UNKNOWN",
+                    f"PartitionName=grade Nodes={node} Default=YES MaxTime=INFINITE State=UP",
+                    "",
+                ]
+            )
+        )
+        # gres/gpu drops a GPU without a device file, and wants a character device: three links to
+        # /dev/null stand for them (Slurm then sets CUDA_VISIBLE_DEVICES=0, 1 or 2 in each task).
+        for index in range(3):
+            (folder / f"nvidia{index}").symlink_to("/dev/null")
+        (folder / "gres.conf").write_text(f"NodeName={node} Name=gpu File={folder}/nvidia[0-2]\n")
+        env = {**os.environ, "SLURM_CONF": str(conf)}
+        for command, log in (
+            ([program("slurmctld"), "-D", "-c", "-f", str(conf)], "slurmctld.out"),
+            ([program("slurmd"), "-D", "-N", node, "-f", str(conf)], "slurmd.out"),
+        ):
+            with open(folder / log, "w") as handle:
+                started.append(subprocess.Popen(command, env=env, stdout=handle, stderr=subprocess.STDOUT))
+        cluster = Slurm(folder, env)
+        logs = tuple(folder / n for n in ("slurmctld.log", "slurmd.log", "slurmctld.out", "slurmd.out"))
+
+        def idle() -> bool:
+            done = cluster.run("sinfo", "-h", "-N", "-o", "%T", check=False)
+            return done.returncode == 0 and done.stdout.strip() == "idle"
+
+        wait_for("slurmd's node", idle, 60, logs)
+        yield cluster
+    finally:
+        for process in reversed(started):
+            stop(process)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def postgres_bin(name: str) -> str | None:
+    found = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))
+    return found[-1] if found else shutil.which(name)
+
+
+@pytest.fixture(scope="module")
+def postgres() -> Iterator[str]:
+    """The URL of an empty database ``gradebook`` on a PostgreSQL cluster of the test's own."""
+    initdb, pg_ctl = postgres_bin("initdb"), postgres_bin("pg_ctl")
+    if initdb is None or pg_ctl is None:
+        reason = "PostgreSQL is not installed (no initdb, pg_ctl): .ci/run installs postgresql"
+        print(f"\nSKIP: {reason}")
+        pytest.skip(reason)
+    pytest.importorskip("psycopg", reason="the PostgreSQL driver: pip install -e '.[dev]' brings psycopg")
+    folder = Path(tempfile.mkdtemp(prefix="grader-pg-"))
+    owner = {}
+    if os.geteuid() == 0:  # PostgreSQL refuses to run as root
+        import pwd
+
+        entry = pwd.getpwnam("postgres")
+        os.chown(folder, entry.pw_uid, entry.pw_gid)
+        owner = {"user": entry.pw_uid, "group": entry.pw_gid}
+    data, port = folder / "data", free_port()
+    run = lambda *command: subprocess.run(command, capture_output=True, text=True, timeout=120, **owner)  # noqa: E731
+    done = run(initdb, "-D", str(data), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync")
+    assert done.returncode == 0, f"initdb: {done.stdout}\n{done.stderr}"
+    options = f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60"
+    try:
+        done = run(pg_ctl, "-D", str(data), "-l", str(folder / "postgres.log"), "-o", options, "-w", "start")
+        assert done.returncode == 0, (
+            f"pg_ctl start: {done.stdout}\n{done.stderr}\n{(folder / 'postgres.log').read_text()}"
+        )
+        import psycopg
+
+        with psycopg.connect(f"postgresql://postgres@127.0.0.1:{port}/postgres", autocommit=True) as connection:
+            connection.execute("CREATE DATABASE gradebook")
+        yield f"postgresql://postgres@127.0.0.1:{port}/gradebook"
+    finally:
+        run(pg_ctl, "-D", str(data), "-m", "fast", "-w", "stop")
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------------- the course
+
+
+def grader(*args: str, cwd: Path | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "grader", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def nbgrader(course: Path, *args: str, timeout: float = 900) -> subprocess.CompletedProcess:
+    done = subprocess.run(
+        [sys.executable, "-m", "nbgrader", *args], cwd=course, capture_output=True, text=True, timeout=timeout
+    )
+    assert done.returncode == 0, f"nbgrader {' '.join(args)}: {done.returncode}\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+def build_course(course: Path, *db: str) -> None:
+    command = ["nbgrader-course", str(course), "--assignment", ASSIGNMENT, "--puzzles", PUZZLES]
+    done = grader(*command, "--timeout", str(CHECK_TIMEOUT), *db)
+    assert done.returncode == 0, done.stderr
+    nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
+    for student, (plan, _score) in CLASS.items():
+        folder = course / "submitted" / student / ASSIGNMENT
+        folder.mkdir(parents=True)
+        for notebook, handed_in in plan.items():
+            if handed_in is None:
+                continue
+            edits, check_cells = handed_in
+            release = nbformat.read(course / "release" / ASSIGNMENT / f"{notebook}.ipynb", as_version=4)
+            solutions = solution_sources(course / "source" / ASSIGNMENT / f"{notebook}.ipynb")
+            handed = submission(release, solutions, Student(student, edits, {}, check_cells))
+            nbformat.write(handed, folder / f"{notebook}.ipynb")
+
+
+def exported(course: Path) -> list[dict[str, str]]:
+    nbgrader(course, "export")
+    with open(course / "grades.csv", newline="") as handle:
+        return [row for row in csv.DictReader(handle) if row["assignment"] == ASSIGNMENT]
+
+
+@dataclass
+class Run:
+    sqlite: Path
+    cluster: Path
+    url: str
+    before_resubmit: dict[str, str]  # student -> state right after the cancelled task was gone
+    seconds: dict[str, float]
+
+
+@pytest.fixture(scope="module")
+def graded(slurm: Slurm, postgres: str, tmp_path_factory: pytest.TempPathFactory) -> Run:
+    base = tmp_path_factory.mktemp("cluster")
+    sqlite, cluster = base / "sqlite", base / "cluster"
+    seconds: dict[str, float] = {}
+    started = time.monotonic()
+    build_course(sqlite)
+    build_course(cluster, "--db", postgres)
+    seconds["build both courses"] = time.monotonic() - started
+    # Compile the solutions' kernels once (TileLang's cache) so no check spends its limit on a cold compile.
+    started = time.monotonic()
+    grader("01", "02", "--solutions", "--timeout", "600", timeout=900)
+    seconds["warm the kernel cache"] = time.monotonic() - started
+
+    started = time.monotonic()
+    with open(base / "sqlite-autograde.log", "w") as handle:  # the reference, alongside the array
+        reference = subprocess.Popen(
+            [sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT],
+            cwd=sqlite,
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+        )
+    job = slurm.submit(f"--array=0-{SHARDS - 1}", "slurm/autograde.sbatch", ASSIGNMENT, cwd=cluster)
+    first = shard_students(list(CLASS), KILLED_SHARD, SHARDS)[0]
+    log = cluster / "logs" / ASSIGNMENT / f"{first}.log"
+    wait_for(f"{first} being autograded", lambda: log.exists() and "Autograding" in log.read_text(), TASK_TIMEOUT)
+    slurm.run("scancel", f"{job}_{KILLED_SHARD}")
+    wait_for(f"task {KILLED_SHARD} cancelled", lambda: str(KILLED_SHARD) not in slurm.tasks(job), 120)
+    before = {name: state.state for name, state in statuses(cluster, ASSIGNMENT).items()}
+    again = slurm.submit(f"--array={KILLED_SHARD}", "slurm/autograde.sbatch", ASSIGNMENT, str(SHARDS), cwd=cluster)
+    slurm.wait(job)
+    slurm.wait(again)
+    seconds["job array, with one task cancelled and resubmitted"] = time.monotonic() - started
+    assert reference.wait(timeout=TASK_TIMEOUT) == 0, (base / "sqlite-autograde.log").read_text()[-5000:]
+    seconds["single autograde on SQLite (alongside)"] = time.monotonic() - started
+    print("\ncluster grading seconds:", {k: round(v, 1) for k, v in seconds.items()})
+    return Run(sqlite, cluster, postgres, before, seconds)
+
+
+def scores(rows: list[dict[str, str]]) -> dict[str, float]:
+    return {row["student_id"]: float(row["score"]) for row in rows}
+
+
+# -------------------------------------------------------------------------------------- tests
+
+
+def test_the_array_gives_every_student_the_single_sqlite_score(graded: Run):
+    reference = scores(exported(graded.sqlite))
+    assert reference == {name: float(score) for name, (_plan, score) in CLASS.items()}
+    rows = exported(graded.cluster)
+    assert sorted(row["student_id"] for row in rows) == sorted(CLASS)  # each student once
+    assert scores(rows) == reference
+
+
+def test_a_cancelled_task_resubmitted_loses_and_duplicates_nothing(graded: Run):
+    killed = shard_students(list(CLASS), KILLED_SHARD, SHARDS)
+    assert graded.before_resubmit[killed[0]] == FAILED  # cancelled in the middle of its autograde
+    assert graded.before_resubmit[killed[1]] == MISSING  # never reached
+    final = statuses(graded.cluster, ASSIGNMENT)
+    assert {name: state.state for name, state in final.items()} == {name: GRADED for name in CLASS}
+    assert final["ivan_missing_notebook"].not_submitted == ["p01_copy"]
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(graded.url)
+    with engine.connect() as connection:
+        count = lambda query: connection.execute(text(query)).scalar()  # noqa: E731
+        assert count("SELECT count(*) FROM submitted_assignment") == len(CLASS)
+        assert count("SELECT count(*) FROM submitted_notebook") == len(CLASS) * len(NOTEBOOKS)
+        assert count("SELECT count(*) FROM grade") == len(CLASS) * 6  # 3 checks per notebook
+        assert count("SELECT count(*) FROM student") == len(CLASS)
+    engine.dispose()
+    for name in killed:  # the resubmitted task graded both students of its shard, once each
+        log = (graded.cluster / "logs" / ASSIGNMENT / f"{name}.log").read_text()
+        assert log.splitlines()[-1].startswith("# exit 0 after"), log[-2000:]
+    outputs = sorted((graded.cluster / "slurm" / "logs").glob("autograde-*.out"))
+    assert len(outputs) == SHARDS + 1  # three tasks, and the one resubmitted
+
+
+def test_status_reads_the_gradebook(graded: Run):
+    done = grader("autograde-status", ASSIGNMENT, cwd=graded.cluster, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"{len(CLASS)} graded, 0 failed, 0 missing" in done.stdout
+    assert "not submitted (0 points): p01_copy" in done.stdout
+
+
+def test_one_host_recipe_uses_the_same_split(graded: Run):
+    """``autograde-shards`` on the graded SQLite course: every shard skips its graded students."""
+    done = grader("autograde-shards", ASSIGNMENT, "--gpus", "5,7,9", cwd=graded.sqlite, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for index, gpu in enumerate(("5", "7", "9")):
+        log = (graded.sqlite / "logs" / ASSIGNMENT / f"shard-{index}.log").read_text()
+        assert f"CUDA_VISIBLE_DEVICES={gpu}" in log
+        expected = shard_students(list(CLASS), index, SHARDS)
+        assert [line.split(":")[0].strip() for line in log.splitlines() if "already graded" in line] == expected
+
+
+# ------------------------------------------------------------------------- no services needed
+
+
+def test_shards_cover_every_student_once():
+    names = [f"s{n:03d}" for n in range(47)][::-1]
+    for count in (1, 2, 3, 7, 47, 60):
+        shards = [shard_students(names, index, count) for index in range(count)]
+        assert sorted(sum(shards, [])) == sorted(names)
+        assert max(map(len, shards)) - min(map(len, shards)) <= 1
+        assert shards == [shard_students(sorted(names), index, count) for index in range(count)]
+    with pytest.raises(ValueError):
+        shard_students(names, 3, 3)
+
+
+def test_course_writes_the_db_url_and_the_sbatch_script(tmp_path: Path):
+    from nbgrader.coursedir import CourseDirectory
+    from traitlets.config.loader import PyFileConfigLoader
+
+    from grader.nbgrader_course import main as make_course
+
+    url = "postgresql://grader@db.example/tilelang"
+    assert make_course([str(tmp_path / "c"), "--puzzles", "02", "--db", url]) == 0
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(tmp_path / "c")).load_config()
+    assert CourseDirectory(config=config).db_url == url
+    assert make_course([str(tmp_path / "d"), "--puzzles", "02", "--db", "nosuchdb://x"]) == 2
+    script = tmp_path / "c" / "slurm" / "autograde.sbatch"
+    text = script.read_text()
+    assert "#SBATCH --gres=gpu:1" in text and f"#SBATCH --chdir={tmp_path / 'c'}" in text
+    assert (tmp_path / "c" / "slurm" / "logs").is_dir()
+
+    def task(*args: str, **array: str) -> subprocess.CompletedProcess:
+        env = {**os.environ, "TILELANG_COURSE_PYTHON": "echo", "SLURM_ARRAY_JOB_ID": "7", **array}
+        return subprocess.run(["bash", str(script), *args], env=env, capture_output=True, text=True)
+
+    whole = {"SLURM_ARRAY_TASK_ID": "2", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_MAX": "4"}
+    done = task("ps1", **whole, SLURM_ARRAY_TASK_COUNT="5")
+    assert done.returncode == 0 and done.stdout.splitlines()[-1].endswith("--shard 2 --shards 5"), done
+    one = {"SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_MIN": "3", "SLURM_ARRAY_TASK_MAX": "3"}
+    done = task("ps1", **one, SLURM_ARRAY_TASK_COUNT="1")
+    assert done.returncode == 2 and "name the number of shards" in done.stderr
+    done = task("ps1", "5", **one, SLURM_ARRAY_TASK_COUNT="1")
+    assert done.returncode == 0 and done.stdout.splitlines()[-1].endswith("--shard 3 --shards 5"), done
