@@ -852,11 +852,31 @@ def puzzle() -> Puzzle:
 
 
 # %% [markdown]
+# ## Beyond `T.gemm`: the intrinsics rung (an experiment, not graded)
+#
+# The GEMM ladder the course follows has one more rung below `T.gemm`: writing what it expands into
+# yourself. On the `mma.sync` path that is, per warp, `ldmatrix` loads of 8 x 8 pieces of the shared
+# tiles into registers, `mma.sync` instructions (m16n8k16 for fp16) on those registers, and a store of
+# the accumulator fragments, with the warps of a block tiled over the output by hand. The sm_80 lines
+# the layout experiment printed are exactly these calls as TileLang generates them for `T.gemm`
+# (`tl::ptx_ldmatrix_x4`, `ldmatrix_x4_trans` for B). TileLang 0.1.15 exposes the pieces as
+# `tilelang.cuda.intrinsics.TensorCoreIntrinEmitter` (its `ldmatrix_a`, `ldmatrix_b`, `mma` and
+# `stmatrix` macros).
+#
+# It is not a graded kernel here, for two reasons: the course's CPU simulator executes tile
+# operations, not per-thread PTX, so no case of it could be checked without a GPU; and on Hopper the
+# hand-written kernel would be an `mma.sync` kernel, which `T.gemm` with shared tiles already beats by
+# taking the `wgmma` path. It is the rung to climb when a layout or a fusion needs control that
+# `T.gemm` does not give.
+
+# %% [markdown]
 # ## What you learned
 #
 # - Sum in fp32, round to fp16 once when storing: an fp16 accumulator fails well before K = 1000.
 # - GEMV is a weighted row reduction and is memory-bound: the CUDA cores are enough, bandwidth is
 #   the limit.
+# - A GEMM on the CUDA cores does one fp32 multiply-add per thread and K step, with both factors loaded
+#   for it; `T.gemm` hands whole tiles to the Tensor Cores instead.
 # - `T.gemm` runs on the Tensor Cores, and where its operands live decides the instruction: on Hopper,
 #   shared tiles give `wgmma` when the block's rows fill whole warpgroups (64 rows per warpgroup;
 #   puzzle 10's 16-row decode tiles get `mma.sync`), fragments give `mma.sync`; before Hopper it is
@@ -865,6 +885,10 @@ def puzzle() -> Puzzle:
 #   asynchronously, and not limited to 255 registers per thread); the accumulator stays in registers.
 #   `grader.experiments.resource_usage` shows registers, spills and shared memory of any kernel
 #   without a GPU.
+# - Shared memory has 32 banks of 4 bytes. In a row-major tile whose rows are 64 or 128 bytes long,
+#   the same 16-byte piece of eight rows falls in one or two groups of 4 banks, and reading them
+#   together serializes. A swizzle permutes the 16-byte pieces within each row so such a read spreads over all 32 banks;
+#   TileLang applies one to `T.gemm`'s shared tiles by default, and `wgmma` requires it.
 # - `T.Pipelined(num_stages=S)` multi-buffers the shared tiles so the copies of later K steps overlap
 #   the math of this one.
 # - Tuning is mostly data: tile shape, threads, stages, block order and the store path.
