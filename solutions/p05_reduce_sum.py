@@ -241,3 +241,75 @@ def puzzle() -> Puzzle:
 #
 # **Next:** puzzle 06 combines a max, an exponential and a sum into a softmax, where the padding is
 # no longer harmless.
+
+# %% [bench]
+
+# %% [markdown]
+# ## Experiments to try
+#
+# Each cell runs as it stands; change the numbers and run it again, and predict the result first.
+# `bench(kernel, NAME=value, ...)` times your kernel on its bench case with those block parameters in
+# place of the case's (it checks the kernel on that case first; the graded cases keep theirs); without
+# a GPU it prints one line. The cells that compile need nvcc but no GPU.
+#
+# **1. Where the threads talk.** The cell compiles the reference `row_sum_tiled` and a variant that
+# calls `T.reduce_sum(tile, sums, dim=1, clear=False)` on every tile (correct, as kernel 2's section
+# says), both at the bench case's block, and prints their loops, barriers and reductions, indented as
+# they nest:
+
+# %% [notebook]
+# import tilelang
+# import tilelang.language as T
+#
+# from grader.experiments import kernel_source
+# from solutions.p05_reduce_sum import row_sum_tiled as reference_row_sum_tiled
+#
+#
+# @tilelang.jit
+# def row_sum_reduce_each_tile(A, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
+#     M, N = T.const("M, N")
+#     A: T.Tensor((M, N), T.float16)
+#     C = T.empty((M,), T.float32)
+#     with T.Kernel(T.ceildiv(M, BLOCK_M), threads=THREADS) as bx:
+#         tile = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float16)
+#         sums = T.alloc_fragment((BLOCK_M,), T.float32)
+#         T.clear(sums)
+#         for k in T.serial(T.ceildiv(N, BLOCK_N)):
+#             T.copy(A[bx * BLOCK_M, k * BLOCK_N], tile)
+#             T.reduce_sum(tile, sums, dim=1, clear=False)  # threads talk on every tile
+#         T.copy(sums, C[bx * BLOCK_M])
+#     return C
+#
+#
+# blocks = {"BLOCK_M": 4, "BLOCK_N": 512, "THREADS": 128}  # the bench case's block
+# for name, kernel in (("row_sum_tiled", reference_row_sum_tiled), ("reduce each tile", row_sum_reduce_each_tile)):
+#     cuda = kernel_source(kernel, M=16384, N=8192, **blocks)
+#     body = cuda[cuda.index("__launch_bounds__") :]
+#     print(name)
+#     for line in body.splitlines():  # the loops, the barriers and the reductions, indented as nested
+#         if "for (int" in line or "AllReduce" in line or "__syncthreads" in line:
+#             print("   ", line.rstrip()[:100])
+
+# %% [markdown]
+# In `row_sum_tiled` the loop over the 16 column tiles (`for (int k ...`) holds only loads and
+# additions; the barrier and the `AllReduce` come once, after it. In the variant they sit inside it: 16
+# rounds per row instead of one. Here 64 threads share each row (`AllReduce<tl::SumOp, 64, ...>`), two
+# warps, so every round also passes through shared memory. Both kernels read the same bytes.
+#
+# **2. The tile width.** The bench case runs `row_sum_tiled` at BLOCK_M = 4, BLOCK_N = 512, THREADS =
+# 128: 0.0641 ms, 4189 GB/s, in the README's bench run (`python -m grader --solutions --bench`).
+
+# %% [notebook]
+# bench("row_sum_tiled", BLOCK_N=128)
+# bench("row_sum_tiled", BLOCK_N=2048)
+
+# %% [markdown]
+# The threads talk once per row at any width, so the width only changes the loads and the registers:
+# at 128 each thread loads 4 fp16 values per tile (8-byte loads) over 64 tiles; at 2048 it loads 64 per
+# tile over 4 tiles, and its `partial` fragment holds 64 fp32 values. Expect both near 0.064 ms unless
+# the narrow loads leave too few bytes in flight.
+#
+# **3. Time the variant.** To measure what experiment 1 shows, put the variant's body into your
+# `row_sum_tiled` cell, run its check (it passes) and then `bench("row_sum_tiled")`. Expect it slower
+# by the cost of 15 more rounds of reduction and barriers for every row; put your own body back
+# afterwards.
