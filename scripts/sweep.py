@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 os.environ.setdefault("TILELANG_PRINT_ON_COMPILATION", "0")
@@ -33,21 +34,34 @@ def main(argv: list[str]) -> None:
     module = load_module(path)
     kernel = load_puzzle(module).kernel(function)
     base = kernel.case(case_name)
-    rows = []
+    builds = []  # trace on this thread (the tracer is not thread-safe), compile in threads (nvcc is a process)
     for text in overrides or ["{}"]:
         override = json.loads(text)
         pass_configs = override.pop("_pass", None)
         params = {**base.params, **override}
         case = Case(base.name, base.sizes, params, base.seed, bench=True)
+        options = jit_options(getattr(module, function))
+        if pass_configs:
+            options["pass_configs"] = {**options.get("pass_configs", {}), **pass_configs}
+            params = {**params, "_pass": pass_configs}
         try:
-            options = jit_options(getattr(module, function))
-            tir = trace_tir(getattr(module, function), kernel, case, path)
-            if pass_configs:
-                options["pass_configs"] = {**options.get("pass_configs", {}), **pass_configs}
-                params = {**params, "_pass": pass_configs}
-            compiled = compile_tir(tir, "cuda", path, kernel, options)
+            builds.append((params, case, trace_tir(getattr(module, function), kernel, case, path), options))
         except Exception as error:  # one bad tiling must not end the sweep
-            print(f"{json.dumps(params):90} build failed: {str(error).splitlines()[0][:100]}", flush=True)
+            print(f"{json.dumps(params):90} trace failed: {str(error).splitlines()[0][:100]}", flush=True)
+
+    def build(item):
+        params, case, tir, options = item
+        try:
+            return compile_tir(tir, "cuda", path, kernel, options)
+        except Exception as error:  # noqa: BLE001
+            return error
+
+    with ThreadPoolExecutor(8) as pool:
+        compiled_all = list(pool.map(build, builds))
+    rows = []
+    for (params, case, _, _), compiled in zip(builds, compiled_all):
+        if isinstance(compiled, Exception):
+            print(f"{json.dumps(params):90} build failed: {str(compiled).splitlines()[0][:100]}", flush=True)
             continue
         inputs, outputs = make_inputs(kernel, case, "cuda"), poisoned_outputs(kernel, case, "cuda")
         launch(compiled, inputs, outputs)

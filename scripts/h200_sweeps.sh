@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The roofline issue's experiments on the H200, one device call (about 9 minutes):
+#   p10 decode candidates, the p08 last-wave candidates, and block-parameter sweeps of gemv,
+#   flash_attention (as written, and with the exponent as one FFMA) and conv1d_im2col.
+# From the project root, with .gpu/ built: source .gpu/env.sh && bash scripts/h200_sweeps.sh [parts]
+set -u
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+export TILELANG_CACHE_DIR=${TILELANG_CACHE_DIR:-/tmp/tilelang-cache-sweeps}
+parts=${1:-"p10 streamk gemv flash conv"}
+step() { local name=$1 limit=$2; shift 2; local t0=$(date +%s)
+  timeout "$limit" "$@" > "$OUT/$name.txt" 2>&1; echo ">>> $name exit $? in $(( $(date +%s) - t0 )) s" | tee -a "$OUT/summary.txt"; }
+for part in $parts; do case $part in
+  p10) step p10 150 python scripts/p10/sweep.py --out "$OUT" ;;
+  streamk) step streamk 300 python scripts/streamk/sweep.py ;;
+  gemv) step gemv 90 python scripts/sweep.py 08 gemv large_8192 '{}' '{"BLOCK_M": 8, "BLOCK_K": 512}' \
+      '{"BLOCK_M": 16, "BLOCK_K": 512, "THREADS": 256}' '{"BLOCK_M": 32, "BLOCK_K": 256, "THREADS": 256}' \
+      '{"BLOCK_M": 4, "BLOCK_K": 1024}' '{"BLOCK_M": 8, "BLOCK_K": 1024, "THREADS": 256}' ;;
+  flash) step flash 150 python scripts/sweep.py 07 flash_attention large_16384 '{}' '{"STAGES": 1}' '{"BLOCK_N": 64}' ;
+    step flash_ffma 150 python scripts/sweep.py --file=scripts/p07/flash_ffma.py 07 flash_attention large_16384 '{}' \
+      '{"STAGES": 1}' '{"BLOCK_N": 64}' '{"BLOCK_M": 128, "BLOCK_N": 128, "STAGES": 3}' ;;
+  conv) step conv 120 python scripts/sweep.py 09 conv1d_im2col large_256_131072_k5 '{}' '{"BLOCK_L": 256}' \
+      '{"BLOCK_C": 64}' '{"STAGES": 4}' '{"BLOCK_L": 256, "THREADS": 256}' '{"BLOCK_O": 256, "BLOCK_L": 128, "THREADS": 256}' ;;
+esac; done
+grep -h "best:\|floor\|^kernel\|x *$" "$OUT"/*.txt | head -0
+cat "$OUT/summary.txt"
