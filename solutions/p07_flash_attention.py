@@ -352,3 +352,61 @@ def puzzle() -> Puzzle:
 #
 # **Next:** puzzle 08 looks inside `T.gemm`: how a matrix product is tiled, where its tiles live, and
 # how copies overlap the math.
+
+# %% [bench]
+
+# %% [markdown]
+# ## Experiments to try
+#
+# Each cell runs as it stands; change the numbers and run it again, and predict the result first.
+# `bench(kernel, NAME=value, ...)` times your kernel on its bench case with those block parameters in
+# place of the case's (it checks the kernel on that case first; the graded cases keep theirs); without
+# a GPU it prints one line. The cells that compile need nvcc but no GPU.
+#
+# **1. What a stage costs.** The cell compiles the reference `flash_attention` at the bench case's size
+# and block (BLOCK_M = 128, 256 threads) with one, two and three stages, and with 64 keys a step, and
+# reads what each block asks of an SM (four compilations, about a minute on a CPU):
+
+# %% [notebook]
+# from grader.experiments import resource_usage, table
+# from solutions.p07_flash_attention import flash_attention as reference_flash_attention
+#
+# # The bench case's sizes and block; put your own flash_attention here once its check passes.
+# sizes = {"M": 16384, "N": 16384, "D": 64, "BLOCK_M": 128, "THREADS": 256}
+# rows = [
+#     resource_usage(reference_flash_attention, f"BLOCK_N={n}, STAGES={s}", **sizes, BLOCK_N=n, STAGES=s)
+#     for n, s in ((128, 1), (128, 2), (128, 3), (64, 2))
+# ]
+# print(table(rows))
+
+# %% [markdown]
+# Each stage adds one K tile and one V tile to shared memory, BLOCK_N x D x 2 bytes each: 32 KiB at
+# BLOCK_N = 128, which is the step between the first three rows. The Q tile and the barriers are the
+# rest. The threads column shows 384, not 256: on Hopper TileLang adds a producer warpgroup that only
+# issues the TMA copies, and moves registers from it to the warpgroups that compute (the `copy/math
+# regs` column; puzzle 08 explains this warp specialization).
+#
+# **2. Stages on the GPU.** The bench case uses STAGES = 2: 0.1707 ms, 402.5 TFLOP/s, 0.90x torch, in
+# the README's bench run (`python -m grader --solutions --bench`).
+
+# %% [notebook]
+# bench("flash_attention", STAGES=1)
+# bench("flash_attention", STAGES=3)
+
+# %% [markdown]
+# With one stage the copy of the next K and V tiles cannot start before this step's math has finished
+# with the buffer, so loads and math take turns; expect it slower. A third stage lets copies run two
+# steps ahead, which helps only if two were not already enough to hide them, and costs another 32 KiB
+# per block, which can leave room for fewer blocks on an SM.
+#
+# **3. Fewer keys a step.**
+
+# %% [notebook]
+# bench("flash_attention", BLOCK_N=64)
+
+# %% [markdown]
+# Half the shared memory per stage (the last row of the table), and twice as many steps over the keys.
+# Every step rescales the BLOCK_M x D accumulator and the running sums and reduces the scores across
+# threads, whatever BLOCK_N is, so narrower steps spend more of the time on that bookkeeping and less
+# on `T.gemm`. This is what the T4's profile uses, where 80 KiB per block does not fit (README, "Which
+# GPU").
