@@ -20,6 +20,11 @@ for part in $parts; do case $part in
       '{"STAGES": 1}' '{"BLOCK_N": 64}' '{"BLOCK_M": 128, "BLOCK_N": 128, "STAGES": 3}' ;;
   conv) step conv 120 python scripts/sweep.py 09 conv1d_im2col large_256_131072_k5 '{}' '{"BLOCK_L": 256}' \
       '{"BLOCK_C": 64}' '{"STAGES": 4}' '{"BLOCK_L": 256, "THREADS": 256}' '{"BLOCK_O": 256, "BLOCK_L": 128, "THREADS": 256}' ;;
+  shifted) step conv_shifted 200 python scripts/sweep.py --file=scripts/p09/shifted.py 09 conv1d_im2col \
+      large_256_131072_k5 '{"STAGES": 2}' '{"STAGES": 2, "_pass": {"tl.disable_warp_specialized": true}}' \
+      '{"BLOCK_C": 16, "STAGES": 3}' '{"BLOCK_C": 16, "STAGES": 4}' '{"BLOCK_L": 256, "BLOCK_C": 16, "STAGES": 2, "THREADS": 256}' \
+      '{"BLOCK_O": 256, "BLOCK_C": 16, "STAGES": 3, "THREADS": 256}' ;
+    step conv_im2col 100 python scripts/sweep.py 09 conv1d_im2col large_256_131072_k5 '{}' ;;
 esac; done
 grep -h "best:\|floor\|^kernel\|x *$" "$OUT"/*.txt | head -0
 cat "$OUT/summary.txt"

@@ -1,0 +1,443 @@
+"""Puzzle 09 with conv1d_im2col replaced by the implicit-GEMM candidate of scripts/p09/candidates.py."""
+
+# %% [markdown]
+# ## Why this puzzle matters
+#
+# A convolution is a small filter applied at every position of a signal: audio front ends, the short
+# token-mixing convolutions of speech and state-space models, the temporal layers of video networks.
+# Two ideas carry over to every stencil-like kernel:
+#
+# - **halos**: to produce BLOCK_L outputs a block needs BLOCK_L + K - 1 inputs, a tile plus K - 1
+#   neighbours it shares with the blocks beside it;
+# - **lowering to GEMM**: rearranged (im2col), a convolution *is* a matrix product, and then it runs
+#   on the Tensor Cores of puzzle 08. The "implicit GEMM" convolutions of cuDNN and CUTLASS build
+#   these tiles on the fly, as the last kernel here does.
+#
+# As torch's `conv1d`, the operation is a cross-correlation (the filter is not flipped) with "same"
+# padding: `Y[t] = sum_k W[k] X[t + k - P]`, P = (K - 1) / 2, and X read as 0 outside `[0, L)`.
+
+# %%
+from __future__ import annotations
+
+import tilelang
+import tilelang.language as T
+
+from grader.concepts import uses_tile_op
+from grader.spec import Case, Kernel, Puzzle, Tensor, tensor_bytes
+
+# ---------------------------------------------------------------- references (run on float64)
+
+
+def conv1d_reference(X, W):
+    import torch.nn.functional as F
+
+    K = W.shape[-1]
+    return F.conv1d(X[None, None], W[None, None], padding=(K - 1) // 2)[0, 0]
+
+
+def conv1d_channels_reference(X, W):
+    import torch.nn.functional as F
+
+    K = W.shape[-1]
+    return F.conv1d(X[None], W, padding=(K - 1) // 2)[0]
+
+
+def torch_conv1d(X, W):
+    """What --bench times against: torch's conv1d (cuDNN) at fp16."""
+    import torch.nn.functional as F
+
+    return F.conv1d(X[None, None], W[None, None], padding=(W.shape[-1] - 1) // 2)[0, 0]
+
+
+def torch_conv1d_channels(X, W):
+    """What --bench times against: torch's conv1d (cuDNN) at fp16, one batch."""
+    import torch.nn.functional as F
+
+    return F.conv1d(X[None], W, padding=(W.shape[-1] - 1) // 2)[0]
+
+
+# -------------------------------------------------------------------------------- kernels
+
+
+# %% [markdown]
+# ## Kernel 1: `conv1d_naive`, a window with a halo
+#
+# One block owns outputs `t0 .. t0 + BLOCK_L - 1` and needs inputs from `t0 - P` to
+# `t0 + BLOCK_L - 1 + P`. Copy that window into shared memory once (`T.alloc_shared`: every thread
+# reads K neighbouring elements of it, elements other threads loaded), copy the K taps, then add the K
+# shifted products tap by tap into an fp32 fragment: `acc[i] += window[i + k] * taps[k]`.
+#
+# The zero padding is free: `T.copy` fills the part of the window before 0 or past L with zeros,
+# exactly the "same" padding.
+#
+# What to watch for: fp32 accumulation (the `fir_100000_k1001` case sums 1001 terms); and a TileLang
+# trap described in the spec: a start index that TileLang can *prove* negative is read Python-style
+# from the end of the tensor. With two or more blocks along L the window start `bx * BLOCK_L - P` is
+# negative only for block 0 and nothing can be proved, so `T.copy` zero-fills as it should.
+
+
+# %% conv1d_naive
+@tilelang.jit
+def conv1d_naive(X, W, BLOCK_L: int, THREADS: int = 128):
+    L, K = T.const("L, K")
+    X: T.Tensor((L,), T.float16)
+    W: T.Tensor((K,), T.float16)
+    Y = T.empty((L,), T.float16)
+
+    with T.Kernel(T.ceildiv(L, BLOCK_L), threads=THREADS) as bx:
+        # TODO begin: one block computes BLOCK_L outputs from one shared window of the input
+        P = (K - 1) // 2
+        window = T.alloc_shared((BLOCK_L + K - 1,), T.float16)
+        taps = T.alloc_shared((K,), T.float16)
+        acc = T.alloc_fragment((BLOCK_L,), T.float32)
+        T.copy(X[bx * BLOCK_L - P], window)
+        T.copy(W[0], taps)
+        T.clear(acc)
+        for k in T.serial(K):
+            for i in T.Parallel(BLOCK_L):
+                acc[i] += T.cast(window[i + k], T.float32) * T.cast(taps[k], T.float32)
+        T.copy(acc, Y[bx * BLOCK_L])
+        # TODO end
+
+    return Y
+
+
+# %% [markdown]
+# ## Kernel 2: `conv1d_channels`: many channels, one window reused
+#
+# Now X has C_in channels and W holds a filter per (output channel, input channel):
+#
+# $$Y_{o,t} = \sum_{c}\sum_{k} W_{o,c,k}\, X_{c,\,t+k-P}$$
+#
+# A block owns BLOCK_O output channels x BLOCK_L positions. For each input channel it loads that
+# channel's window and the BLOCK_O x K slice of W; all BLOCK_O output channels reuse the same window,
+# so each input element is loaded once per block instead of once per output channel. Still one
+# multiply-add at a time on the CUDA cores, C_in·K of them per output.
+
+
+# %% conv1d_channels
+@tilelang.jit
+def conv1d_channels(X, W, BLOCK_O: int, BLOCK_L: int, THREADS: int = 128):
+    C_in, L, C_out, K = T.const("C_in, L, C_out, K")
+    X: T.Tensor((C_in, L), T.float16)
+    W: T.Tensor((C_out, C_in, K), T.float16)
+    Y = T.empty((C_out, L), T.float16)
+
+    with T.Kernel(T.ceildiv(L, BLOCK_L), T.ceildiv(C_out, BLOCK_O), threads=THREADS) as (bx, by):
+        # TODO begin: one block computes BLOCK_O channels x BLOCK_L positions, one input channel at a time
+        P = (K - 1) // 2
+        t0 = bx * BLOCK_L - P
+        window = T.alloc_shared((BLOCK_L + K - 1,), T.float16)
+        taps = T.alloc_shared((BLOCK_O, K), T.float16)
+        acc = T.alloc_fragment((BLOCK_O, BLOCK_L), T.float32)
+        T.clear(acc)
+        for c in T.serial(C_in):
+            T.copy(X[c, t0 : t0 + BLOCK_L + K - 1], window)
+            T.copy(W[by * BLOCK_O : (by + 1) * BLOCK_O, c, 0:K], taps)
+            for k in T.serial(K):
+                for o, i in T.Parallel(BLOCK_O, BLOCK_L):
+                    acc[o, i] += T.cast(taps[o, k], T.float32) * T.cast(window[i + k], T.float32)
+        T.copy(acc, Y[by * BLOCK_O, bx * BLOCK_L])
+        # TODO end
+
+    return Y
+
+
+# %% [markdown]
+# ## Kernel 3: `conv1d_im2col`, the convolution as a GEMM
+#
+# Number the pairs (c, k) as `r = c * K + k`. Then the double sum is one sum over r, a matrix product
+#
+# $$Y = W_2 \cdot \mathrm{cols}, \qquad W_2[o, r] = W[o, c, k], \qquad \mathrm{cols}[r, t] = X[c,\, t + k - P]$$
+#
+# with `W2` just W seen as C_out x (C_in·K) (`T.reshape`, the same memory) and `cols` the *im2col*
+# matrix: each input element copied K times, once per tap that reads it. The picture shows `cols` for
+# 2 channels, K = 3 and L = 8: row (c, k) is channel c shifted by k - P, zeros where the shift runs
+# off the signal.
+
+# %% [notebook]
+# from grader.pictures import im2col
+#
+# im2col(2, 3, 8)
+
+# %% [markdown]
+# The kernel never writes `cols` to global memory, which would multiply the input traffic by K. The
+# block walks the input channels BLOCK_C at a time: it copies the windows of BLOCK_C channels and the
+# matching BLOCK_O x (BLOCK_C·K) tile of W2 into shared memory, builds the (BLOCK_C·K) x BLOCK_L tile
+# of `cols` from the windows in shared memory in a `T.Parallel` loop, and multiplies with `T.gemm`.
+# The loop is `T.Pipelined`, so the next windows load while this tile multiplies (puzzle 08).
+#
+# What to watch for: BLOCK_C·K must be a multiple of 16 (the fp16 `T.gemm` K step); a partial block
+# of channels reads zeros for the missing channels from both X and W2, so it adds nothing. The
+# windows' halo is rounded up from K - 1 to a multiple of 8 elements, so each window row starts on a
+# 16-byte boundary in shared memory. The copies themselves differ: the W2 tile loads with 16-byte
+# asynchronous copies (`cp.async`), but a window starts P elements before its tile in global memory,
+# so it is not 16-byte aligned there, and at the signal's edges part of it lies outside X: TileLang
+# loads windows with 4-byte `cp.async` copies that each check the bounds (the cell below shows them).
+# That is one reason this kernel runs at about half of cuDNN's speed (README, "Measured on the H200").
+
+# %% [notebook]
+# import re
+#
+# from grader.experiments import kernel_source
+# from solutions.p09_conv1d import conv1d_im2col as reference_im2col
+#
+# # The reference kernel at the bench case's sizes, lowered for sm_90a with its own pass configs.
+# cuda = kernel_source(
+#     reference_im2col, C_in=256, L=1 << 17, C_out=256, K=5, BLOCK_O=128, BLOCK_L=128, BLOCK_C=32, STAGES=3
+# )
+# for copy in sorted(set(re.findall(r"cp_async_gs\w*<\d+>", cuda))):
+#     print(copy, "(bytes per copy)")
+
+
+# %% conv1d_im2col
+# Warp specialization off: with it on, TileLang 0.1.15 builds a kernel that stops with "illegal
+# instruction" in its TMA load on the H200 (seen under compute-sanitizer); without it the copies
+# are cp.async and the kernel is correct.
+@tilelang.jit(pass_configs={tilelang.PassConfigKey.TL_DISABLE_WARP_SPECIALIZED: True})
+def conv1d_im2col(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int = 2, THREADS: int = 128):
+    C_in, L, C_out, K = T.const("C_in, L, C_out, K")
+    X: T.Tensor((C_in, L), T.float16)
+    W: T.Tensor((C_out, C_in, K), T.float16)
+    Y = T.empty((C_out, L), T.float16)
+
+    with T.Kernel(T.ceildiv(L, BLOCK_L), T.ceildiv(C_out, BLOCK_O), threads=THREADS) as (bx, by):
+        # TODO begin: build the im2col tile in shared memory and multiply it with T.gemm
+        P = (K - 1) // 2
+        W2 = T.reshape(W, (C_out, C_in * K))  # W2[o, c * K + k] == W[o, c, k]
+        HALO = (K - 1 + 7) // 8 * 8  # K - 1 rounded up to 16 bytes: whole 16-byte copies per row
+        windows = T.alloc_shared((BLOCK_C, BLOCK_L + HALO), T.float16)
+        w_tile = T.alloc_shared((BLOCK_O, BLOCK_C * K), T.float16)
+        cols = T.alloc_shared((BLOCK_C * K, BLOCK_L), T.float16)
+        acc = T.alloc_fragment((BLOCK_O, BLOCK_L), T.float32)
+        T.clear(acc)
+        for cb in T.Pipelined(T.ceildiv(C_in, BLOCK_C), num_stages=STAGES):
+            T.copy(X[cb * BLOCK_C, bx * BLOCK_L - P], windows)
+            T.copy(W2[by * BLOCK_O, cb * BLOCK_C * K], w_tile)
+            for r, t in T.Parallel(BLOCK_C * K, BLOCK_L):
+                cols[r, t] = windows[r // K, t + r % K]
+            T.gemm(w_tile, cols, acc)
+        T.copy(acc, Y[by * BLOCK_O, bx * BLOCK_L])
+        # TODO end
+
+    return Y
+
+
+# %% cases
+# ---------------------------------------------------------------------------------- cases
+
+_X1 = Tensor("X", ("L",), "float16")
+_W1 = Tensor("W", ("K",), "float16")
+_Y1 = Tensor("Y", ("L",), "float16")
+_X = Tensor("X", ("C_in", "L"), "float16")
+_W = Tensor("W", ("C_out", "C_in", "K"), "float16")
+_Y = Tensor("Y", ("C_out", "L"), "float16")
+
+
+def _conv_flops(s):
+    return 2.0 * s["C_out"] * s["C_in"] * s["K"] * s["L"]
+
+
+def _sizes(c_in, c_out, length, taps):
+    return {"C_in": c_in, "L": length, "C_out": c_out, "K": taps}
+
+
+def puzzle() -> Puzzle:
+    naive = {"BLOCK_L": 256}
+    channels = {"BLOCK_O": 32, "BLOCK_L": 128}
+    im2col = {"BLOCK_O": 64, "BLOCK_L": 64, "BLOCK_C": 16, "STAGES": 2}
+    channel_io = dict(
+        inputs=(_X, _W),
+        outputs=(_Y,),
+        reference=conv1d_channels_reference,
+        baseline=torch_conv1d_channels,
+        flops=_conv_flops,
+        bytes_moved=lambda s: tensor_bytes((_X, _W, _Y), s),
+        tiles={"Y": ("BLOCK_O", "BLOCK_L")},
+    )
+    return Puzzle(
+        id="09",
+        title="Convolution",
+        kernels=(
+            Kernel(
+                function="conv1d_naive",
+                title="One channel: a window with a halo, K taps",
+                inputs=(_X1, _W1),
+                outputs=(_Y1,),
+                reference=conv1d_reference,
+                baseline=torch_conv1d,
+                flops=lambda s: 2.0 * s["L"] * s["K"],
+                bytes_moved=lambda s: tensor_bytes((_X1, _W1, _Y1), s),
+                tiles={"Y": ("BLOCK_L",)},
+                cases=(
+                    Case("tail_1000_k3", {"L": 1000, "K": 3}, naive, seed=9101, simulate=True),
+                    # The window (62 inputs) is wider than the signal: padding on both sides.
+                    Case("short_37_k31", {"L": 37, "K": 31}, {"BLOCK_L": 32}, seed=9102, simulate=True),
+                    Case("odd_4099_k7", {"L": 4099, "K": 7}, naive, seed=9103, simulate=True),
+                    # A long FIR filter: 1001-term sums, which an fp16 accumulator cannot keep.
+                    Case("fir_100000_k1001", {"L": 100000, "K": 1001}, naive, seed=9104),
+                    # The same lesson at a size the CPU simulator runs in about a second (two wide
+                    # blocks: the simulator's cost is per block and tap).
+                    Case("fir_2000_k501", {"L": 2000, "K": 501}, {"BLOCK_L": 1024}, seed=9106, simulate=True),
+                    Case(
+                        "large_2e24_k31",
+                        {"L": 1 << 24, "K": 31},
+                        {"BLOCK_L": 1024, "THREADS": 256},
+                        seed=9105,
+                        bench=True,
+                    ),
+                ),
+            ),
+            Kernel(
+                function="conv1d_channels",
+                title="Many channels on the CUDA cores: one window, BLOCK_O filters",
+                cases=(
+                    Case("small_4to8_256_k3", _sizes(4, 8, 256, 3), channels, seed=9201, simulate=True),
+                    Case(
+                        "odd_3to5_37_k9",
+                        _sizes(3, 5, 37, 9),
+                        {"BLOCK_O": 32, "BLOCK_L": 32},
+                        seed=9202,
+                        simulate=True,
+                    ),
+                    Case("tail_16to40_1000_k5", _sizes(16, 40, 1000, 5), channels, seed=9203),
+                    # 200 channels x 7 taps: 1400-term sums.
+                    Case("deep_200to24_700_k7", _sizes(200, 24, 700, 7), channels, seed=9204),
+                    # BLOCK_O != BLOCK_L, a tail in C_out and L and several tiles of each: swapped
+                    # tile offsets fail on the CPU too
+                    Case(
+                        "rect_3to40_300_k5",
+                        _sizes(3, 40, 300, 5),
+                        {"BLOCK_O": 16, "BLOCK_L": 64},
+                        seed=9206,
+                        simulate=True,
+                    ),
+                    Case(
+                        "large_128_65536_k5",
+                        _sizes(128, 128, 65536, 5),
+                        {"BLOCK_O": 64, "BLOCK_L": 256, "THREADS": 256},
+                        seed=9205,
+                        bench=True,
+                    ),
+                ),
+                **channel_io,
+            ),
+            Kernel(
+                function="conv1d_im2col",
+                concepts=(
+                    uses_tile_op(
+                        "tl.tileop.gemm", "the W2 tile times the im2col tile computed with T.gemm (the Tensor Cores)"
+                    ),
+                ),
+                title="im2col in shared memory and T.gemm on the Tensor Cores",
+                cases=(
+                    Case("small_20to24_300_k3", _sizes(20, 24, 300, 3), im2col, seed=9301, simulate=True),
+                    Case(
+                        "odd_3to5_37_k9",
+                        _sizes(3, 5, 37, 9),
+                        {"BLOCK_O": 64, "BLOCK_L": 32, "BLOCK_C": 16, "STAGES": 2},
+                        seed=9302,
+                        simulate=True,
+                    ),
+                    Case("tail_40to72_1000_k5", _sizes(40, 72, 1000, 5), im2col, seed=9303),
+                    # 300 channels x 7 taps: 2100-term sums.
+                    Case("deep_300to64_999_k7", _sizes(300, 64, 999, 7), im2col, seed=9304, simulate=True),
+                    # BLOCK_O != BLOCK_L, a tail in C_in, C_out and L
+                    Case(
+                        "rect_40to72_150_k5",
+                        _sizes(40, 72, 150, 5),
+                        {"BLOCK_O": 32, "BLOCK_L": 64, "BLOCK_C": 16, "STAGES": 2},
+                        seed=9306,
+                        simulate=True,
+                    ),
+                    # 86 GFLOP: W2 is 256 x 1280, cols 1280 x 131072. 128 x 128 output tiles,
+                    # 32 channels (160 im2col rows) per step: the best of a sweep on the H200.
+                    Case(
+                        "large_256_131072_k5",
+                        _sizes(256, 256, 1 << 17, 5),
+                        {"BLOCK_O": 128, "BLOCK_L": 128, "BLOCK_C": 32, "STAGES": 3, "THREADS": 128},
+                        seed=9305,
+                        bench=True,
+                        # 185.5 KiB on Hopper; 137 on an A100, 92 on RTX 30xx/40xx and L4, 48 on a T4
+                        for_gpus={
+                            "sm_80": {"STAGES": 2},
+                            "sm_86 sm_89": {"BLOCK_C": 16},
+                            "sm_75": {"BLOCK_O": 64, "BLOCK_C": 16, "STAGES": 2},
+                        },
+                    ),
+                ),
+                **channel_io,
+            ),
+        ),
+    )
+
+
+# %% [markdown]
+# ## What you learned
+#
+# - Halos: a tile that reads more input than it writes output, loaded once into shared memory.
+# - Zero padding for free from `T.copy`'s bounds checks (and the negative-index trap).
+# - Reusing one input tile for many outputs.
+# - im2col: a convolution rearranged into a GEMM, built tile by tile in shared memory, so it runs
+#   on the Tensor Cores.
+#
+# **Next:** puzzle 10 builds a GEMM operand in shared memory too, unpacking it from 4-bit weights.
+
+# %% [bench]
+
+# %% [markdown]
+# ## Experiments to try
+#
+# Each cell runs as it stands; change the numbers and run it again, and predict the result first.
+# `bench(kernel, NAME=value, ...)` times your kernel on its bench case with those block parameters in
+# place of the case's (it checks the kernel on that case first; the graded cases keep theirs); without
+# a GPU it prints one line. The cells that compile need nvcc but no GPU.
+#
+# **1. What a stage costs.** The cell traces the reference `conv1d_im2col` at the bench case's sizes and
+# block with one to four stages and counts the shared memory one block asks for, as TileLang allocates
+# it (the count `python -m grader fit` uses; no compile, no GPU):
+
+# %% [notebook]
+# from grader.devices import profile_named
+# from grader.simulate.interp import shared_memory_plan
+# from solutions.p09_conv1d import conv1d_im2col as reference_im2col
+#
+# # The bench case's sizes and block at four depths of pipeline, traced (no compile): the shared memory
+# # one block asks for, counted as TileLang 0.1.15 allocates it (what `python -m grader fit` counts).
+# sizes = {"C_in": 256, "L": 1 << 17, "C_out": 256, "K": 5, "BLOCK_O": 128, "BLOCK_L": 128, "BLOCK_C": 32}
+# limit = profile_named("sm_90").shared_per_block
+# for stages in (1, 2, 3, 4):
+#     shared = shared_memory_plan(reference_im2col.get_tir(**sizes, STAGES=stages)).total
+#     verdict = "fits" if shared <= limit else "does not fit"
+#     print(f"STAGES={stages}: {shared / 1024:6.1f} KiB per block, {verdict} in Hopper's {limit / 1024:.0f} KiB")
+
+# %% [markdown]
+# Each stage holds one tile of windows, BLOCK_C x (BLOCK_L + the halo rounded up to 8) fp16 values,
+# 32 x 136 x 2 bytes = 8.5 KiB, and one W2 tile, BLOCK_O x BLOCK_C·K values, 128 x 160 x 2 bytes =
+# 40 KiB: 48.5 KiB, the step between the rows. The rest, 40 KiB, is the im2col tile, built once per
+# step and not multi-buffered.
+#
+# **2. Stages on the GPU.** The bench case uses STAGES = 3: 0.5709 ms, 150.5 TFLOP/s, 0.45x cuDNN, in
+# the README's bench run (`python -m grader --solutions --bench`).
+
+# %% [notebook]
+# bench("conv1d_im2col", STAGES=2)
+# bench("conv1d_im2col", STAGES=4)
+
+# %% [markdown]
+# With two stages one step's copies overlap one step's math; whether that already hides them is what
+# the first run answers. Four stages ask for 234 KiB, more than a block may have on Hopper: expect the
+# check that runs before the timing to fail on the bench case before the kernel launches, with the
+# amounts (the README's "Which GPU" describes this gate), and nothing to be timed.
+#
+# **3. Channels per step.**
+
+# %% [notebook]
+# bench("conv1d_im2col", BLOCK_C=16)
+
+# %% [markdown]
+# Sixteen channels a step: twice as many steps, each `T.gemm` half as deep (80 rows of the im2col tile
+# instead of 160), and about half the shared memory (rerun the cell of experiment 1 with
+# `BLOCK_C=16` in `sizes` to see how much). Deeper steps keep the Tensor Cores busier per copy; smaller
+# blocks leave room for more of them on an SM. This is the setting of the RTX 30xx/40xx and L4 profile,
+# whose blocks may use 99 KiB.
