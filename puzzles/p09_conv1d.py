@@ -415,3 +415,62 @@ def puzzle() -> Puzzle:
 #   on the Tensor Cores.
 #
 # **Next:** puzzle 10 builds a GEMM operand in shared memory too, unpacking it from 4-bit weights.
+
+# %% [bench]
+
+# %% [markdown]
+# ## Experiments to try
+#
+# Each cell runs as it stands; change the numbers and run it again, and predict the result first.
+# `bench(kernel, NAME=value, ...)` times your kernel on its bench case with those block parameters in
+# place of the case's (it checks the kernel on that case first; the graded cases keep theirs); without
+# a GPU it prints one line. The cells that compile need nvcc but no GPU.
+#
+# **1. What a stage costs.** The cell traces the reference `conv1d_im2col` at the bench case's sizes and
+# block with one to four stages and counts the shared memory one block asks for, as TileLang allocates
+# it (the count `python -m grader fit` uses; no compile, no GPU):
+
+# %% [notebook]
+# from grader.devices import profile_named
+# from grader.simulate.interp import shared_memory_plan
+# from solutions.p09_conv1d import conv1d_im2col as reference_im2col
+#
+# # The bench case's sizes and block at four depths of pipeline, traced (no compile): the shared memory
+# # one block asks for, counted as TileLang 0.1.15 allocates it (what `python -m grader fit` counts).
+# sizes = {"C_in": 256, "L": 1 << 17, "C_out": 256, "K": 5, "BLOCK_O": 128, "BLOCK_L": 128, "BLOCK_C": 32}
+# limit = profile_named("sm_90").shared_per_block
+# for stages in (1, 2, 3, 4):
+#     shared = shared_memory_plan(reference_im2col.get_tir(**sizes, STAGES=stages)).total
+#     verdict = "fits" if shared <= limit else "does not fit"
+#     print(f"STAGES={stages}: {shared / 1024:6.1f} KiB per block, {verdict} in Hopper's {limit / 1024:.0f} KiB")
+
+# %% [markdown]
+# Each stage holds one tile of windows, BLOCK_C x (BLOCK_L + the halo rounded up to 8) fp16 values,
+# 32 x 136 x 2 bytes = 8.5 KiB, and one W2 tile, BLOCK_O x BLOCK_C·K values, 128 x 160 x 2 bytes =
+# 40 KiB: 48.5 KiB, the step between the rows. The rest, 40 KiB, is the im2col tile, built once per
+# step and not multi-buffered.
+#
+# **2. Stages on the GPU.** The bench case uses STAGES = 3: 0.5709 ms, 150.5 TFLOP/s, 0.45x cuDNN, in
+# the README's bench run (`python -m grader --solutions --bench`).
+
+# %% [notebook]
+# bench("conv1d_im2col", STAGES=2)
+# bench("conv1d_im2col", STAGES=4)
+
+# %% [markdown]
+# With two stages one step's copies overlap one step's math; whether that already hides them is what
+# the first run answers. Four stages ask for 234 KiB, more than a block may have on Hopper: expect the
+# check that runs before the timing to fail on the bench case before the kernel launches, with the
+# amounts (the README's "Which GPU" describes this gate), and nothing to be timed.
+#
+# **3. Channels per step.**
+
+# %% [notebook]
+# bench("conv1d_im2col", BLOCK_C=16)
+
+# %% [markdown]
+# Sixteen channels a step: twice as many steps, each `T.gemm` half as deep (80 rows of the im2col tile
+# instead of 160), and about half the shared memory (rerun the cell of experiment 1 with
+# `BLOCK_C=16` in `sizes` to see how much). Deeper steps keep the Tensor Cores busier per copy; smaller
+# blocks leave room for more of them on an SM. This is the setting of the RTX 30xx/40xx and L4 profile,
+# whose blocks may use 99 KiB.
