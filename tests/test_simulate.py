@@ -41,6 +41,38 @@ def test_copy_reads_zero_past_the_edge_and_drops_writes_past_it():
 
 
 @tilelang.jit
+def split_row_sums(A, SPLIT: int, BLOCK: int):
+    """Sums of BLOCK-wide column blocks of A's rows, added in SPLIT pieces into a global workspace with
+    T.atomic_add; a second launch clears the workspace first, a third copies it out."""
+    M, N = T.const("M, N")
+    A: T.Tensor((M, N), T.float32)
+    C = T.empty((M, BLOCK), T.float32)
+    work = T.alloc_global((M, BLOCK), T.float32)
+    with T.Kernel(1, threads=32) as z:
+        zeros = T.alloc_fragment((M, BLOCK), T.float32)
+        T.clear(zeros)
+        T.copy(zeros, work[0, 0])
+    with T.Kernel(SPLIT, threads=32) as bx:
+        tile = T.alloc_fragment((M, BLOCK), T.float32)
+        for k in T.serial(T.ceildiv(T.ceildiv(N, BLOCK), SPLIT)):
+            T.copy(A[0, (bx * T.ceildiv(T.ceildiv(N, BLOCK), SPLIT) + k) * BLOCK], tile)
+            T.atomic_add(work[0, 0], tile)
+    with T.Kernel(1, threads=32) as f:
+        out = T.alloc_fragment((M, BLOCK), T.float32)
+        T.copy(work[0, 0], out)
+        T.copy(out, C[0, 0])
+    return C
+
+
+def test_atomic_add_into_a_global_workspace_over_several_launches():
+    a = torch.randn(4, 22)
+    out = run(split_row_sums, {"A": a, "C": torch.full((4, 4), float("nan"))}, M=4, N=22, SPLIT=3, BLOCK=4)["C"]
+    # 22 columns are 6 blocks of 4 (the last one half past the edge: zeros), 2 per piece
+    padded = torch.cat([a, torch.zeros(4, 2)], dim=1)
+    assert torch.allclose(out, padded.view(4, 6, 4).sum(dim=1), atol=1e-5)
+
+
+@tilelang.jit
 def row_max(A, CLEAR: bool):
     M, N = T.const("M, N")
     A: T.Tensor((M, N), T.float32)

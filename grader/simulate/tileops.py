@@ -49,7 +49,7 @@ def region(sim: Interpreter, node: Any) -> Region:
     return Region(load.buffer.name, data, sim.scopes[load.buffer.data], base, extents, load.buffer)
 
 
-def copy(sim: Interpreter, call: Any) -> None:
+def copy(sim: Interpreter, call: Any, add: bool = False) -> None:
     src, dst = region(sim, call.args[0]), region(sim, call.args[1])
     low = src if LOWER_FIRST.get(src.scope, 2) <= LOWER_FIRST.get(dst.scope, 2) else dst
     shape = [e for e in low.extents if e != 1]
@@ -58,7 +58,18 @@ def copy(sim: Interpreter, call: Any) -> None:
     dst_index, dst_ok = _indices(dst, shape, grid)
     values = torch.zeros(shape, dtype=src.data.dtype)
     values[src_ok] = src.data[tuple(i[src_ok] for i in src_index)]
-    dst.data[tuple(i[dst_ok] for i in dst_index)] = values[dst_ok].to(dst.data.dtype)
+    where = tuple(i[dst_ok] for i in dst_index)
+    if add:  # in the destination's dtype, as the GPU's atomic adds
+        dst.data[where] = dst.data[where] + values[dst_ok].to(dst.data.dtype)
+    else:
+        dst.data[where] = values[dst_ok].to(dst.data.dtype)
+
+
+def atomic_add(sim: Interpreter, call: Any) -> None:
+    """T.atomic_add(dst, src_tile): dst += src, element by element, in dst's dtype; reads past an edge of
+    src give zeros and adds past an edge of dst are dropped, as for T.copy. Blocks run one after another
+    here, so atomicity is free; only the order of the additions differs from the GPU's."""
+    copy(sim, call, add=True)
 
 
 def _indices(side: Region, shape: list[int], grid: tuple) -> tuple[list[torch.Tensor], torch.Tensor]:
@@ -201,4 +212,5 @@ HANDLERS = {
     "tl.tileop.reduce": reduce,
     "tl.tileop.gemm": gemm,
     "tl.tileop.cumsum": cumsum,
+    "tl.tileop.atomicadd": atomic_add,
 }
