@@ -3,13 +3,19 @@
 python -m grader notebooks [...]        # notebooks/ from the puzzle sources (grader.notebooks)
 python -m grader nbgrader-course DIR    # a ready nbgrader course directory (grader.nbgrader_course)
 python -m grader fit [--arch SM]        # every case's shared memory against each GPU's limit (grader.fit)
+python -m grader i18n update | check    # the translation catalogues i18n/LANG/*.po (grader.i18n)
 python -m grader autograde-shard | autograde-shards | autograde-status ASSIGNMENT   # (grader.nbgrader_shards)
 """
 
 import importlib
 import sys
 
-SUBCOMMANDS = {"notebooks": "grader.notebooks", "nbgrader-course": "grader.nbgrader_course", "fit": "grader.fit"}
+SUBCOMMANDS = {
+    "notebooks": "grader.notebooks",
+    "nbgrader-course": "grader.nbgrader_course",
+    "fit": "grader.fit",
+    "i18n": "grader.i18n",
+}
 # Subcommands that live in a module with other entry points: "module:function".
 SUBCOMMANDS.update(
     {

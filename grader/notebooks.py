@@ -332,10 +332,15 @@ def render(notebook: NotebookNode) -> str:
     return nbformat.writes(notebook) + "\n"
 
 
-def expected_notebooks(folder: Path, ids: Sequence[str] = ()) -> dict[str, str]:
-    """File name -> text, for each puzzle module in ``folder`` (or only these ids)."""
+def expected_notebooks(folder: Path, ids: Sequence[str] = (), lang: str = "en") -> dict[str, str]:
+    """File name -> text, for each puzzle module in ``folder`` (or only these ids), in ``lang``
+    (another language than en: the prose from i18n/LANG/pNN.po, see grader/i18n.py)."""
     found = puzzle_files(folder)
     chosen = [i for i in sorted(found) if not ids or i in ids]
+    if lang != "en":
+        from grader.i18n import translated_notebook
+
+        return {f"{found[i].stem}.ipynb": render(translated_notebook(found[i], i, lang)) for i in chosen}
     return {f"{found[i].stem}.ipynb": render(puzzle_notebook(found[i], i)) for i in chosen}
 
 
@@ -365,6 +370,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--solutions", action="store_true", help="build from solutions/ instead of puzzles/")
     p.add_argument("--out", type=Path, metavar="DIR", help="where the notebooks go (default: notebooks/)")
     p.add_argument("--check", action="store_true", help="write nothing; exit 1 naming each stale notebook")
+    p.add_argument(
+        "--lang",
+        default="en",
+        choices=("en", "zh_CN"),
+        help="en (default), or a translation: its notebooks go to notebooks/LANG/ (see grader/i18n.py)",
+    )
     return p
 
 
@@ -375,8 +386,8 @@ def main(argv: Sequence[str]) -> int:
 
     ids = [normalize_id(i) or i for i in args.ids]
     folder = root / ("solutions" if args.solutions else "puzzles")
-    out = args.out if args.out is not None else root / "notebooks"
-    expected = expected_notebooks(folder, ids)
+    out = args.out if args.out is not None else root / "notebooks" / ("" if args.lang == "en" else args.lang)
+    expected = expected_notebooks(folder, ids, args.lang)
     if not expected:
         print(f"grader notebooks: no puzzle sources in {folder}" + (f" for {', '.join(ids)}" if ids else ""))
         return 2
@@ -385,7 +396,8 @@ def main(argv: Sequence[str]) -> int:
         for problem in problems:
             print(problem)
         if problems:
-            print("regenerate them with: python -m grader notebooks" + (" --solutions" if args.solutions else ""))
+            again = (" --solutions" if args.solutions else "") + (f" --lang {args.lang}" if args.lang != "en" else "")
+            print("regenerate them with: python -m grader notebooks" + again)
             return 1
         print(f"{len(expected)} notebook(s) in {out} match their sources")
         return 0
