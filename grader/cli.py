@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from grader.discover import course_root, normalize_id, puzzle_files, puzzle_id_of
+from grader.i18n import hint_lines, tr
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 DEFAULT_MEMORY_LIMIT_GB = 32.0
@@ -212,7 +213,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         chosen = targets(args, course_root())
     except UsageError as error:
-        print(f"grader: {error}", file=sys.stderr)
+        print(tr(f"grader: {error}"), file=sys.stderr)
         return EXIT_USAGE
     if args.watch:
         return watch(args, chosen, list(argv if argv is not None else sys.argv[1:]))
@@ -251,10 +252,10 @@ def print_hint(args: argparse.Namespace) -> int:
     try:
         found = get(args.ids[0], args.hint, 1 if args.level is None else args.level)
     except HintError as error:
-        print(f"grader: {error}", file=sys.stderr)
+        print(tr(f"grader: {error}"), file=sys.stderr)
         return EXIT_USAGE
     more = f"python -m grader {found.puzzle_id} --hint {found.kernel} --level {{level}}"
-    print("\n".join(found.lines(more=more)))
+    print("\n".join(hint_lines(found, more=more)))
     return EXIT_OK
 
 

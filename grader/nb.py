@@ -37,6 +37,7 @@ from typing import Any
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 
 from grader.discover import normalize_id
+from grader.i18n import hint_lines, tr
 
 CHECK_TIMEOUT_S = 120.0
 TIMEOUT_ENV = "TILELANG_COURSE_CHECK_TIMEOUT"  # seconds: the default limit of every check (slow machines)
@@ -79,6 +80,12 @@ class PuzzleMagics(Magics):
 
     @line_magic("puzzle")
     def set_puzzle(self, line: str) -> None:
+        words = line.split()
+        if len(words) == 3 and words[1] == "--lang":  # a translated notebook: %puzzle 08 --lang zh_CN
+            from grader.i18n import ENV, normalize
+
+            os.environ[ENV] = normalize(words[2])  # the checks' grader processes inherit it
+            line = words[0]
         puzzle_id = normalize_id(line)
         if puzzle_id is None:
             print(f"%puzzle wants a puzzle id such as 08, not {line.strip()!r}")
@@ -273,12 +280,12 @@ def _where(text: str, starts: list[tuple[int, str]], module_name: str) -> str:
     def cell_line(match: re.Match) -> str:
         line = int(match.group(1))
         first, name = max((s for s in starts if s[0] <= line), default=(1, "?"))
-        return f"line {line - first + 2} of cell %%puzzle {name}"
+        return tr(f"line {line - first + 2} of cell %%puzzle {name}")
 
     path = r"[^\s()'\"`]*"
     text = re.sub(rf"{path}{re.escape(module_name)}:(\d+)", cell_line, text)
     text = re.sub(r"(?<=fix )line (\d+)\b", cell_line, text)  # the syntax-error advice names a bare line
-    return re.sub(rf"{path}{re.escape(module_name)}", "this notebook", text)
+    return re.sub(rf"{path}{re.escape(module_name)}", tr("this notebook"), text)
 
 
 ELEMENT_LINE = re.compile(r"^\w+\[[^\]]*\] = ")
@@ -296,15 +303,16 @@ def _case_lines(result: dict[str, Any], previous: dict[str, Any] | None, kernel:
     same = previous is not None and all(previous.get(k) == result.get(k) for k in ("status", "message", "details"))
     if same and status not in GOOD and status != "not_run":
         message = "the same as above"
-    lines = [f"  {label:5} {result.get('case', ''):22} {message}".rstrip()]
+    message = tr(message)  # the grader's language (grader.i18n); the JSON keeps the English
+    lines = [f"  {label:5} {tr(str(result.get('case', ''))):22} {message}".rstrip()]
     if status in GOOD or status == "not_run" or same:
         return lines
     details = [str(d) for d in result.get("details") or []]
     elements = [d for d in details if ELEMENT_LINE.match(d)]
     shown = [d for d in details if not ELEMENT_LINE.match(d) or d in elements[:MAX_ELEMENTS]]
-    lines += [f"        {d}" for d in shown]
+    lines += [f"        {tr(d)}" for d in shown]
     if result.get("hint"):
-        lines.append(f"        hint: {result['hint']}")
+        lines.append("        " + tr(f"hint: {result['hint']}"))
     return lines
 
 
@@ -395,9 +403,9 @@ def hint(kernel: str, level: int = 1, *, puzzle: str = "") -> None:
         puzzle_id = puzzle or _magics().puzzle_id
         found = hints.get(puzzle_id, kernel, level)
     except (hints.HintError, CheckFailed) as error:
-        print(f"{RED}{error}{PLAIN}")
+        print(f"{RED}{tr(str(error))}{PLAIN}")
         return
-    print("\n".join(found.lines(more=f'hint("{kernel}", level={{level}})')))
+    print("\n".join(hint_lines(found, more=f'hint("{kernel}", level={{level}})')))
 
 
 GREEN, RED, PLAIN = "\x1b[32m", "\x1b[31m", "\x1b[0m"  # JupyterLab and terminals colour stream output
@@ -414,13 +422,15 @@ def _print_verdict(result: CheckResult) -> None:
 
 def _check(kernel: str, timeout: float, device: str) -> CheckResult:
     if os.environ.get(JUDGE_AFTER_ENV):
-        summary = f"{kernel}: graded by the course's judge after the notebook has run (its verdict replaces this)"
+        summary = tr(f"{kernel}: graded by the course's judge after the notebook has run (its verdict replaces this)")
         print(summary)
         return CheckResult(kernel, True, summary, [summary])
     magics = _magics()
     module, starts = magics.module_text(keep=kernel)
     if not defines_kernel(module, kernel):
-        summary = f"{kernel}: no cell defines it yet: run the cell that starts with %%puzzle {kernel}, then this one"
+        summary = tr(
+            f"{kernel}: no cell defines it yet: run the cell that starts with %%puzzle {kernel}, then this one"
+        )
         result = CheckResult(kernel, False, summary, [summary])
         _print_verdict(result)
         return result
@@ -441,14 +451,14 @@ def verdict(kernel: str, run: GraderRun, starts: list[tuple[int, str]], puzzle_i
     check() and by the nbgrader judge (grader.nbgrader_judge), so both say the same."""
     module_name = f"p{puzzle_id}_notebook.py"
     if run.returncode is None:
-        summary = (
+        summary = tr(
             f"{kernel}: HANG: no verdict within {timeout:g} s: the kernel never finished "
             f"(or compiling took longer: check({kernel!r}, timeout=...))"
         )
         return CheckResult(kernel, False, summary, [summary], None, run.seconds)
     if run.document is None:
         tail = [_where(line, starts, module_name) for line in run.output.strip().splitlines()[-5:]]
-        summary = f"{kernel}: the grader stopped without a verdict (exit code {run.returncode})"
+        summary = tr(f"{kernel}: the grader stopped without a verdict (exit code {run.returncode})")
         return CheckResult(kernel, False, summary, [summary, *tail], None, run.seconds)
     result = CheckResult(kernel, False, "", [], run.document, run.seconds)
     cases = result.cases()
@@ -463,6 +473,8 @@ def verdict(kernel: str, run: GraderRun, starts: list[tuple[int, str]], puzzle_i
         lines += [_where(line, starts, module_name) for line in _case_lines(case, previous, kernel)]
         previous = case
     result.passed, result.summary = _summary(kernel, cases)
+    result.summary = tr(result.summary)
+    lines[0] = tr(lines[0])
     result.lines = lines + [result.summary]
     return result
 
@@ -510,7 +522,7 @@ def bench(*kernels: str, timeout: float = BENCH_TIMEOUT_S, device: str = "auto",
     cases keep theirs."""
     with _quiet():
         if device not in ("auto", "cuda") or not _gpu_available():
-            print("Benchmarks need a CUDA GPU: here the checks above compiled and simulated the kernels instead.")
+            print(tr("Benchmarks need a CUDA GPU: here the checks above compiled and simulated the kernels instead."))
             return BenchResult()
         magics = _magics()
         module, _ = magics.module_text()

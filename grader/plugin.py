@@ -23,6 +23,7 @@ import pytest
 
 from grader import outcome, report
 from grader.discover import course_root
+from grader.i18n import tr
 from grader.outcome import CaseResult
 from grader.supervisor import PuzzleRun
 
@@ -206,7 +207,7 @@ def pytest_collectreport(report: pytest.CollectReport) -> None:
     """A puzzle that cannot be loaded at all says why in one line (pytest's --tb=no hides it)."""
     if report.failed and "CollectError" in str(report.longrepr):
         message = str(report.longrepr).strip().splitlines()[-1].removeprefix("E").strip()
-        print(f"grader: {message.removeprefix('grader.plugin.CollectError: ')}", file=sys.stderr)
+        print(tr(f"grader: {message.removeprefix('grader.plugin.CollectError: ')}"), file=sys.stderr)
 
 
 class CaseFailed(Exception):
@@ -289,7 +290,7 @@ def _print_case(item: CaseItem) -> None:
         state.announced.add(puzzle_key)
         title = (run.description or {}).get("title", "")
         writer.write_line("")
-        writer.write_line(f"puzzle {result.puzzle} · {title} — {_shown(item.path)} — {run.device}", bold=True)
+        writer.write_line(tr(f"puzzle {result.puzzle} · {title} — {_shown(item.path)} — {run.device}"), bold=True)
     kernel_key = (str(item.path), result.kernel)
     if kernel_key not in state.announced:
         state.announced.add(kernel_key)
@@ -316,20 +317,24 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if lines:
         terminalreporter.write_sep("-", "bench")
         for line in lines:
-            terminalreporter.write_line(line)
+            terminalreporter.write_line(tr(line))
     built = sum(r.status == outcome.COMPILED for r in state.results)
     simulated = sum(r.message.startswith("simulated on CPU") for r in state.results)
     arch = next((run.arch for run in state.runs.values() if run.arch), "sm_90a")
     if built or simulated:
         terminalreporter.write_line(
-            f"No CUDA GPU graded these: every case was compiled for {arch} (so TileLang accepts it); {simulated} "
-            f"small case(s) were simulated on the CPU and {built} were only compiled. A CUDA GPU checks them all."
+            tr(
+                f"No CUDA GPU graded these: every case was compiled for {arch} (so TileLang accepts it); {simulated} "
+                f"small case(s) were simulated on the CPU and {built} were only compiled. A CUDA GPU checks them all."
+            )
         )
     unfit = [r for r in state.results if r.status == outcome.NOT_APPLICABLE]
     if unfit:
         terminalreporter.write_line(
-            f"{len(unfit)} case(s) cannot run on {arch} at any block sizes the course has: they count as not "
-            "applicable, neither passed nor failed."
+            tr(
+                f"{len(unfit)} case(s) cannot run on {arch} at any block sizes the course has: they count as not "
+                "applicable, neither passed nor failed."
+            )
         )
 
 

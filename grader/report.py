@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from grader import outcome
+from grader.i18n import tr
 from grader.outcome import CaseResult
 
 LABELS = {
@@ -30,19 +31,20 @@ def sizes_text(sizes: dict[str, int]) -> str:
 
 
 def case_lines(result: CaseResult, verbose: bool = False) -> list[str]:
-    """The lines one case prints: a verdict line, then details for anything but a pass."""
+    """The lines one case prints: a verdict line, then details for anything but a pass (in the grader's
+    language: grader.i18n.tr; the labels stay as they are)."""
     label = LABELS.get(result.status, result.status)
-    head = f"  {label:5} {result.case:22} {sizes_text(result.sizes):26} {result.message}"
+    head = f"  {label:5} {result.case:22} {sizes_text(result.sizes):26} {tr(result.message)}"
     lines = [head.rstrip()]
     if result.status in (outcome.PASSED, outcome.COMPILED, outcome.NOT_APPLICABLE):
         return lines
-    lines += [f"        {detail}" for detail in result.details]
+    lines += [f"        {tr(detail)}" for detail in result.details]
     if result.hint:
-        lines.append(f"        hint: {result.hint}")
+        lines.append("        " + tr(f"hint: {result.hint}"))
     if result.saved:
-        lines.append(f"        saved: {result.saved}")
+        lines.append("        " + tr(f"saved: {result.saved}"))
     if result.replay:
-        lines.append(f"        replay: {result.replay}")
+        lines.append("        " + tr(f"replay: {result.replay}"))
     if verbose and result.trace:
         lines += ["        " + line for line in result.trace.rstrip().splitlines()]
     return lines
