@@ -35,6 +35,7 @@ from nbformat import NotebookNode
 from grader.discover import course_root, normalize_id, puzzle_files
 from grader.hidden import ENV as HIDDEN_ENV
 from grader.hidden import read_entries
+from grader.i18n import ENV as I18N_ENV
 from grader.nb import JUDGE_AFTER_ENV
 from grader.sync import REGION
 
@@ -64,6 +65,7 @@ class Course:
     exchange: Path  # absolute
     course_id: str
     db_url: str | None = None  # a gradebook server's SQLAlchemy URL; None: SQLite in DIR/gradebook.db
+    lang: str = "en"  # the notebooks' and the judge's language (grader/i18n.py); grade ids are the same in all
 
 
 # ------------------------------------------------------------------------- solution regions
@@ -164,11 +166,15 @@ def mark_cells(
     return notebook
 
 
-def source_notebook(solution: Path, stub: Path, puzzle_id: str, timeout: int = CHECK_TIMEOUT_S) -> NotebookNode:
-    """The instructor's notebook of one puzzle: the solutions inside nbgrader's solution markers."""
+def source_notebook(
+    solution: Path, stub: Path, puzzle_id: str, timeout: int = CHECK_TIMEOUT_S, lang: str = "en"
+) -> NotebookNode:
+    """The instructor's notebook of one puzzle: the solutions inside nbgrader's solution markers.
+    ``lang`` other than en: the translated notebook (grader.i18n), the same cells and grade ids."""
+    from grader.i18n import translated_notebook
     from grader.notebooks import puzzle_notebook
 
-    notebook = puzzle_notebook(solution, puzzle_id)
+    notebook = puzzle_notebook(solution, puzzle_id) if lang == "en" else translated_notebook(solution, puzzle_id, lang)
     for cell in notebook.cells:  # nbgrader cuts at these words wherever they stand
         if any(word in cell.source for word in ("BEGIN SOLUTION", "END SOLUTION")):
             raise ValueError(f"{solution.name}: a cell already holds nbgrader's solution delimiters")
@@ -197,7 +203,7 @@ c = get_config()  # noqa: F821 (nbgrader provides it)
 ROOT = Path({str(course.root)!r})
 c.CourseDirectory.root = str(ROOT)
 c.CourseDirectory.course_id = {course.course_id!r}
-{db_lines(course)}
+{lang_lines(course)}{db_lines(course)}
 
 # The exchange: where `nbgrader release_assignment` puts assignments and `collect` finds submissions.
 # On a shared JupyterHub point this at a folder every user can write, e.g. /srv/nbgrader/exchange.
@@ -245,6 +251,16 @@ HIDDEN_CASES = Path(os.environ.pop({HIDDEN_ENV!r}, "") or {str(hidden)!r})
 if HIDDEN_CASES.is_file():
     c.JudgeChecks.hidden_cases = str(HIDDEN_CASES)
 '''
+
+
+def lang_lines(course: Course) -> str:
+    """The language the judge's verdicts and the notebooks' checks speak (English: nothing to set)."""
+    if course.lang == "en":
+        return ""
+    return (
+        "# The checks and the judge speak this language (grader/i18n.py); an instructor's own setting wins.\n"
+        f"os.environ.setdefault({I18N_ENV!r}, {course.lang!r})\n"
+    )
 
 
 def db_lines(course: Course) -> str:
@@ -320,7 +336,7 @@ def write_course(course: Course) -> list[Path]:
     (slurm / SBATCH).write_text(sbatch_text(course))
     (slurm / SBATCH).chmod(0o755)
     for puzzle_id in course.puzzle_ids:
-        notebook = source_notebook(solutions[puzzle_id], stubs[puzzle_id], puzzle_id, course.timeout)
+        notebook = source_notebook(solutions[puzzle_id], stubs[puzzle_id], puzzle_id, course.timeout, course.lang)
         path = folder / f"{solutions[puzzle_id].stem}.ipynb"
         path.write_text(nbformat.writes(notebook) + "\n")
         written.append(path)
@@ -352,6 +368,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--exchange", type=Path, metavar="DIR", help="the nbgrader exchange (default: DIR/exchange)")
     p.add_argument("--course-id", default="tilelang-course", metavar="ID", help="nbgrader's course id")
     p.add_argument(
+        "--lang",
+        default="en",
+        choices=("en", "zh_CN"),
+        help="the notebooks' language: en (default) or zh_CN (prose from i18n/zh_CN/, the same grade ids)",
+    )
+    p.add_argument(
         "--db",
         metavar="URL",
         help="the gradebook's SQLAlchemy URL, e.g. postgresql://grader@dbhost/tilelang (default: SQLite in "
@@ -377,15 +399,23 @@ def check_hidden_cases(path: Path, solutions: dict[str, Path]) -> None:
             raise UsageError(f"{path}, case {number}: puzzle {puzzle_id} has no kernel {entry['kernel']!r}")
 
 
-def check_db_url(url: str) -> None:
-    """A URL SQLAlchemy can parse, of a dialect it has (its driver may live only on the grading machine)."""
+def check_db_url(url: str) -> str | None:
+    """A URL SQLAlchemy can parse, of a dialect it has; a note when its driver is not installed here
+    (it may be on the grading machines only)."""
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
     try:
-        make_url(url).get_dialect()
+        dialect = make_url(url).get_dialect()
     except (ArgumentError, NoSuchModuleError, ValueError) as error:
         raise UsageError(f"--db {url!r} is not a database URL SQLAlchemy knows: {error}") from None
+    try:
+        dialect.import_dbapi()
+    except ImportError as error:
+        return (
+            f"note: the database driver {dialect.driver} is not installed here ({error}); the grading machines need it"
+        )
+    return None
 
 
 def course_from_args(args: argparse.Namespace) -> Course:
@@ -415,6 +445,7 @@ def course_from_args(args: argparse.Namespace) -> Course:
         exchange=(args.exchange or root / "exchange").resolve(),
         course_id=args.course_id,
         db_url=args.db,
+        lang=args.lang,
     )
 
 
@@ -434,5 +465,8 @@ def main(argv: Sequence[str]) -> int:
     if course.hidden_cases is not None and not course.hidden_cases.is_file():
         print(f"note: {course.hidden_cases} is not on this machine; the config uses it where it exists at grading")
     print(f"wrote {course.root / 'slurm' / SBATCH}: sbatch --array=0-N%K slurm/{SBATCH} {course.assignment}")
+    note = check_db_url(course.db_url) if course.db_url else None
+    if note:
+        print(note)
     print(f"next: cd {course.root} && nbgrader generate_assignment {course.assignment}")
     return 0
