@@ -364,3 +364,73 @@ def puzzle() -> Puzzle:
 # That is the course: from a copy to a fused, pipelined, quantized matrix product. Every kernel of
 # the last puzzles is the same few ideas (tiles in the right memory, fp32 accumulation, masks for the
 # edges, copies overlapped with math) combined.
+
+# %% [bench]
+
+# %% [markdown]
+# ## Experiments to try
+#
+# Each cell runs as it stands; change the numbers and run it again, and predict the result first.
+# `bench(kernel, NAME=value, ...)` times your kernel on its bench case with those block parameters in
+# place of the case's (it checks the kernel on that case first; the graded cases keep theirs); without
+# a GPU it prints one line. The cells that compile need nvcc but no GPU.
+#
+# **1. What a stage costs.** The cell traces the reference `dequant_matmul` at the decode case's sizes
+# and block with one to eight stages and counts the shared memory one block asks for, as TileLang
+# allocates it (the count `python -m grader fit` uses; no compile, no GPU):
+
+# %% [notebook]
+# from grader.devices import profile_named
+# from grader.simulate.interp import shared_memory_plan
+# from solutions.p10_dequant_matmul import dequant_matmul as reference_dequant_matmul
+#
+# # The decode case's sizes and block at four depths of pipeline, traced (no compile): the shared memory
+# # one block asks for, counted as TileLang 0.1.15 allocates it (what `python -m grader fit` counts).
+# sizes = {"M": 16, "N": 8192, "K": 8192, "KH": 4096, "NG": 64, "BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_K": 128}
+# limit = profile_named("sm_90").shared_per_block
+# for stages in (1, 2, 4, 8):
+#     shared = shared_memory_plan(reference_dequant_matmul.get_tir(**sizes, STAGES=stages)).total
+#     print(f"STAGES={stages}: {shared / 1024:5.1f} KiB per block (Hopper allows {limit / 1024:.0f})")
+
+# %% [markdown]
+# Each stage holds one A tile (16 x 128 fp16, 4 KiB) and one tile of packed weights (64 x 64 bytes,
+# 4 KiB): 8 KiB, the step between the rows. The unpacked W tile (64 x 128 fp16, 16 KiB) and the
+# block's scales (64 rows x 64 groups of fp16, 8 KiB) are there once. At decode sizes stages are cheap.
+#
+# **2. A deeper pipeline.** The decode case uses STAGES = 4: 0.0521 ms, 674 GB/s, in the README's bench
+# run (`python -m grader --solutions --bench`), far below the 4052 GB/s of puzzle 01's copy in the same
+# run, so it is not the bytes themselves that limit it.
+
+# %% [notebook]
+# bench("dequant_matmul", STAGES=2)
+# bench("dequant_matmul", STAGES=8)
+
+# %% [markdown]
+# A decode step streams the weights once, so what matters is how many of their bytes are on the way at
+# any moment. More stages put more tiles of packed weights in flight per block, 8 KiB each (the cell
+# above). Expect two stages to be slower and eight to help, if loads in flight are what holds the
+# kernel back; if eight does not help, the unpacking between the loads and `T.gemm` is the next
+# suspect.
+#
+# **3. More blocks.** The case's comment says it: BLOCK_N = 64 gives 128 blocks for the 132 SMs.
+
+# %% [notebook]
+# bench("dequant_matmul", BLOCK_N=32)
+
+# %% [markdown]
+# At 32 rows of W per block there are 256 blocks: every SM gets work, enough for two on most, so twice the
+# loads can be in flight on an SM, each block unpacking half as many weights. The A tile is read by
+# twice as many blocks, but it is 16 x 8192 fp16, 256 KiB, next to 32 MiB of packed weights.
+#
+# **4. Unpacking alone.** `dequantize_int4`'s bench case (BLOCK_N = 64, BLOCK_K = 128) takes 0.0467 ms,
+# 3616 GB/s in the same run: it reads 32 MiB and writes 128 MiB, close to a copy's speed.
+
+# %% [notebook]
+# bench("dequantize_int4", BLOCK_N=128)
+# bench("dequantize_int4", BLOCK_K=64)
+
+# %% [markdown]
+# Both keep each tile inside one group of 128 columns (G must be a multiple of BLOCK_K: one scale per
+# row and tile). A memory-bound kernel near copy speed has little left to gain: expect both within a few
+# percent of the bench case. BLOCK_K = 256 would break the precondition: one scale for two groups, and
+# the check that runs before the timing would fail.
