@@ -25,6 +25,7 @@ for part in $parts; do case $part in
       '{"BLOCK_C": 16, "STAGES": 3}' '{"BLOCK_C": 16, "STAGES": 4}' '{"BLOCK_L": 256, "BLOCK_C": 16, "STAGES": 2, "THREADS": 256}' \
       '{"BLOCK_O": 256, "BLOCK_C": 16, "STAGES": 3, "THREADS": 256}' ;
     step conv_im2col 100 python scripts/sweep.py 09 conv1d_im2col large_256_131072_k5 '{}' ;;
+  wsfault) step ws_fault 200 python scripts/p09/ws_fault.py ;;
 esac; done
 grep -h "best:\|floor\|^kernel\|x *$" "$OUT"/*.txt | head -0
 cat "$OUT/summary.txt"
