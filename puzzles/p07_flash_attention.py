@@ -331,6 +331,15 @@ def puzzle() -> Puzzle:
 # steps ahead, which helps only if two were not already enough to hide them, and costs another 32 KiB
 # per block, which can leave room for fewer blocks on an SM.
 #
+# Measured on the H200 (`bash scripts/h200_sweeps.sh flash`, which times as `--bench` does, 2026-12-01):
+# STAGES = 1 0.1685 ms (0.92x torch), STAGES = 2 0.1709 ms (0.91x), and 64 keys a step 0.2065 ms
+# (0.76x). Writing the exponent as one fused multiply-add, `exp2(S * scale - max * scale)`
+# (`scripts/p07/flash_ffma.py`), made it slower, 0.1798 ms: the multiply is not what limits it. Within
+# each step the softmax (the row max, 128 x 128 exponentials, the row sum, the rescaling) runs on the
+# CUDA cores between the two Tensor Core products, and nothing in this kernel overlaps it with them.
+# FlashAttention-3 closes that gap on Hopper by letting two warpgroups take turns, one's softmax
+# running while the other's products do; that scheduling is the step past this puzzle.
+#
 # **3. Fewer keys a step.**
 
 # %% [notebook]
