@@ -1,0 +1,297 @@
+"""The Chinese edition (grader/i18n.py): catalogues in sync with the English sources, translations
+that keep the English's code, math and numbers, generated notebooks that match, the grader's
+sentences in Chinese under zh_CN and unchanged in English, and the zh_CN notebooks running top to
+bottom for the puzzles whose catalogues are complete (i18n/zh_CN/complete.txt)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from grader import i18n
+from grader.discover import puzzle_files
+from grader.i18n import BANNER, Entry, mismatches, read_po, tr, updated, write_po
+from grader.nb import RED
+from grader.notebooks import expected_notebooks, main, stale_notebooks
+from tests.conftest import ROOT
+
+LANG = "zh_CN"
+PUZZLES = sorted(puzzle_files(ROOT / "puzzles"))
+COMPLETE = i18n.complete_list(LANG, ROOT)
+AGAIN = "run: python -m grader i18n update && python -m grader notebooks --lang zh_CN"
+
+
+@pytest.fixture
+def english(monkeypatch):
+    monkeypatch.setenv(i18n.ENV, "en")
+
+
+@pytest.fixture
+def chinese(monkeypatch):
+    monkeypatch.setenv(i18n.ENV, LANG)
+
+
+# ------------------------------------------------------------------------------ the .po format
+
+
+def test_po_files_read_back_what_was_written(tmp_path: Path):
+    entries = [
+        Entry("p01-spec", "one line", "一行"),
+        Entry(
+            "p01-spec", 'two\nlines with "quotes" and a \\ backslash', "两行\n译文", fuzzy=True, previous="old\ntext"
+        ),
+        Entry("hint:copy:1", "untranslated"),
+    ]
+    path = tmp_path / "x.po"
+    assert write_po(path, entries, LANG, "a comment")
+    assert not write_po(path, entries, LANG, "a comment")  # unchanged: not rewritten
+    back = read_po(path)
+    assert [(e.msgctxt, e.msgid, e.msgstr, e.fuzzy, e.previous) for e in back] == [
+        (e.msgctxt, e.msgid, e.msgstr, e.fuzzy, e.previous) for e in entries
+    ]
+    assert "#, fuzzy" in path.read_text() and '#| msgid ""' in path.read_text()
+
+
+def test_an_edited_paragraph_keeps_its_old_translation_as_fuzzy():
+    old = [Entry("p01-spec", "The copy moves bytes.", "拷贝只是搬运字节。"), Entry("p01-spec", "Gone.", "没了。")]
+    fresh = [Entry("p01-spec", "The copy moves bytes, nothing else."), Entry("p01-intro-md1", "Gone.")]
+    out = updated(fresh, old)
+    assert (out[0].msgstr, out[0].fuzzy, out[0].previous) == ("拷贝只是搬运字节。", True, "The copy moves bytes.")
+    assert (out[1].msgstr, out[1].fuzzy) == ("没了。", False)  # the same English moved to another cell
+    assert [e.done for e in updated(fresh, [])] == [False, False]
+
+
+def test_paragraphs_keep_fenced_code_whole_and_skip_what_has_no_prose():
+    text = "# Title\n\nSome prose.\n\n```python\nx = 1\n\ny = 2\n```\n\n    indented code\n\n$$a + b$$"
+    parts = i18n.paragraphs(text)
+    assert parts == ["# Title", "Some prose.", "```python\nx = 1\n\ny = 2\n```", "    indented code", "$$a + b$$"]
+    assert [i18n.translatable(p) for p in parts] == [True, True, False, False, False]
+
+
+def test_a_translation_must_keep_code_math_links_and_numbers():
+    english = "Use `T.copy` on $N$ elements, 128 at a time ([docs](https://x.org/a))."
+    assert mismatches(english, "对 $N$ 个元素使用 `T.copy`，每次 128 个（[文档](https://x.org/a)）。") == []
+    assert mismatches(english, "对 $N$ 个元素使用 `T.copy`，每次 64 个（[文档](https://x.org/a)）。")
+    assert mismatches(english, "对 $M$ 个元素使用 `T.copy`，每次 128 个（[文档](https://x.org/a)）。")
+    assert mismatches(english, "对 $N$ 个元素使用 T.copy，每次 128 个（[文档](https://x.org/a)）。")
+    assert mismatches(english, "对 $N$ 个元素使用 `T.copy`，每次 128 个（[文档](https://x.org/b)）。")
+
+
+# ------------------------------------------------------------------------------ the catalogues
+
+
+@pytest.mark.parametrize("puzzle_id", PUZZLES)
+def test_catalogue_is_in_sync_with_the_english(puzzle_id: str):
+    """Every paragraph and hint tier of the sources has its entry, and an entry whose English changed
+    is marked fuzzy: what `i18n update` would write is what is checked in."""
+    path = i18n.puzzle_catalogue_path(puzzle_id, LANG, ROOT)
+    have = read_po(path)
+    source = puzzle_files(ROOT / "puzzles")[puzzle_id]
+    want = updated(i18n.puzzle_entries(source, puzzle_id), have)
+    key = lambda e: (e.msgctxt, e.msgid, e.msgstr, e.fuzzy)  # noqa: E731
+    assert [key(e) for e in have] == [key(e) for e in want], f"{path.name} is stale: {AGAIN}"
+
+
+@pytest.mark.parametrize("puzzle_id", PUZZLES)
+def test_no_translation_changes_the_code_math_or_numbers(puzzle_id: str):
+    path = i18n.puzzle_catalogue_path(puzzle_id, LANG, ROOT)
+    problems = [
+        f"[{e.msgctxt}] {e.msgid[:50]!r}: {m}" for e in read_po(path) if e.done for m in mismatches(e.msgid, e.msgstr)
+    ]
+    assert problems == []
+
+
+@pytest.mark.parametrize("puzzle_id", COMPLETE)
+def test_the_catalogues_listed_complete_are_complete(puzzle_id: str):
+    assert i18n.pending(puzzle_id, LANG, ROOT) == []
+
+
+def test_the_complete_list_names_every_complete_catalogue_and_only_puzzles():
+    assert set(COMPLETE) <= set(PUZZLES), f"complete.txt names unknown puzzles: {set(COMPLETE) - set(PUZZLES)}"
+    unlisted = [p for p in PUZZLES if p not in COMPLETE and not i18n.pending(p, LANG, ROOT)]
+    assert unlisted == [], f"complete catalogues not listed in i18n/{LANG}/complete.txt: {unlisted}"
+
+
+def test_the_graders_catalogue_is_complete_and_still_matches_what_the_grader_says():
+    assert i18n.grader_catalogue_problems(LANG, ROOT) == []
+
+
+def test_the_zh_cn_notebooks_match_their_sources():
+    expected = expected_notebooks(ROOT / "puzzles", (), LANG)
+    assert stale_notebooks(expected, ROOT / "notebooks" / LANG) == [], AGAIN
+
+
+@pytest.mark.parametrize("puzzle_id", PUZZLES)
+def test_zh_cn_notebooks_have_the_english_cells_ids_and_code(puzzle_id: str):
+    name = f"{puzzle_files(ROOT / 'puzzles')[puzzle_id].stem}.ipynb"
+    english = json.loads(expected_notebooks(ROOT / "puzzles", (puzzle_id,))[name])
+    chinese = json.loads(expected_notebooks(ROOT / "puzzles", (puzzle_id,), LANG)[name])
+    assert [c["id"] for c in chinese["cells"]] == [c["id"] for c in english["cells"]]
+    for a, b in zip(english["cells"], chinese["cells"]):
+        assert a["cell_type"] == b["cell_type"] and a["metadata"] == b["metadata"]
+        if a["metadata"]["tilelang_course"]["role"] == "setup":
+            code = lambda cell: [x for x in "".join(cell["source"]).splitlines() if not x.startswith("# ")]  # noqa: E731
+            assert code(b) == [x + (" --lang zh_CN" if x.startswith("%puzzle") else "") for x in code(a)]
+        elif a["cell_type"] == "code":
+            assert a["source"] == b["source"]
+
+
+def test_an_untranslated_or_fuzzy_paragraph_shows_the_english_under_the_banner():
+    entries = {
+        ("c", "First."): Entry("c", "First.", "第一段。"),
+        ("c", "Second."): Entry("c", "Second.", "旧", fuzzy=True),
+    }
+    out = i18n.translate_markdown("First.\n\nSecond.\n\nThird.\n\n```\ncode\n```", "c", entries)
+    assert out == f"第一段。\n\n{BANNER}\n\nSecond.\n\nThird.\n\n```\ncode\n```"
+
+
+def test_nbgrader_course_in_chinese_has_the_english_grade_ids():
+    from grader.nbgrader_course import source_notebook
+
+    stubs, solutions = puzzle_files(ROOT / "puzzles"), puzzle_files(ROOT / "solutions")
+    for puzzle_id in ("01", "05"):
+        ids = [
+            [c.metadata.get("nbgrader", {}).get("grade_id") for c in notebook.cells]
+            for notebook in (
+                source_notebook(solutions[puzzle_id], stubs[puzzle_id], puzzle_id),
+                source_notebook(solutions[puzzle_id], stubs[puzzle_id], puzzle_id, lang=LANG),
+            )
+        ]
+        assert ids[0] == ids[1] and any(ids[0])
+
+
+# ------------------------------------------------------------------------------ the grader's sentences
+
+
+def test_the_language_comes_from_the_variable_then_the_locale(monkeypatch):
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG", i18n.ENV):
+        monkeypatch.delenv(name, raising=False)
+    assert i18n.current() == "en"
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    assert i18n.current() == LANG
+    monkeypatch.setenv(i18n.ENV, "en")
+    assert i18n.current() == "en"
+    monkeypatch.setenv(i18n.ENV, "zh-CN")
+    assert i18n.current() == LANG
+
+
+def _failed_case():
+    from grader import outcome
+    from grader.outcome import CaseResult
+
+    return CaseResult(
+        puzzle="01",
+        kernel="copy_threads",
+        case="tail_1000",
+        status=outcome.FAILED,
+        sizes={"N": 1000},
+        message="simulated on CPU: 232 of 1000 output elements wrong",
+        details=[
+            "232 of 1000 elements of B are wrong",
+            "B[768] = nan, expected 0.5",
+            "wrong tiles: 1 of 4 (3); tile = 256",
+            "tile map (x wrong, . right): ...x",
+        ],
+        hint="The partial tiles at the edge were never written: launch enough blocks to cover the output, "
+        "T.ceildiv(size, BLOCK) rather than size // BLOCK.",
+    )
+
+
+def test_english_case_lines_are_unchanged(english):
+    from grader import report
+
+    lines = report.case_lines(_failed_case())
+    assert lines[0].endswith("simulated on CPU: 232 of 1000 output elements wrong")
+    assert lines[-1] == "        hint: " + _failed_case().hint
+    assert tr("anything at all") == "anything at all"
+
+
+def test_case_lines_in_chinese(chinese):
+    from grader import report
+
+    lines = report.case_lines(_failed_case())
+    assert lines[0].endswith("CPU 模拟：1000 个输出元素中有 232 个错误")
+    assert lines[1:5] == [
+        "        B 的 1000 个元素中有 232 个错误",
+        "        B[768] = nan，应为 0.5",
+        "        出错的分块：4 个中有 1 个（3）；分块 = 256",
+        "        分块图（x 错，. 对）：...x",
+    ]
+    assert (
+        lines[5].startswith("        提示：边缘那些不完整的分块从来没有被写过") and "T.ceildiv(size, BLOCK)" in lines[5]
+    )
+
+
+def test_the_notebook_summary_in_chinese(chinese):
+    from grader.nb import _summary
+
+    assert tr(_summary("add", [{"status": "not_implemented"}] * 3)[1]) == (
+        "add：尚未实现（填好它的 TODO，运行它所在的单元格，再运行这一格）"
+    )
+    assert tr(_summary("add", [{"status": "passed"}] * 3)[1]) == "add：全部 3 个用例通过"
+
+
+def test_unknown_text_stays_english_under_chinese(chinese):
+    assert tr("TileLang said something nobody translated") == "TileLang said something nobody translated"
+
+
+def test_hints_in_chinese_use_the_catalogue_or_fall_back_to_english(chinese):
+    from grader import hints
+
+    found = hints.get("01", "copy_serial", 1)
+    lines = i18n.hint_lines(found, more='hint("copy_serial", level={level})')
+    assert lines[0] == "copy_serial 的提示 1/3（谜题 01）："
+    assert lines[-1] == '更多：hint("copy_serial", level=2)'
+    translated = i18n.hint_text("01", "copy_serial", 1, found.text, LANG) != found.text
+    assert (found.text.split()[0] in " ".join(lines[1:-1])) != translated
+
+
+# ------------------------------------------------------------------------------ running them
+
+if COMPLETE:
+    from tests.test_notebooks import execute, outputs, role
+
+
+@pytest.fixture(scope="module")
+def executed_zh(tmp_path_factory: pytest.TempPathFactory):
+    """(puzzle id, "stub" or "solution") -> the future of its executed zh_CN notebook."""
+    folder = tmp_path_factory.mktemp("zh_notebooks")
+    assert main(["--solutions", "--lang", LANG, "--out", str(folder / "solutions"), *COMPLETE]) == 0
+    shutil.copytree(ROOT / "notebooks" / LANG, folder / "stubs")
+    pool = ThreadPoolExecutor(max_workers=2)
+    futures: dict[tuple[str, str], Future] = {}
+    for puzzle_id in COMPLETE:
+        name = f"{puzzle_files(ROOT / 'puzzles')[puzzle_id].stem}.ipynb"
+        futures[(puzzle_id, "stub")] = pool.submit(execute, folder / "stubs" / name)
+        futures[(puzzle_id, "solution")] = pool.submit(execute, folder / "solutions" / name)
+    yield futures
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
+@pytest.mark.parametrize("puzzle_id", COMPLETE)
+def test_zh_cn_stub_notebook_says_not_implemented_in_chinese(executed_zh, puzzle_id: str):
+    notebook = executed_zh[(puzzle_id, "stub")].result()
+    checks = [c for c in notebook.cells if role(c) == "check"]
+    assert checks
+    for cell in checks:
+        kernel = cell.metadata["tilelang_course"]["kernel"]
+        assert f"{RED}{kernel}：尚未实现" in outputs(cell, "stdout"), outputs(cell, "stdout")
+        assert "尚未实现：请在本 notebook 里填写" in outputs(cell, "stdout")
+        assert outputs(cell, "stderr") == ""
+    for cell in notebook.cells:
+        assert outputs(cell, "error") == "", cell.source[:200]
+
+
+@pytest.mark.parametrize("puzzle_id", COMPLETE)
+def test_zh_cn_solution_notebook_passes_every_check_in_chinese(executed_zh, puzzle_id: str):
+    notebook = executed_zh[(puzzle_id, "solution")].result()
+    for cell in notebook.cells:
+        assert outputs(cell, "error") == "", cell.source[:200] + "\n" + outputs(cell, "error")
+    for cell in (c for c in notebook.cells if role(c) == "check"):
+        kernel = cell.metadata["tilelang_course"]["kernel"]
+        assert f"{kernel}：通过" in outputs(cell, "stdout") or f"{kernel}：全部" in outputs(cell, "stdout")
+        assert outputs(cell, "stderr") == ""
