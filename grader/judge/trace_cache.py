@@ -9,6 +9,7 @@ on it; a learner who edits it only changes their own interactive feedback.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -24,6 +25,7 @@ def folder() -> Path:
     return Path(base) / "tilelang-course" / "traces"
 
 
+@functools.cache  # one judge process reads the tracing code once, not once per case
 def _code_digest() -> str:
     """The tracing code's own text: a grader change makes every old entry miss."""
     here = Path(__file__).resolve().parent.parent
