@@ -867,8 +867,8 @@ def puzzle() -> Puzzle:
 # yourself. On the `mma.sync` path that is, per warp, `ldmatrix` loads of 8 x 8 pieces of the shared
 # tiles into registers, `mma.sync` instructions (m16n8k16 for fp16) on those registers, and a store of
 # the accumulator fragments, with the warps of a block tiled over the output by hand. The sm_80 lines
-# the layout experiment printed are exactly these calls as TileLang generates them for `T.gemm`
-# (`tl::ptx_ldmatrix_x4`, `ldmatrix_x4_trans` for B). TileLang 0.1.15 exposes the pieces as
+# the layout experiment printed are the `ldmatrix` half of it as TileLang generates it for `T.gemm`
+# (`tl::ptx_ldmatrix_x4`, and `ldmatrix_x4_trans` for B). TileLang 0.1.15 exposes the pieces as
 # `tilelang.cuda.intrinsics.TensorCoreIntrinEmitter` (its `ldmatrix_a`, `ldmatrix_b`, `mma` and
 # `stmatrix` macros).
 #
