@@ -45,9 +45,12 @@ from tests.test_nbgrader import (
 ASSIGNMENT = "ps1"
 PUZZLES = "01,02"
 NOTEBOOKS = ("p01_copy", "p02_vector_add")
-CHECK_TIMEOUT = 60  # seconds per check: the hung kernel costs about this much, in each grading
+# A check's limit (each case gets 0.75 of it less 5 s): the hung kernel costs that much in each grading,
+# and every other case must finish well within it on two busy cores (45 s was once too little).
+CHECK_TIMEOUT = 60
 SHARDS = 3
-TASK_TIMEOUT = 600  # the longest the test waits for the job array
+AT_ONCE = 2  # tasks of the array running at once: the single SQLite autograde beside them gets a core
+TASK_TIMEOUT = 900  # the longest the test waits for a grading (a cap; a loaded machine is slow)
 
 Plan = dict[str, tuple[dict, str] | None]  # notebook -> (kernel -> edit, check cells) or None: not submitted
 
@@ -110,6 +113,16 @@ def wait_for(what: str, ready, timeout: float, logs: tuple[Path, ...] = ()) -> N
         time.sleep(0.3)
 
 
+def skip_loudly(request: pytest.FixtureRequest, reason: str) -> None:
+    """Skip, and say why on the terminal even when pytest captures output (CI runs -q without -rs)."""
+    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+    capture = request.config.pluginmanager.get_plugin("capturemanager")
+    if reporter is not None and capture is not None:
+        with capture.global_and_fixture_disabled():
+            reporter.write_line(f"\nSKIP {request.node.nodeid or request.node.name}: {reason}")
+    pytest.skip(reason)
+
+
 def missing_programs(names: tuple[str, ...]) -> list[str]:
     return [n for n in names if shutil.which(n) is None and not os.path.exists(f"/usr/sbin/{n}")]
 
@@ -156,12 +169,10 @@ class Slurm:
 
 
 @pytest.fixture(scope="module")
-def slurm() -> Iterator[Slurm]:
+def slurm(request: pytest.FixtureRequest) -> Iterator[Slurm]:
     lacking = missing_programs(("munged", "slurmctld", "slurmd", "sbatch", "squeue", "scancel"))
     if lacking:
-        reason = f"Slurm or munge is not installed (no {', '.join(lacking)}): .ci/run installs slurm-wlm and munge"
-        print(f"\nSKIP: {reason}")
-        pytest.skip(reason)
+        skip_loudly(request, f"no {', '.join(lacking)}: Slurm or munge is not installed (.ci/run installs them)")
     folder = Path(tempfile.mkdtemp(prefix="grader-slurm-"))  # 0700: munged checks who can reach its socket
     key = folder / "munge.key"
     key.write_bytes(secrets.token_bytes(1024))
@@ -253,20 +264,26 @@ def postgres_bin(name: str) -> str | None:
 
 
 @pytest.fixture(scope="module")
-def postgres() -> Iterator[str]:
+def postgres(request: pytest.FixtureRequest) -> Iterator[str]:
     """The URL of an empty database ``gradebook`` on a PostgreSQL cluster of the test's own."""
+    import pwd
+
     initdb, pg_ctl = postgres_bin("initdb"), postgres_bin("pg_ctl")
     if initdb is None or pg_ctl is None:
-        reason = "PostgreSQL is not installed (no initdb, pg_ctl): .ci/run installs postgresql"
-        print(f"\nSKIP: {reason}")
-        pytest.skip(reason)
-    pytest.importorskip("psycopg", reason="the PostgreSQL driver: pip install -e '.[dev]' brings psycopg")
+        skip_loudly(request, "no initdb or pg_ctl: PostgreSQL is not installed (.ci/run installs postgresql)")
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        skip_loudly(request, "no psycopg, the PostgreSQL driver (pip install -e '.[dev]' brings it)")
+    entry = None
+    if os.geteuid() == 0:  # PostgreSQL refuses to run as root: as its own user, as Debian's package makes
+        try:
+            entry = pwd.getpwnam("postgres")
+        except KeyError:
+            skip_loudly(request, "running as root and there is no postgres user to run PostgreSQL as")
     folder = Path(tempfile.mkdtemp(prefix="grader-pg-"))
     owner = {}
-    if os.geteuid() == 0:  # PostgreSQL refuses to run as root
-        import pwd
-
-        entry = pwd.getpwnam("postgres")
+    if entry is not None:
         os.chown(folder, entry.pw_uid, entry.pw_gid)
         owner = {"user": entry.pw_uid, "group": entry.pw_gid}
     data, port = folder / "data", free_port()
@@ -345,13 +362,13 @@ def graded(slurm: Slurm, postgres: str, tmp_path_factory: pytest.TempPathFactory
     sqlite, cluster = base / "sqlite", base / "cluster"
     seconds: dict[str, float] = {}
     started = time.monotonic()
+    # Compile the solutions' kernels once (TileLang's cache) so no check spends its limit on a cold
+    # compile; meanwhile build the SQLite course.
+    warm = [sys.executable, "-m", "grader", "01", "02", "--solutions", "--timeout", "600"]
+    warming = subprocess.Popen(warm, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     build_course(sqlite)
-    build_course(cluster, "--db", postgres)
-    seconds["build both courses"] = time.monotonic() - started
-    # Compile the solutions' kernels once (TileLang's cache) so no check spends its limit on a cold compile.
-    started = time.monotonic()
-    grader("01", "02", "--solutions", "--timeout", "600", timeout=900)
-    seconds["warm the kernel cache"] = time.monotonic() - started
+    warming.wait(timeout=900)
+    seconds["warm the kernel cache, build the SQLite course"] = time.monotonic() - started
 
     started = time.monotonic()
     with open(base / "sqlite-autograde.log", "w") as handle:  # the reference, alongside the array
@@ -361,7 +378,10 @@ def graded(slurm: Slurm, postgres: str, tmp_path_factory: pytest.TempPathFactory
             stdout=handle,
             stderr=subprocess.STDOUT,
         )
-    job = slurm.submit(f"--array=0-{SHARDS - 1}", "slurm/autograde.sbatch", ASSIGNMENT, cwd=cluster)
+    build_course(cluster, "--db", postgres)
+    seconds["build the PostgreSQL course"] = time.monotonic() - started
+    array = f"--array=0-{SHARDS - 1}%{AT_ONCE}"
+    job = slurm.submit(array, "slurm/autograde.sbatch", ASSIGNMENT, cwd=cluster)
     first = shard_students(list(CLASS), KILLED_SHARD, SHARDS)[0]
     log = cluster / "logs" / ASSIGNMENT / f"{first}.log"
     wait_for(f"{first} being autograded", lambda: log.exists() and "Autograding" in log.read_text(), TASK_TIMEOUT)
@@ -373,7 +393,7 @@ def graded(slurm: Slurm, postgres: str, tmp_path_factory: pytest.TempPathFactory
     slurm.wait(again)
     seconds["job array, with one task cancelled and resubmitted"] = time.monotonic() - started
     assert reference.wait(timeout=TASK_TIMEOUT) == 0, (base / "sqlite-autograde.log").read_text()[-5000:]
-    seconds["single autograde on SQLite (alongside)"] = time.monotonic() - started
+    seconds["single autograde on SQLite (from its start)"] = time.monotonic() - started
     print("\ncluster grading seconds:", {k: round(v, 1) for k, v in seconds.items()})
     return Run(sqlite, cluster, postgres, before, seconds)
 
@@ -385,12 +405,19 @@ def scores(rows: list[dict[str, str]]) -> dict[str, float]:
 # -------------------------------------------------------------------------------------- tests
 
 
+def verdicts(log: Path) -> str:
+    """The judge's lines of an autograde log: which kernel passed, failed or hung, and how long it took."""
+    return "\n".join(line for line in log.read_text().splitlines() if "judge:" in line or "Autograding" in line)
+
+
 def test_the_array_gives_every_student_the_single_sqlite_score(graded: Run):
     reference = scores(exported(graded.sqlite))
-    assert reference == {name: float(score) for name, (_plan, score) in CLASS.items()}
+    why = verdicts(graded.sqlite.parent / "sqlite-autograde.log")
+    assert reference == {name: float(score) for name, (_plan, score) in CLASS.items()}, why
     rows = exported(graded.cluster)
     assert sorted(row["student_id"] for row in rows) == sorted(CLASS)  # each student once
-    assert scores(rows) == reference
+    why = "\n".join(verdicts(p) for p in sorted((graded.cluster / "logs" / ASSIGNMENT).glob("*.log")))
+    assert scores(rows) == reference, why
 
 
 def test_a_cancelled_task_resubmitted_loses_and_duplicates_nothing(graded: Run):
@@ -426,12 +453,12 @@ def test_status_reads_the_gradebook(graded: Run):
 
 def test_one_host_recipe_uses_the_same_split(graded: Run):
     """``autograde-shards`` on the graded SQLite course: every shard skips its graded students."""
-    done = grader("autograde-shards", ASSIGNMENT, "--gpus", "5,7,9", cwd=graded.sqlite, timeout=300)
+    done = grader("autograde-shards", ASSIGNMENT, "--gpus", "5,7", cwd=graded.sqlite, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
-    for index, gpu in enumerate(("5", "7", "9")):
+    for index, gpu in enumerate(("5", "7")):
         log = (graded.sqlite / "logs" / ASSIGNMENT / f"shard-{index}.log").read_text()
         assert f"CUDA_VISIBLE_DEVICES={gpu}" in log
-        expected = shard_students(list(CLASS), index, SHARDS)
+        expected = shard_students(list(CLASS), index, 2)
         assert [line.split(":")[0].strip() for line in log.splitlines() if "already graded" in line] == expected
 
 
