@@ -280,7 +280,7 @@ def test_zh_cn_stub_notebook_says_not_implemented_in_chinese(executed_zh, puzzle
     for cell in checks:
         kernel = cell.metadata["tilelang_course"]["kernel"]
         assert f"{RED}{kernel}：尚未实现" in outputs(cell, "stdout"), outputs(cell, "stdout")
-        assert "尚未实现：请在本 notebook 里填写" in outputs(cell, "stdout")
+        assert f"尚未实现：本 notebook 里 `{kernel}` 的 TODO 还没有填写" in outputs(cell, "stdout")
         assert outputs(cell, "stderr") == ""
     for cell in notebook.cells:
         assert outputs(cell, "error") == "", cell.source[:200]
