@@ -35,6 +35,7 @@ import os
 import re
 import sys
 import textwrap
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -259,7 +260,7 @@ def translatable(paragraph: str) -> bool:
     return re.search(r"[A-Za-z]{2}", _strip_code(paragraph)) is not None
 
 
-INLINE_CODE = re.compile(r"``[^`]+``|`[^`\n]+`")
+INLINE_CODE = re.compile(r"``[^`]+``|`[^`]+`")  # may run over a line break, as markdown allows
 FENCED = re.compile(r"^\s*```.*?^\s*```", re.S | re.M)
 MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+\$", re.S)
 LINK = re.compile(r"\]\(([^)\s]+)\)")
@@ -275,7 +276,7 @@ def fixed_parts(text: str) -> dict[str, list[str]]:
     inline code, math, link targets, and the numbers of the prose."""
     return {
         "code blocks": sorted(m.strip() for m in FENCED.findall(text)),
-        "inline code": sorted(INLINE_CODE.findall(FENCED.sub(" ", text))),
+        "inline code": sorted(" ".join(c.split()) for c in INLINE_CODE.findall(FENCED.sub(" ", text))),
         "math": sorted(MATH.findall(INLINE_CODE.sub(" ", FENCED.sub(" ", text)))),
         "links": sorted(LINK.findall(text)),
         "numbers": sorted(NUMBER.findall(_strip_code(text))),
@@ -287,9 +288,9 @@ def mismatches(english: str, translation: str) -> list[str]:
     want, got = fixed_parts(english), fixed_parts(translation)
     out = []
     for kind in want:
-        if want[kind] != got[kind]:
-            missing = [x for x in want[kind] if x not in got[kind]]
-            extra = [x for x in got[kind] if x not in want[kind]]
+        if want[kind] != got[kind]:  # as multisets: a number said twice in English is said twice here
+            missing = list((Counter(want[kind]) - Counter(got[kind])).elements())
+            extra = list((Counter(got[kind]) - Counter(want[kind])).elements())
             out.append(f"{kind} differ (English only: {missing or '-'}; translation only: {extra or '-'})")
     return out
 
