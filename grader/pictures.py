@@ -441,3 +441,70 @@ def rasterization(grid_m: int, grid_n: int, panel: int, wave: int):
         ax.set_xticks([])
         ax.set_yticks([])
     return fig
+
+
+# ------------------------------------------------------------------------------------ waves
+
+
+def wave_schedule(tiles: int, sms: int, k_steps: int, stream_k: bool) -> list[list[tuple[int, int, int]]]:
+    """Per SM, its pieces of work as (tile, first K step, steps), in the order it runs them.
+
+    One tile per block (``stream_k=False``): SM s computes tiles s, s + sms, ... whole. Stream-K: the
+    ``tiles // sms`` full waves as before, then the K steps of the ``tiles % sms`` tiles left are split
+    into ``sms`` equal shares, one per SM, each share running on from one tile into the next."""
+    waves = tiles // sms if stream_k else math.ceil(tiles / sms)
+    plan: list[list[tuple[int, int, int]]] = [[] for _ in range(sms)]
+    for s in range(sms):
+        for w in range(waves):
+            if w * sms + s < tiles:
+                plan[s].append((w * sms + s, 0, k_steps))
+    if stream_k:
+        first, work = waves * sms, (tiles - waves * sms) * k_steps
+        for s in range(sms):
+            lo, hi = s * work // sms, (s + 1) * work // sms
+            while lo < hi:
+                tile, step = divmod(lo, k_steps)
+                end = min(hi, (tile + 1) * k_steps)
+                plan[s].append((first + tile, step, end - lo))
+                lo = end
+    return plan
+
+
+def waves(tiles: int, sms: int, k_steps: int):
+    """Time on each SM (a row) for one tile per block (top) and for stream-K (bottom). A model: every K
+    step takes the same time, launches and the partial tiles' fix-up cost nothing."""
+    from matplotlib.patches import Patch
+
+    fig, axes = _figure(9.0, 5.4, rows=2, cols=1, sharex=True)
+    ends = []
+    for ax, stream_k in zip(axes[:, 0], (False, True)):
+        plan = wave_schedule(tiles, sms, k_steps, stream_k)
+        end = max(sum(steps for _, _, steps in pieces) for pieces in plan)
+        ends.append(end)
+        last_wave = (tiles // sms) * sms
+        for s, pieces in enumerate(plan):
+            at = 0
+            for tile, _, steps in pieces:
+                shared = stream_k and tile >= last_wave
+                colour = (TAIL if tile % 2 else MATH) if shared else (FULL if tile // sms % 2 else COPY)
+                ax.broken_barh([(at, steps)], (s, 0.9), facecolors=colour, gid="piece")
+                at += steps
+        busy = tiles * k_steps / (sms * end)
+        name = "stream-K: the last wave split by K steps" if stream_k else "one tile per block"
+        ax.set_title(f"{name}: {end} K steps, the SMs busy {busy:.0%} of the time", fontsize=10, loc="left")
+        ax.set_ylim(sms, 0)
+        ax.set_ylabel(f"SM (of {sms})")
+    axes[-1, 0].set_xlim(0, max(ends) * 1.01)
+    axes[-1, 0].set_xlabel(f"time in K steps ({tiles} tiles of {k_steps} K steps each)")
+    fig.legend(
+        handles=[
+            Patch(color=COPY, label="whole tiles, waves 1, 3, ..."),
+            Patch(color=FULL, label="whole tiles, waves 2, 4, ..."),
+            Patch(color=MATH, label="last wave, even tiles"),
+            Patch(color=TAIL, label="last wave, odd tiles"),
+        ],
+        loc="outside upper right",
+        ncols=4,
+        fontsize=8,
+    )
+    return fig

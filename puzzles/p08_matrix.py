@@ -42,6 +42,12 @@ Inputs and outputs (fp16 in, fp16 out, every sum accumulated in fp32):
     accumulator also goes through a shared-memory tile on its way to C, so the final store is
     wide and coalesced.
 
+``matmul_streamk``
+    ``matmul_tuned``'s tiles on a stream-K schedule: ``SMS`` persistent blocks, one per SM, compute
+    the whole tiles of the full waves, then split the K loops of the last, partial wave's tiles
+    into equal shares, adding each tile's parts into an fp32 workspace with ``T.atomic_add``; a last
+    launch rounds the workspace into C. Every SM stays busy to the end of the run.
+
 What it teaches: why the accumulator must be fp32 (fp16 stores 10 bits of mantissa, so every
 addition to a running fp16 sum rounds it, and over K = 1000 terms those roundings add up to an
 error past the tolerance; the notebook's experiment measures it); GEMV as a weighted reduction on the CUDA
@@ -87,6 +93,7 @@ Tensor Core's K step).
 # | `matmul_shared` | the operand tiles in shared memory (`T.alloc_shared`) |
 # | `matmul_pipelined` | the K loop pipelined (`T.Pipelined`) |
 # | `matmul_tuned` | wider tiles, more threads and stages, block rasterization, a staged store |
+# | `matmul_streamk` | persistent blocks, one per SM; the last wave's tiles split along K (stream-K) |
 #
 # Each bench case (4096³) keeps the previous rung's block parameters except what that rung changes:
 # 64 x 64 tiles of C and 128 threads up to `matmul_pipelined`, 128 x 256 x 64 tiles, 256 threads and 4
@@ -653,6 +660,137 @@ def matmul_tuned(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int = 3
     return C
 
 
+# %% [markdown]
+# ## Kernel 7: `matmul_streamk`, the last wave
+#
+# **The change from `matmul_tuned`: the schedule.** The tiles, the pipeline and the staged store stay;
+# what changes is which block computes which part of C, and when.
+#
+# A launch of `matmul_tuned` at 4096³ has 32 x 16 = 512 tiles for the H200's 132 SMs, one block per SM
+# at a time (192 KiB of shared memory each): three full waves of 132 tiles and a fourth of 116, while
+# 16 SMs have nothing to do. Every tile takes the same 64 K steps, so the run lasts 4 x 64 = 256 K steps
+# of an SM where 512 x 64 / 132 = 248.2 would do if the work were spread evenly: the SMs are busy 97 %
+# of the time. At 8192³ it is 2048 tiles, 15.5 waves, the last one half full.
+#
+# **Stream-K** (Osama et al., 2023) spreads it evenly. Launch exactly `SMS` blocks, one per SM, and let
+# each loop over its work (a *persistent* kernel). The full waves stay as they are: block `pid` computes
+# the whole tiles `pid`, `pid + SMS`, ... of the first `tiles // SMS` waves. The tiles of the partial
+# last wave are cut along K instead: their `rest * chunks` chunks of K steps are split into `SMS`
+# equal shares, share `pid` being chunks `[pid * work // SMS, (pid + 1) * work // SMS)`. A share
+# starts inside one tile and runs on into the next, so most of these tiles are summed by two or three
+# blocks, each holding part of the sum in its accumulator. The parts must be added up: each block
+# adds its fp32 accumulator into a workspace tile with `T.atomic_add` (an atomic add per element, so
+# two blocks adding into the same tile at once lose nothing), and a last launch rounds the workspace
+# tiles to fp16 into C. The picture below is the model at 4096³: every K step the same length, the
+# fix-up free.
+
+# %% [notebook]
+# from grader.pictures import waves
+#
+# waves(tiles=(4096 // 128) * (4096 // 256), sms=132, k_steps=4096 // 64)
+
+# %% [markdown]
+# In the model the run shrinks from 256 to 249 K steps at 4096³ (2.7 %), and from 2048 to 1986 at
+# 8192³ (3.0 %); that is all a schedule can recover, and the fix-up pays for itself out of it. Each
+# share ends with a 128 KiB fp32 tile added into the workspace (116 tiles, 14.5 MiB, at 4096³), and
+# the workspace must be cleared before and rounded into C after: three launches in one kernel
+# function. A block also starts its next piece of work while the last one is being stored:
+# TileLang's producer warpgroup is not held back at the end of a tile, so it loads the next tile's
+# first stages while the consumers store C.
+#
+# The parts of the kernel:
+#
+# - **`T.alloc_global`** allocates the fp32 workspace `partial`, one BLOCK_M x BLOCK_N tile per tile of
+#   the last wave. TileLang allocates it from its workspace pool on every call, with whatever it held
+#   before: the first launch clears it.
+# - **Three `T.Kernel` launches** in one function run one after another, like three kernels on one
+#   stream: clear the workspace, the GEMM, round the workspace into C. Only the middle one is yours.
+# - **One loop over the block's work.** TileLang multi-buffers a shared tile once per `T.Pipelined`
+#   loop that fills it, so the whole tiles and the shares go through the same pipelined loop. That
+#   loop runs over CHUNK K steps (1 in the bench cases): the whole tiles are `chunks` steps of the
+#   outer loop, the share is `share` more, and a step is skipped when the share is used up. A loop of
+#   a length that varies from block to block would be simpler, but it does not compile where there is
+#   no TMA (TileLang 0.1.15's cp.async pipeline needs a constant count).
+# - **Clear at the start of a piece, store at its end.** A whole tile is cleared at its first chunk
+#   and stored through `C_tile` after its last. A piece of a shared tile is cleared at its first chunk
+#   or at the start of the share, and added into `partial` after the tile's last chunk or the share's.
+# - **`panel_tile`** (given) maps a tile's number to its row and column in panels of PANEL tile rows,
+#   as `T.use_swizzle` does for a launch grid: the blocks running at the same time share rows of A and
+#   columns of B.
+#
+# What to watch for:
+# - every piece starts from a cleared accumulator: a share that begins inside a tile has no chunk 0;
+# - a shared tile goes through `T.atomic_add`, never `T.copy` into the workspace: the other blocks'
+#   parts are added there too, in any order;
+# - `SMS` is the number of blocks, and the graded result must not depend on it: the cases use 132 for
+#   the H200's SMs and smaller counts on the CPU, with tiles left over or none.
+
+
+# %% matmul_streamk
+def panel_tile(t, tiles_m, tiles_n, PANEL: int):
+    """Row and column of tile number ``t``, counted PANEL tile rows at a time and column by column
+    inside such a panel; the last panel holds the rows left over. (Each branch divides by a constant:
+    a divisor that depends on ``t`` trips TileLang 0.1.15's index simplifier.)"""
+    panels = T.ceildiv(tiles_m, PANEL)
+    last_rows = tiles_m - (panels - 1) * PANEL
+    panel, inside = t // (PANEL * tiles_n), t % (PANEL * tiles_n)
+    in_last = panel == panels - 1
+    row = panel * PANEL + T.if_then_else(in_last, inside % last_rows, inside % PANEL)
+    return row, T.if_then_else(in_last, inside // last_rows, inside // PANEL)
+
+
+@tilelang.jit
+def matmul_streamk(
+    A,
+    B,
+    BLOCK_M: int,
+    BLOCK_N: int,
+    BLOCK_K: int,
+    STAGES: int = 3,
+    THREADS: int = 256,
+    SMS: int = 132,
+    PANEL: int = 8,
+    CHUNK: int = 1,
+):
+    M, N, K = T.const("M, N, K")
+    A: T.Tensor((M, K), T.float16)
+    B: T.Tensor((K, N), T.float16)
+    C = T.empty((M, N), T.float16)
+    # (M, N and K are symbols while TileLang traces: no Python `if` on these, T.max instead of max)
+    tiles_m, tiles_n = T.ceildiv(M, BLOCK_M), T.ceildiv(N, BLOCK_N)
+    tiles = tiles_m * tiles_n
+    chunks = T.ceildiv(T.ceildiv(K, BLOCK_K), CHUNK)  # a tile's K loop, in chunks of CHUNK K steps
+    waves = tiles // SMS  # full waves: every block computes this many whole tiles
+    first = waves * SMS  # the first tile of the last, partial wave
+    rest = tiles - first  # tiles in the last wave, fewer than SMS
+    work = rest * chunks  # their chunks, shared out evenly over the SMS blocks
+    share = T.ceildiv(work, SMS)  # at most `chunks`: a share touches at most two tiles
+    partial = T.alloc_global((T.max(rest, 1), BLOCK_M, BLOCK_N), T.float32)
+
+    with T.Kernel(T.max(rest, 1), threads=128) as z:  # launch 1: clear the workspace
+        zeros = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float32)
+        T.clear(zeros)
+        T.copy(zeros, partial[z, 0, 0])
+
+    with T.Kernel(SMS, threads=THREADS) as pid:  # launch 2: one block per SM
+        # TODO begin: the whole tiles of the full waves, then this block's share of the last wave's chunks
+        # Keep matmul_tuned's shared tiles, pipelined K loop and staged store. Walk this block's work
+        # in one T.serial loop over pieces of CHUNK K steps, each through one T.Pipelined loop: first
+        # the whole tiles pid, pid + SMS, ... of the full waves, stored into C; then its equal share
+        # of the last wave's chunks, each tile's part added into `partial` with T.atomic_add.
+        raise NotImplementedError("matmul_streamk")
+        # TODO end
+
+    with T.Kernel(T.max(rest, 1), threads=128) as f:  # launch 3: the last wave's tiles into C
+        out = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float32)
+        if f < rest:
+            out_row, out_col = panel_tile(first + f, tiles_m, tiles_n, PANEL)
+            T.copy(partial[f, 0, 0], out)
+            T.copy(out, C[out_row * BLOCK_M, out_col * BLOCK_N])
+
+    return C
+
+
 # %% cases
 # ---------------------------------------------------------------------------------- cases
 
@@ -714,6 +852,24 @@ def puzzle() -> Puzzle:
         in_shared,
         swizzled("the blocks launched in panels with T.use_swizzle(panel_size=PANEL), so neighbours share L2"),
         staged_store("the accumulator stored through a shared tile: T.copy(acc, C_tile), then T.copy(C_tile, C[...])"),
+    )
+    # matmul_tuned's tiles with 3 stages: the staged store's 64 KiB tile is no longer free (the next
+    # tile's stages are loading while it is stored), 3 x 48 + 64 = 208 KiB. SMS: one block per SM of
+    # the H200 (an A100 has 108; on other GPUs the count changes the speed only, never the result).
+    sk_blocks = {**tuned_blocks, "STAGES": 3, "SMS": 132, "PANEL": 8, "CHUNK": 1}
+    sk_small = {**naive_blocks, "STAGES": 3, "THREADS": 128, "SMS": 132, "PANEL": 2, "CHUNK": 1}
+    sk_fit = {
+        "for_gpus": {
+            "sm_80": {"STAGES": 2, "SMS": 108},
+            "sm_86 sm_89": {**small_gemm, "STAGES": 3},
+            "sm_75": {**small_gemm, "BLOCK_N": 64, "STAGES": 2},
+        }
+    }
+    streamk = (
+        *pipeline,
+        in_shared,
+        staged_store("the whole tiles stored through a shared tile: T.copy(acc, C_tile), then T.copy(C_tile, C[...])"),
+        uses_tile_op("tl.tileop.atomicadd", "the parts of a shared tile added into `partial` with T.atomic_add"),
     )
     return Puzzle(
         id="08",
@@ -856,6 +1012,40 @@ def puzzle() -> Puzzle:
                 ),
                 **gemm_common,
             ),
+            Kernel(
+                function="matmul_streamk",
+                title="Stream-K GEMM: persistent blocks, the last wave split along K",
+                concepts=streamk,
+                cases=(
+                    # 16 tiles of 64 x 64 for 5 blocks: 3 full waves, then one tile shared by all 5
+                    Case("square_256", {"M": 256, "N": 256, "K": 256}, {**sk_small, "SMS": 5}, 8501, simulate=True),
+                    # 16 tiles for 132 blocks: no full wave, and 128 chunks, so 4 blocks get none
+                    Case("few_tiles_256", {"M": 256, "N": 256, "K": 256}, sk_small, 8502, simulate=True),
+                    # 6 tiles for 4 blocks, tails in M, N and K; chunks of 2 K steps, the last one past K
+                    Case(
+                        "odd_127x129x131",
+                        {"M": 127, "N": 129, "K": 131},
+                        {**sk_small, "SMS": 4, "CHUNK": 2},
+                        8503,
+                        simulate=True,
+                    ),
+                    # 20 tiles for 7 blocks, panels of 3 tile rows (the last panel 1 row)
+                    Case(
+                        "rect_200x300x100",
+                        {"M": 200, "N": 300, "K": 100},
+                        {**sk_small, "SMS": 7, "PANEL": 3},
+                        8504,
+                        simulate=True,
+                    ),
+                    # 32 tiles of 128 x 256 for 132 blocks: every tile split
+                    Case("tail_1000", {"M": 1000, "N": 1000, "K": 1000}, sk_blocks, 8505, **sk_fit),
+                    # 240 tiles: one full wave, 108 tiles shared; tails in M and N
+                    Case("tail_3000x2504x1000", {"M": 3000, "N": 2504, "K": 1000}, sk_blocks, 8506, **sk_fit),
+                    Case("large_4096", {"M": 4096, "N": 4096, "K": 4096}, sk_blocks, 8507, bench=True, **sk_fit),
+                    Case("large_8192", {"M": 8192, "N": 8192, "K": 8192}, sk_blocks, 8508, bench=True, **sk_fit),
+                ),
+                **gemm_common,
+            ),
         ),
     )
 
@@ -902,6 +1092,9 @@ def puzzle() -> Puzzle:
 # - `T.Pipelined(num_stages=S)` multi-buffers the shared tiles so the copies of later K steps overlap
 #   the math of this one.
 # - Tuning is mostly data: tile shape, threads, stages, block order and the store path.
+# - A grid of tiles rarely divides into the SMs' waves. Stream-K launches one block per SM and splits
+#   the last wave's tiles along K, the parts added with `T.atomic_add` into an fp32 workspace
+#   (`T.alloc_global`) that later launches of the same kernel function clear and round into C.
 #
 # **Next:** puzzle 09 turns a convolution into this GEMM (im2col), and puzzle 10 feeds it weights
 # unpacked from 4 bits on the way into shared memory.

@@ -143,6 +143,33 @@ def test_rasterization_touches_fewer_rows_and_columns_in_panels():
     assert "10 A row-blocks, 14 B column-blocks" in panels
 
 
+@pytest.mark.parametrize(
+    "tiles, sms, k_steps", [(512, 132, 64), (2048, 132, 128), (16, 132, 8), (20, 7, 4), (14, 7, 1)]
+)
+def test_wave_schedule_covers_every_k_step_of_every_tile_once(tiles, sms, k_steps):
+    for stream_k in (False, True):
+        plan = pictures.wave_schedule(tiles, sms, k_steps, stream_k)
+        covered = {}
+        for pieces in plan:
+            for tile, first, steps in pieces:
+                for step in range(first, first + steps):
+                    assert (tile, step) not in covered
+                    covered[tile, step] = True
+        assert len(covered) == tiles * k_steps
+        loads = [sum(steps for _, _, steps in pieces) for pieces in plan]
+        if stream_k:  # every SM within one K step of the others
+            assert max(loads) - min(loads) <= 1
+        else:
+            assert max(loads) == math.ceil(tiles / sms) * k_steps
+
+
+def test_waves_titles_give_the_model_run_lengths_at_4096():
+    fig = pictures.waves(512, 132, 64)
+    one, stream = (ax.get_title(loc="left") for ax in fig.axes)
+    assert "256 K steps" in one and "97%" in one
+    assert "249 K steps" in stream
+
+
 def test_mismatch_map_reads_the_graders_shrunk_map():
     # What grader.compare writes for a 64 x 64 grid shown as 16 x 16 cells of 4 x 4 tiles.
     wrong = [[0] * 16 for _ in range(16)]

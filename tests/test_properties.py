@@ -100,6 +100,7 @@ SIZES: dict[str, Sizes] = {
     "matmul_shared": _gemm,
     "matmul_pipelined": _gemm,
     "matmul_tuned": _gemm,
+    "matmul_streamk": _gemm,
     "conv1d_naive": _conv1d,
     "conv1d_channels": _conv_channels,
     "conv1d_im2col": _conv_channels,
