@@ -40,8 +40,9 @@ def main() -> int:
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
         lines = [line for line in (done.stdout + done.stderr).splitlines() if "INFO" not in line]
         print(f"{label}: exit {done.returncode}")
-        for line in lines[-4:]:
-            print("   ", line[:200])
+        shown = [line for line in lines if line.startswith(("warp-specialized", "ran:")) or "rror" in line]
+        for line in shown[:6]:
+            print("   ", line.strip()[:240])
     return 0
 
 
