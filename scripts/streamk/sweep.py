@@ -1,7 +1,7 @@
 """Time the last-wave candidates against matmul_tuned and torch.matmul (cuBLAS) on one GPU.
 
     python scripts/streamk/sweep.py            # everything below, about 3-5 minutes on an H200
-    python scripts/streamk/sweep.py --quick    # 4096^3 only, the first four variants
+    python scripts/streamk/sweep.py --quick    # 4096^3 only, the first five variants
     python scripts/streamk/sweep.py --compile-only [--quick]   # no GPU: trace and compile for sm_90a
 
 Writes everything under $OUT (or /tmp/streamk-sweep): sweep.txt (the table), sweep.json (one record
@@ -11,7 +11,8 @@ first input set, and again after the timing loop, so a workspace left dirty by o
 timed as grader/bench.py times: the median of CUDA events over INPUT_SETS rotated input sets. torch
 is timed right before each variant, and the ratio is against that adjacent figure.
 
-Kernels: matmul_tuned from solutions/p08_matrix.py with its own case parameters; matmul_persistent
+Kernels: matmul_tuned and matmul_streamk from solutions/p08_matrix.py ("p08.") with their own case
+parameters (large_4096, large_8192: SMS 132, the H200's count); matmul_persistent
 and matmul_streamk from scripts/streamk/kernels.py. Compiles run in threads (nvcc is a subprocess);
 tracing stays on the main thread.
 """
@@ -34,7 +35,8 @@ SIZES = (4096, 8192)
 BASE = {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "THREADS": 256}
 # (label, kernel, overrides of the case parameters); SMS is filled in from the device
 VARIANTS = (
-    ("tuned (p08 solution)", "matmul_tuned", {}),
+    ("tuned (p08 solution)", "p08.matmul_tuned", {}),
+    ("streamk (p08 solution)", "p08.matmul_streamk", {}),
     ("persistent s3 staged", "matmul_persistent", {**BASE, "STAGES": 3, "PANEL": 8, "STAGED": 1}),
     ("streamk chunk1 s3 staged", "matmul_streamk", {**BASE, "STAGES": 3, "PANEL": 8, "STAGED": 1, "CHUNK": 1}),
     ("streamk_dyn s3 staged", "matmul_streamk_dyn", {**BASE, "STAGES": 3, "PANEL": 8, "STAGED": 1}),
@@ -42,7 +44,7 @@ VARIANTS = (
     ("persistent s4 direct", "matmul_persistent", {**BASE, "STAGES": 4, "PANEL": 8, "STAGED": 0}),
     ("streamk chunk1 s4 direct", "matmul_streamk", {**BASE, "STAGES": 4, "PANEL": 8, "STAGED": 0, "CHUNK": 1}),
 )
-CHECKED = 4  # the tails below are checked for VARIANTS[1:CHECKED]
+CHECKED = 5  # the tails below are checked for VARIANTS[1:CHECKED]
 # correctness only (not timed): tile counts that are no multiple of the SM count, tails in M, N and K
 # (rows of 16-byte multiples: TMA needs them, and without TMA a pipelined loop of varying length, as in
 # matmul_streamk_dyn, does not compile)
@@ -90,32 +92,35 @@ def main(argv: list[str]) -> int:
     puzzles = {path: load_puzzle(module) for path, module in modules.items()}
 
     def where(function: str) -> Path:
-        return solutions if function == "matmul_tuned" else ours
+        return solutions if function.startswith("p08.") else ours
+
+    def named(function: str) -> str:
+        return function.removeprefix("p08.")
 
     # -------- trace everything on this thread, compile in a pool
     jobs = []  # (label, function, case, timed)
     for size in sizes:
         for label, function, override in variants:
-            kernel = puzzles[where(function)].kernel(function)
-            base = kernel.case(f"large_{size}") if function == "matmul_tuned" else kernel.case("large_4096")
+            kernel = puzzles[where(function)].kernel(named(function))
+            base = kernel.case(f"large_{size}") if where(function) == solutions else kernel.case("large_4096")
             params = {**base.params, **override}
-            if function != "matmul_tuned":
+            if where(function) == ours:
                 params["SMS"] = sms
             case = Case(f"{size}^3", {"M": size, "N": size, "K": size}, params, 8500 + size)
             jobs.append((label, function, case, True))
     for label, function, override in variants[1:CHECKED]:  # the tails
         for sizes_ in CHECKS:
-            kernel = puzzles[ours].kernel(function)
-            params = {**kernel.case("large_4096").params, **override, "SMS": sms}
+            kernel = puzzles[where(function)].kernel(named(function))
+            params = {**kernel.case("large_4096").params, **override}
             name = "x".join(str(sizes_[d]) for d in "MNK")
             jobs.append((label, function, Case(name, sizes_, params, 8600), False))
 
     traced = []
     for label, function, case, timed in jobs:
         path = where(function)
-        kernel = puzzles[path].kernel(function)
+        kernel = puzzles[path].kernel(named(function))
         try:
-            tir = trace_tir(getattr(modules[path], function), kernel, case, path)
+            tir = trace_tir(getattr(modules[path], named(function)), kernel, case, path)
             traced.append((label, function, case, timed, tir))
         except Exception as error:
             say(f"{label:26} {case.name:16} trace failed: {str(error).splitlines()[0][:120]}")
@@ -124,7 +129,7 @@ def main(argv: list[str]) -> int:
         label, function, case, timed, tir = item
         started = time.time()
         try:
-            kernel = puzzles[where(function)].kernel(function)
+            kernel = puzzles[where(function)].kernel(named(function))
             return compile_tir(tir, target, where(function), kernel), time.time() - started
         except Exception as error:
             return error, time.time() - started
@@ -145,7 +150,7 @@ def main(argv: list[str]) -> int:
     header += f"{'torch ms':>9} {'torch TF':>8} {'ratio':>6}"
     say(header)
     for (label, function, case, timed, _), (compiled, seconds) in zip(traced, built):
-        kernel = puzzles[where(function)].kernel(function)
+        kernel = puzzles[where(function)].kernel(named(function))
         record = {"variant": label, "kernel": function, "case": case.name, "sizes": dict(case.sizes)}
         record.update(params=dict(case.params), compile_s=round(seconds, 1))
         if isinstance(compiled, Exception):
