@@ -1094,7 +1094,7 @@ def puzzle() -> Puzzle:
 # - Tuning is mostly data: tile shape, threads, stages, block order and the store path.
 # - A grid of tiles rarely divides into the SMs' waves. Stream-K launches one block per SM and splits
 #   the last wave's tiles along K, the parts added with `T.atomic_add` into an fp32 workspace
-#   (`T.alloc_global`) that later launches of the same kernel function clear and round into C.
+#   (`T.alloc_global`) that the kernel function's two other launches clear before and round into C after.
 #
 # **Next:** puzzle 09 turns a convolution into this GEMM (im2col), and puzzle 10 feeds it weights
 # unpacked from 4 bits on the way into shared memory.
