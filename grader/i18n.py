@@ -34,7 +34,6 @@ import difflib
 import os
 import re
 import sys
-import textwrap
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -592,6 +591,29 @@ def hint_text(puzzle_id: str, kernel: str, level: int, english: str, lang: str |
     return entry.msgstr if entry is not None and entry.done else english
 
 
+def _columns(text: str) -> int:
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def wrap_wide(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` terminal columns (a CJK character takes two). Lines break
+    at spaces or between CJK characters, never inside a run of Latin letters, digits or code."""
+    tokens = re.findall(r" +|[\x21-\x7e]+|.", text)
+    lines, line = [], ""
+    for token in tokens:
+        if line and _columns(line + token.rstrip()) > width:
+            lines.append(line.rstrip())
+            line = ""
+        if not line and token.isspace():
+            continue
+        line += token
+    if line.strip():
+        lines.append(line.rstrip())
+    return lines
+
+
 def hint_lines(found, more: str = "") -> list[str]:
     """A grader.hints.Hint as printed, in the grader's language (English: exactly Hint.lines)."""
     lang = current()
@@ -601,7 +623,7 @@ def hint_lines(found, more: str = "") -> list[str]:
     english = found.lines(more=more)
     if text == found.text:  # no translation: the English paragraph, the rest translated
         return [tr(english[0], lang), *english[1:-1], tr(english[-1], lang)] if len(english) > 2 else english
-    body = textwrap.wrap(text, 50, initial_indent="  ", subsequent_indent="  ", break_long_words=True)
+    body = ["  " + line for line in wrap_wide(text, 98)]
     tail = [tr(english[-1], lang)] if english[-1].startswith(("more:", "that is the last")) else []
     return [tr(english[0], lang), *body, *tail]
 

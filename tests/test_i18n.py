@@ -295,3 +295,11 @@ def test_zh_cn_solution_notebook_passes_every_check_in_chinese(executed_zh, puzz
         kernel = cell.metadata["tilelang_course"]["kernel"]
         assert f"{kernel}：通过" in outputs(cell, "stdout") or f"{kernel}：全部" in outputs(cell, "stdout")
         assert outputs(cell, "stderr") == ""
+
+
+def test_chinese_hints_wrap_by_columns_and_never_inside_code():
+    text = "用 T.alloc_fragment((BLOCK,), T.float16) 分配 a、b、c；" * 6
+    lines = i18n.wrap_wide(text, 40)
+    assert all(i18n._columns(line) <= 40 for line in lines)
+    assert "".join(lines).replace(" ", "") == text.replace(" ", "")
+    assert all("T.alloc_fragment((BLOCK,)," in line for line in lines if "alloc" in line)
