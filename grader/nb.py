@@ -282,7 +282,7 @@ def _where(text: str, starts: list[tuple[int, str]], module_name: str) -> str:
         first, name = max((s for s in starts if s[0] <= line), default=(1, "?"))
         return tr(f"line {line - first + 2} of cell %%puzzle {name}")
 
-    path = r"[^\s()'\"`]*"
+    path = r"[^\s()'\"`：，。；（）]*"  # a path ends at a space, a bracket or a quote (full-width ones too)
     text = re.sub(rf"{path}{re.escape(module_name)}:(\d+)", cell_line, text)
     text = re.sub(r"(?<=fix )line (\d+)\b", cell_line, text)  # the syntax-error advice names a bare line
     return re.sub(rf"{path}{re.escape(module_name)}", tr("this notebook"), text)
