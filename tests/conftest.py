@@ -9,6 +9,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+# The tests compare the grader's English sentences: a zh locale on the test machine must not translate
+# them (tests/test_i18n.py asks for Chinese where it wants it; grader/i18n.py reads this variable first).
+os.environ.setdefault("TILELANG_COURSE_LANG", "en")
 
 
 def cuda_available() -> bool:
