@@ -698,6 +698,18 @@ def matmul_tuned(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int = 3
 # TileLang's producer warpgroup is not held back at the end of a tile, so it loads the next tile's
 # first stages while the consumers store C.
 #
+# **Measured, it loses** (`python scripts/streamk/sweep.py` on the H200, 2026-12-01, each row against
+# cuBLAS timed just before it): at 4096³ `matmul_tuned` runs at 0.96x cuBLAS; the same tiles as a
+# persistent kernel without the split at 0.92x; stream-K with shares in chunks of 4 K steps at 0.79x
+# and of 1 step at 0.73x; with shares of any length (a loop whose count varies per block, which only
+# compiles with TMA) at 0.84x. At 8192³: 0.97x, 0.92x, 0.86x, 0.75x and 0.92x. The model's 2.7 % is
+# all there is to win, and here every cost is larger: the one pipelined loop checks at every K step
+# whether the share is used up, a share starts the pipeline again in the middle of a tile, and the
+# fix-up adds 14.5 MiB of fp32 atomics and two launches. This rung teaches how a schedule is written
+# (persistent blocks, shares of K, a workspace and its fix-up); on this GPU and TileLang 0.1.15 it
+# does not make the GEMM faster. Try `bench("matmul_streamk", CHUNK=1)` and `CHUNK=8` to see the
+# per-chunk cost move.
+#
 # The parts of the kernel:
 #
 # - **`T.alloc_global`** allocates the fp32 workspace `partial`, one BLOCK_M x BLOCK_N tile per tile of
@@ -856,7 +868,8 @@ def puzzle() -> Puzzle:
     # matmul_tuned's tiles with 3 stages: the staged store's 64 KiB tile is no longer free (the next
     # tile's stages are loading while it is stored), 3 x 48 + 64 = 208 KiB. SMS: one block per SM of
     # the H200 (an A100 has 108; on other GPUs the count changes the speed only, never the result).
-    sk_blocks = {**tuned_blocks, "STAGES": 3, "SMS": 132, "PANEL": 8, "CHUNK": 1}
+    # 4 K steps a chunk: faster than 1 on the H200 (scripts/streamk/sweep.py: 0.79x against 0.73x cuBLAS at 4096³)
+    sk_blocks = {**tuned_blocks, "STAGES": 3, "SMS": 132, "PANEL": 8, "CHUNK": 4}
     sk_small = {**naive_blocks, "STAGES": 3, "THREADS": 128, "SMS": 132, "PANEL": 2, "CHUNK": 1}
     sk_fit = {
         "for_gpus": {
@@ -1098,3 +1111,64 @@ def puzzle() -> Puzzle:
 #
 # **Next:** puzzle 09 turns a convolution into this GEMM (im2col), and puzzle 10 feeds it weights
 # unpacked from 4 bits on the way into shared memory.
+
+# %% [bench]
+
+# %% [markdown]
+# ## Experiments to try
+#
+# Each cell runs as it stands; change the numbers, predict the result, then run it. `bench(kernel,
+# NAME=value, ...)` times your kernel on its bench case with those block parameters in place of the
+# case's (it checks the kernel on that case first; the graded cases keep theirs); without a GPU it
+# prints one line. The cell that compiles needs nvcc but no GPU.
+#
+# **1. One change per rung.** `matmul_shared` and `matmul_pipelined` share their bench block (64 x 64 x
+# 32, 128 threads); the second adds three stages and nothing else, so the two lines below measure what
+# overlapping the copies with the math is worth on your GPU:
+
+# %% [notebook]
+# bench("matmul_shared", "matmul_pipelined")
+
+# %% [markdown]
+# **2. A larger tile.** Per K step a block loads (BLOCK_M + BLOCK_N) x BLOCK_K fp16 values and does
+# 2 x BLOCK_M x BLOCK_N x BLOCK_K flops, so each byte it loads feeds BLOCK_M x BLOCK_N / (BLOCK_M +
+# BLOCK_N) flops: 32 at 64 x 64, 43 at 64 x 128, 85 at 128 x 256 (`matmul_tuned`'s tile). More flops
+# per byte means less traffic for the same product, which matters once the copies no longer hide behind
+# the math. Each stage costs (BLOCK_M + BLOCK_N) x BLOCK_K x 2 bytes of shared memory: 12 KiB at 64 x
+# 128 x 32, so four stages ask for 48 KiB, within every GPU's limit.
+
+# %% [notebook]
+# bench("matmul_pipelined", BLOCK_N=128, STAGES=4)
+
+# %% [markdown]
+# Expect it faster than the 64 x 64 line above, and still behind `matmul_tuned`, which also uses 256
+# threads (two warpgroups, each with its own half of the tile), a 64-wide K step, block rasterization
+# and a staged store.
+#
+# **3. What shared memory a stage costs.** Read from the compiled kernel, without a GPU (three
+# compilations, about a minute on a CPU):
+
+# %% [notebook]
+# from grader.experiments import resource_usage, table
+# from solutions.p08_matrix import matmul_pipelined as reference_pipelined
+#
+# sizes = {"M": 4096, "N": 4096, "K": 4096, "BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 32}
+# rows = [resource_usage(reference_pipelined, f"STAGES={s}", **sizes, STAGES=s) for s in (2, 3, 4)]
+# print(table(rows))
+
+# %% [markdown]
+# The shared memory column grows by one stage's A and B tiles per row, 12 KiB. A GPU runs as many
+# blocks on an SM as its shared memory and registers allow, so past some depth a deeper pipeline costs
+# blocks per SM instead of hiding more latency.
+#
+# **4. GEMV's block.** The bench case's 512 columns and 256 threads per block reach 92 % of the copy
+# bandwidth on the H200, against 86 % with 256 columns and 128 threads (`bash scripts/h200_sweeps.sh
+# gemv`: 0.0351 ms against 0.0373 ms). Try the smaller block on your GPU:
+
+# %% [notebook]
+# bench("gemv", BLOCK_K=256, THREADS=128)
+
+# %% [markdown]
+# A GEMV reads each element of A once, so all that the block shape changes is how many loads each SM
+# keeps in flight: more columns per block and more threads mean more bytes requested before the first
+# one returns, which is what a memory-bound kernel needs to keep HBM busy.

@@ -82,10 +82,10 @@ pays for the full-size W several times over in memory traffic.
 # `T.gemm`, computing C^T = W A^T, so no shared W tile and no extra barrier) gives about the same,
 # 42 µs. Taking the scale and the offset out of the per-weight work altogether (multiply the fp16
 # numbers 1024 + q, and correct each K step's product on the accumulator) was slower, 56 µs: that
-# correction costs more than it saves. What remains is still the number of instructions per weight: fast 4-bit kernels convert
-# eight nibbles with a few 32-bit bit operations (and store the weights pre-shuffled so that each
-# thread's nibbles sit in one word), which `T.Parallel` over single elements does not express. That
-# is the distance between this kernel and its 8 µs floor.
+# correction costs more than it saves. What remains is still the number of instructions per weight:
+# fast 4-bit kernels convert eight nibbles with a few 32-bit bit operations (and store the weights
+# pre-shuffled so that each thread's nibbles sit in one word), which `T.Parallel` over single elements
+# does not express. That is the distance between this kernel and its 8 µs floor.
 #
 # The Tensor Cores still multiply fp16, so the kernel reads packed bytes, unpacks them into fp16 on
 # the chip, and feeds the result to `T.gemm`. Group-wise 4-bit formats of this kind (one scale per
