@@ -324,11 +324,18 @@ def puzzle_entries(source: Path, puzzle_id: str) -> list[Entry]:
     return list(entries.values())
 
 
+def _flat(text: str) -> str:
+    """A paragraph with its whitespace collapsed: a reflowed paragraph renders, and reads, the same."""
+    return " ".join(text.split())
+
+
 def updated(fresh: Sequence[Entry], old: Sequence[Entry]) -> list[Entry]:
     """The fresh entries with the old translations carried over: the same (context, English) keeps its
     translation; an entry whose English changed takes the closest old translation of the same context
-    (else of any context) as fuzzy, with the English it was made from."""
+    (else of any context) as fuzzy, with the English it was made from. English that only changed its
+    line breaks keeps its translation as it was."""
     by_key = {e.key: e for e in old if e.msgstr}
+    reflowed = {(e.msgctxt, _flat(e.msgid)): e for e in old if e.msgstr}  # the same words, new line breaks
     fresh_keys = {e.key for e in fresh}
     unused = [e for e in old if e.msgstr and e.key not in fresh_keys]
     by_english: dict[str, Entry] = {}
@@ -337,7 +344,7 @@ def updated(fresh: Sequence[Entry], old: Sequence[Entry]) -> list[Entry]:
             by_english.setdefault(entry.msgid, entry)
     out = []
     for entry in fresh:
-        kept = by_key.get(entry.key)
+        kept = by_key.get(entry.key) or reflowed.get((entry.msgctxt, _flat(entry.msgid)))
         new = Entry(entry.msgctxt, entry.msgid, notes=list(entry.notes))
         if kept is not None:
             new.msgstr, new.fuzzy, new.previous = kept.msgstr, kept.fuzzy, kept.previous

@@ -63,6 +63,8 @@ def test_an_edited_paragraph_keeps_its_old_translation_as_fuzzy():
     assert (out[0].msgstr, out[0].fuzzy, out[0].previous) == ("拷贝只是搬运字节。", True, "The copy moves bytes.")
     assert (out[1].msgstr, out[1].fuzzy) == ("没了。", False)  # the same English moved to another cell
     assert [e.done for e in updated(fresh, [])] == [False, False]
+    reflowed = updated([Entry("p01-spec", "The copy\nmoves bytes.")], old)[0]  # only the line breaks moved
+    assert (reflowed.msgstr, reflowed.fuzzy) == ("拷贝只是搬运字节。", False)
 
 
 def test_paragraphs_keep_fenced_code_whole_and_skip_what_has_no_prose():
