@@ -23,6 +23,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Float, Unicode
 
 from grader.hidden import ENV as HIDDEN_ENV
+from grader.i18n import tr
 
 PUZZLE_CELL = re.compile(r"\A%%puzzle[ \t]*(?P<name>[^\n]*)\n?")
 CHECK_ID = re.compile(r"^p(?P<puzzle>\d\d)_(?P<kernel>[A-Za-z0-9_]+)_check$")
@@ -119,7 +120,7 @@ class JudgeChecks(NbGraderPreprocessor):
                 result = verdict(kernel, run, starts, puzzle_id, limit)
                 lines, passed, summary = result.lines, result.passed, result.summary
             else:
-                summary = f"{kernel}: no %%puzzle cell of this notebook defines it"
+                summary = tr(f"{kernel}: no %%puzzle cell of this notebook defines it")
                 lines, passed = [summary], False
             cell.outputs = judged_outputs(lines, passed, summary)
             cell.metadata.setdefault("tilelang_course", {})["judge"] = {
