@@ -408,13 +408,13 @@ def matmul_naive(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, THREADS: int = 
 # - **shared, 64 x 64 x 32, serial loop** (the next kernel, `matmul_shared`): the same 96 registers and
 #   128 threads, 8 KiB of shared memory (one 4 KiB A tile and one 4 KiB B tile), `wgmma`, and still
 #   plain loads: moving the tiles changes the instruction, not yet how they are copied.
-# - **pipelined, 64 x 64 x 32**: 25 KiB of shared memory (3 stages of 8 KiB tiles, plus barriers),
-#   `wgmma` and TMA, and 256 threads although the kernel asked for 128. TileLang added a *producer*
-#   warpgroup that only issues TMA copies (warp specialization) and moves registers from it to the
-#   math warps with `setmaxnreg` (24 per copy thread, 240 per math thread; the regs/thread column is
-#   what ptxas reserves at launch).
+# - **pipelined, 64 x 64 x 32**: 24 KiB of shared memory (3 stages of 8 KiB tiles), `wgmma`, and
+#   `cp.async` copies issued by the same 128 threads: the copies of later steps are in flight while
+#   this one multiplies. (`matmul_pipelined` turns off TileLang's warp specialization, see its
+#   section; `matmul_tuned` keeps it, and then TileLang adds a *producer* warpgroup that only issues
+#   TMA copies and moves registers from it to the math warps with `setmaxnreg`.)
 # - **naive, 128 x 256 x 64**: 255 registers, the maximum, and about 1.5 KiB per thread spilled.
-# - **pipelined, 128 x 256 x 64**: no spills, 145 KiB of shared memory, 384 threads.
+# - **pipelined, 128 x 256 x 64**: no spills, 144 KiB of shared memory, 256 threads.
 #
 # The bench cases of `matmul_naive`, `matmul_shared` and `matmul_pipelined` all use these 64 x 64 x 32
 # tiles and 128 threads at 4096³, so the bench cell compares one change at a time: registers against
@@ -583,19 +583,30 @@ def matmul_shared(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, THREADS: int =
 # **The change from `matmul_shared`: the serial K loop becomes `T.Pipelined(..., num_stages=STAGES)`.**
 # The tiles, the accumulator, the copies and `T.gemm` stay as they are; the concept check asks only
 # for the pipelined loop (and `T.gemm`). The tile-resource experiment above shows what the one line
-# does on Hopper at the same 64 x 64 x 32 tiles: three buffers of each tile (25 KiB instead of 8), TMA
-# copies instead of plain loads, and a producer warpgroup: 256 threads although the kernel asks for
-# 128.
+# does on Hopper at the same 64 x 64 x 32 tiles: three buffers of each tile (24 KiB instead of 8) and
+# asynchronous copies (`cp.async`) instead of plain loads, issued by the same 128 threads that do the
+# math.
 #
 # Why it is faster: the copies of the next STAGES - 1 K steps are in flight while this step
 # multiplies, so once the pipeline is full a step costs about the longer of copy and math instead of
-# their sum, and the copying is done by the TMA unit instead of by the threads that do the math. The
-# bench case keeps `matmul_shared`'s tiles and threads and adds 3 stages, so the bench cell's two
-# lines differ by the pipeline alone.
+# their sum. The bench case keeps `matmul_shared`'s tiles and threads and adds 3 stages, so the bench
+# cell's two lines differ by the pipeline alone: 0.47 ms against 0.63 ms at 4096³ on the H200 (the
+# README's "Measured on the H200").
+#
+# The decorator turns off TileLang's warp specialization for this kernel. Left on, Hopper's lowering
+# gives the copies to an extra producer warpgroup that issues TMA loads and signals the math warpgroup
+# through barriers; at a 64 x 64 x 32 block that handshake costs more than it hides, and the same
+# kernel took 0.92 ms, slower than no pipeline at all (`python scripts/sweep.py 08 matmul_pipelined
+# large_4096 '{}' '{"_pass": {"tl.disable_warp_specialized": false}}'` on a GPU shows both).
+# `matmul_tuned` turns it back on: with 128 x 256 x 64 tiles and two math warpgroups it pays.
 
 
 # %% matmul_pipelined
-@tilelang.jit
+# No warp specialization: at this rung's 64 x 64 x 32 block TileLang's producer/consumer split is slower
+# than no pipeline at all on the H200 (0.92 ms against matmul_shared's 0.63 ms at 4096³); with the
+# same threads issuing the copies and the math, 3 stages take 0.47 ms (scripts/sweep.py, the
+# README's "Measured on the H200"). matmul_tuned, with 256 threads and large tiles, turns it back on.
+@tilelang.jit(pass_configs={tilelang.PassConfigKey.TL_DISABLE_WARP_SPECIALIZED: True})
 def matmul_pipelined(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int = 3, THREADS: int = 128):
     M, N, K = T.const("M, N, K")
     A: T.Tensor((M, K), T.float16)
@@ -629,7 +640,8 @@ def matmul_pipelined(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int
 #   BM·BN/(BM + BN) = 85 per element loaded, against 64 for 128 x 128 and 32 for 64 x 64. A K step of
 #   64 also halves the number of steps, and with it the per-step barrier and issue overhead.
 # - **256 threads instead of 128**: two math warpgroups share the 128 x 256 fp32 accumulator (128 KiB,
-#   128 registers per thread), plus TileLang's producer warpgroup: 384 threads in all.
+#   128 registers per thread), plus TileLang's producer warpgroup, back on here (no pass config): 384
+#   threads in all, the producer issuing TMA copies.
 # - **4 stages instead of 3**: four 48 KiB stages, 192 KiB of shared memory, more copies in flight to
 #   cover HBM latency.
 # - **`T.use_swizzle(panel_size=10)`** changes the order in which blocks are launched, not what they

@@ -34,10 +34,20 @@ def test_resource_usage_of_a_small_gemm_in_registers_and_in_shared_memory():
     assert piped.registers > 0
     # three stages of a 64 x 32 A tile and a 32 x 64 B tile, in fp16
     assert piped.dynamic_shared == 3 * (64 * 32 + 32 * 64) * 2
-    assert piped.tensor_cores == "wgmma" and piped.copies == "TMA"
-    assert piped.threads == 256  # TileLang adds a producer warpgroup for the TMA copies
+    # matmul_pipelined turns warp specialization off: the same 128 threads issue cp.async copies
+    assert piped.tensor_cores == "wgmma" and piped.copies == "cp.async"
+    assert piped.threads == 128
     text = experiments.table([naive, piped])
     assert "matmul_naive" in text and "pipelined" in text and "24.0" not in text.splitlines()[0]
+
+
+def test_matmul_tuned_keeps_the_producer_warpgroup_the_pipelined_rung_turns_off():
+    from solutions import p08_matrix as ref
+
+    sizes = {"M": 512, "N": 512, "K": 512, "BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "STAGES": 3}
+    tuned = experiments.resource_usage(ref.matmul_tuned, "tuned", **sizes, THREADS=256)
+    assert tuned.copies == "TMA" and tuned.tensor_cores == "wgmma"
+    assert tuned.threads == 384  # two math warpgroups and TileLang's producer
 
 
 def test_ptxas_log_parsing():
