@@ -373,7 +373,7 @@ def puzzle() -> Puzzle:
 # drops a check it can prove always true.
 #
 # **2. Block size.** The bench case runs `copy_threads` at BLOCK = 4096, THREADS = 256: 0.1325 ms,
-# 4052 GB/s in the README's bench run (`python -m grader --solutions --bench`).
+# 4051 GB/s in the README's bench run (`python -m grader --solutions --bench`).
 
 # %% [notebook]
 # bench("copy_threads", BLOCK=1024)

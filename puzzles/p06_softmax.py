@@ -419,15 +419,15 @@ def softmax(A, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
 #
 # `softmax` still makes three passes (max, exponentials and sum, scaling), but over registers, which
 # cost little next to memory. That bytes are what counts shows in the README's bench run (`python -m
-# grader --solutions --bench` on the H200): `softmax` moves 4025 GB/s, within 1 % of `copy_threads`'s
-# 4052 GB/s in the same run. It runs at the speed of a copy of the same bytes; its arithmetic (the
+# grader --solutions --bench` on the H200): `softmax` moves 4032 GB/s, within 1 % of `copy_threads`'s
+# 4051 GB/s in the same run. It runs at the speed of a copy of the same bytes; its arithmetic (the
 # 5.0 TFLOP/s the run counts) hides under the memory traffic, and the only way to be faster is to move
 # fewer bytes. The cell turns the byte counts into predicted times at the copy's bandwidth and sets
 # them next to the measured ones (both bench cases hold 2^27 elements, in different shapes):
 
 # %% [notebook]
-# # Timings from the README's "Measured on the H200": python -m grader --solutions --bench, 2026-11-29.
-# measured_ms = {"01 copy_threads": 0.1325, "06 softmax": 0.1334, "06 softmax_online": 0.2050}
+# # Timings from the README's "Measured on the H200": python -m grader --solutions --bench, 2026-12-01.
+# measured_ms = {"01 copy_threads": 0.1325, "06 softmax": 0.1332, "06 softmax_online": 0.2046}
 # elements = 2**27  # every one of these bench cases has 2^27 fp16 elements (256 MiB)
 # copy_gbps = 4 * elements / (measured_ms["01 copy_threads"] * 1e-3) / 1e9  # 2 bytes read, 2 written
 # print(f"copy_threads moved {copy_gbps:.0f} GB/s: take that as what this GPU's memory delivers\n")
@@ -620,7 +620,7 @@ def puzzle() -> Puzzle:
 # Expect little change. THREADS decides how many values each thread holds (BLOCK_M x BLOCK_N / THREADS)
 # and how many warps the reduction crosses, not how many bytes move, and the time of a kernel that runs
 # at copy speed is its bytes over the bandwidth, as long as each SM keeps enough loads in flight. If
-# the time does move, compare the GB/s column with the 4052 GB/s of `copy_threads` in the README's run.
+# the time does move, compare the GB/s column with the 4051 GB/s of `copy_threads` in the README's run.
 #
 # **2. What a thread holds (no GPU needed).** The cell compiles the reference `softmax` for sm_90a at
 # one row per block and reads what ptxas gave each thread (four compilations, under a minute on a CPU;

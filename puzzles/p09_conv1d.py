@@ -216,6 +216,13 @@ def conv1d_channels(X, W, BLOCK_O: int, BLOCK_L: int, THREADS: int = 128):
 # so it is not 16-byte aligned there, and at the signal's edges part of it lies outside X: TileLang
 # loads windows with 4-byte `cp.async` copies that each check the bounds (the cell below shows them).
 # That is one reason this kernel runs at about half of cuDNN's speed (README, "Measured on the H200").
+#
+# The other is the im2col tile itself: the block writes and reads back K copies of every window element
+# in shared memory before the Tensor Cores see them. An implicit GEMM skips it: for each tap k the
+# block multiplies W[:, c, k] (picked into registers) by the window shifted by k, one TMA copy per tap,
+# since a TMA box may start at any column. Measured on the H200 (`scripts/p09/candidates.py`, `bash
+# scripts/h200_sweeps.sh shifted`): 0.54x cuDNN at its best block against this kernel's 0.47x, so it
+# helps, and is still far from cuDNN; a graded rung for it is future work.
 
 # %% [notebook]
 # import re
@@ -233,8 +240,9 @@ def conv1d_channels(X, W, BLOCK_O: int, BLOCK_L: int, THREADS: int = 128):
 
 # %% conv1d_im2col
 # Warp specialization off: with it on, TileLang 0.1.15 builds a kernel that stops with "illegal
-# instruction" in its TMA load on the H200 (seen under compute-sanitizer); without it the copies
-# are cp.async and the kernel is correct.
+# instruction" in its TMA load on the H200 (seen under compute-sanitizer; `python
+# scripts/p09/ws_fault.py` runs both builds on a GPU); without it the copies are cp.async and the
+# kernel is correct.
 @tilelang.jit(pass_configs={tilelang.PassConfigKey.TL_DISABLE_WARP_SPECIALIZED: True})
 def conv1d_im2col(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int = 2, THREADS: int = 128):
     C_in, L, C_out, K = T.const("C_in, L, C_out, K")
@@ -450,7 +458,7 @@ def puzzle() -> Puzzle:
 # 40 KiB: 48.5 KiB, the step between the rows. The rest, 40 KiB, is the im2col tile, built once per
 # step and not multi-buffered.
 #
-# **2. Stages on the GPU.** The bench case uses STAGES = 3: 0.5709 ms, 150.5 TFLOP/s, 0.45x cuDNN, in
+# **2. Stages on the GPU.** The bench case uses STAGES = 3: 0.5680 ms, 151.2 TFLOP/s, 0.47x cuDNN, in
 # the README's bench run (`python -m grader --solutions --bench`).
 
 # %% [notebook]

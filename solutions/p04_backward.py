@@ -319,7 +319,7 @@ def puzzle() -> Puzzle:
 # 8 columns and every access is 16 bytes (`uint4`); at 512 / 128 it is 4 columns, and every load and
 # store of A, B and C is 8 bytes (`uint2`), although each thread still handles 32 elements.
 #
-# **2. The forward on the GPU.** The bench case takes 0.1303 ms, 4120 GB/s, in the README's bench run
+# **2. The forward on the GPU.** The bench case takes 0.1307 ms, 4107 GB/s, in the README's bench run
 # (`python -m grader --solutions --bench`):
 
 # %% [notebook]

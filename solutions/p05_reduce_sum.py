@@ -297,7 +297,7 @@ def puzzle() -> Puzzle:
 # warps, so every round also passes through shared memory. Both kernels read the same bytes.
 #
 # **2. The tile width.** The bench case runs `row_sum_tiled` at BLOCK_M = 4, BLOCK_N = 512, THREADS =
-# 128: 0.0641 ms, 4189 GB/s, in the README's bench run (`python -m grader --solutions --bench`).
+# 128: 0.0643 ms, 4178 GB/s, in the README's bench run (`python -m grader --solutions --bench`).
 
 # %% [notebook]
 # bench("row_sum_tiled", BLOCK_N=128)

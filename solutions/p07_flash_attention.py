@@ -386,7 +386,7 @@ def puzzle() -> Puzzle:
 # issues the TMA copies, and moves registers from it to the warpgroups that compute (the `copy/math
 # regs` column; puzzle 08 explains this warp specialization).
 #
-# **2. Stages on the GPU.** The bench case uses STAGES = 2: 0.1707 ms, 402.5 TFLOP/s, 0.90x torch, in
+# **2. Stages on the GPU.** The bench case uses STAGES = 2: 0.1740 ms, 395.0 TFLOP/s, 0.90x torch, in
 # the README's bench run (`python -m grader --solutions --bench`).
 
 # %% [notebook]

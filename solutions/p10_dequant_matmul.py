@@ -399,8 +399,8 @@ def puzzle() -> Puzzle:
 # 4 KiB): 8 KiB, the step between the rows. The unpacked W tile (64 x 128 fp16, 16 KiB) and the
 # block's scales (64 rows x 64 groups of fp16, 8 KiB) are there once. At decode sizes stages are cheap.
 #
-# **2. A deeper pipeline.** The decode case uses STAGES = 4: 0.0521 ms, 674 GB/s, in the README's bench
-# run (`python -m grader --solutions --bench`), far below the 4052 GB/s of puzzle 01's copy in the same
+# **2. A deeper pipeline.** The decode case uses STAGES = 4: 0.0521 ms, 675 GB/s, in the README's bench
+# run (`python -m grader --solutions --bench`), far below the 4051 GB/s of puzzle 01's copy in the same
 # run, so it is not the bytes themselves that limit it.
 
 # %% [notebook]
@@ -424,8 +424,8 @@ def puzzle() -> Puzzle:
 # loads can be in flight on an SM, each block unpacking half as many weights. The A tile is read by
 # twice as many blocks, but it is 16 x 8192 fp16, 256 KiB, next to 32 MiB of packed weights.
 #
-# **4. Unpacking alone.** `dequantize_int4`'s bench case (BLOCK_N = 64, BLOCK_K = 128) takes 0.0467 ms,
-# 3616 GB/s in the same run: it reads 32 MiB and writes 128 MiB, close to a copy's speed.
+# **4. Unpacking alone.** `dequantize_int4`'s bench case (BLOCK_N = 64, BLOCK_K = 128) takes 0.0469 ms,
+# 3596 GB/s in the same run: it reads 32 MiB and writes 128 MiB, close to a copy's speed.
 
 # %% [notebook]
 # bench("dequantize_int4", BLOCK_N=128)
