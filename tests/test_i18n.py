@@ -260,11 +260,12 @@ if COMPLETE:
 
 @pytest.fixture(scope="module")
 def executed_zh(tmp_path_factory: pytest.TempPathFactory):
-    """(puzzle id, "stub" or "solution") -> the future of its executed zh_CN notebook."""
+    """(puzzle id, "stub" or "solution") -> the future of its executed zh_CN notebook. One at a time: CI runs
+    test files two at a time (-n 2), and tests/test_notebooks.py executes the English ones alongside."""
     folder = tmp_path_factory.mktemp("zh_notebooks")
     assert main(["--solutions", "--lang", LANG, "--out", str(folder / "solutions"), *COMPLETE]) == 0
     shutil.copytree(ROOT / "notebooks" / LANG, folder / "stubs")
-    pool = ThreadPoolExecutor(max_workers=2)
+    pool = ThreadPoolExecutor(max_workers=1)
     futures: dict[tuple[str, str], Future] = {}
     for puzzle_id in COMPLETE:
         name = f"{puzzle_files(ROOT / 'puzzles')[puzzle_id].stem}.ipynb"
