@@ -56,7 +56,10 @@ class Hint:
         ``more`` is how to ask for a tier, with ``{level}`` where its number goes.
         """
         head = f"hint {self.level} of {self.levels} for {self.kernel} (puzzle {self.puzzle_id}):"
-        out = [head, *textwrap.wrap(self.text, WIDTH, initial_indent="  ", subsequent_indent="  ")]
+        out = [
+            head,
+            *textwrap.wrap(self.text, WIDTH, initial_indent="  ", subsequent_indent="  ", break_on_hyphens=False),
+        ]
         if self.level < self.levels and more:
             out.append(f"more: {more.format(level=self.level + 1)}")
         elif self.level == self.levels:
