@@ -324,6 +324,11 @@ def test_fp16_accumulators_fail_the_same_elements_as_on_the_h200(stem, function)
 SOLUTIONS = puzzle_files(ROOT / "solutions")
 
 
+# The CUDA-core GEMM rung simulates one tile-wide T.Parallel step per K element (no T.gemm to hand to
+# torch at once): 4-5 CPU s a case on the CI machine, which its lesson needs.
+SLOW_PER_CASE = {"matmul_cuda_cores": 6.0}
+
+
 @pytest.mark.parametrize("puzzle_id", sorted(SOLUTIONS))
 def test_every_reference_kernel_simulates_to_match_torch_quickly(puzzle_id):
     from grader.compare import compare
@@ -347,7 +352,8 @@ def test_every_reference_kernel_simulates_to_match_torch_quickly(puzzle_id):
         # A budget per simulated case: a kernel with one deliberately long case (conv1d_naive's 501-tap
         # filter, which catches fp16 accumulators) and short others stays within it.
         count = sum(c.simulate for c in kernel.cases)
-        assert elapsed < 1.0 * count, f"{kernel.function} took {elapsed:.1f} CPU s for {count} cases (1 s each)"
+        each = SLOW_PER_CASE.get(kernel.function, 1.0)
+        assert elapsed < each * count, f"{kernel.function} took {elapsed:.1f} CPU s for {count} cases ({each:g} s each)"
 
 
 SIMULATION_SECONDS: dict[str, float] = {}

@@ -1,0 +1,28 @@
+"""matmul_shared with slices for the copies (A[rows, cols] written as ranges) and the store through a
+shared tile."""
+
+KERNEL = "matmul_shared"
+
+import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit
+def matmul_shared(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, THREADS: int = 128):
+    M, N, K = T.const("M, N, K")
+    A: T.Tensor((M, K), T.float16)
+    B: T.Tensor((K, N), T.float16)
+    C = T.empty((M, N), T.float16)
+    with T.Kernel(T.ceildiv(N, BLOCK_N), T.ceildiv(M, BLOCK_M), threads=THREADS) as (bx, by):
+        A_tile = T.alloc_shared((BLOCK_M, BLOCK_K), T.float16)
+        B_tile = T.alloc_shared((BLOCK_K, BLOCK_N), T.float16)
+        C_tile = T.alloc_shared((BLOCK_M, BLOCK_N), T.float16)
+        acc = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float32)
+        T.clear(acc)
+        for k in T.serial(T.ceildiv(K, BLOCK_K)):
+            T.copy(A[by * BLOCK_M : (by + 1) * BLOCK_M, k * BLOCK_K : (k + 1) * BLOCK_K], A_tile)
+            T.copy(B[k * BLOCK_K : (k + 1) * BLOCK_K, bx * BLOCK_N : (bx + 1) * BLOCK_N], B_tile)
+            T.gemm(A_tile, B_tile, acc)
+        T.copy(acc, C_tile)
+        T.copy(C_tile, C[by * BLOCK_M, bx * BLOCK_N])
+    return C
