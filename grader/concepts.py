@@ -147,3 +147,14 @@ def staged_store(wants: str) -> Concept:
 
 def _scope(buffer: Any) -> str:
     return str(buffer.scope()) if buffer is not None else ""
+
+
+def gemm_left_operand_in_fragment(wants: str) -> Concept:
+    """Some T.gemm takes its first (A) operand from a fragment (registers), not from shared memory:
+    a tile built in registers that the MMA reads as it is (puzzle 10's decode kernel, W unpacked there)."""
+
+    def holds(tir: Any) -> bool:
+        gemms = [c for c in _tile_ops(tir) if c.op.name == "tl.tileop.gemm"]
+        return any(_scope(region_buffer(c.args[0])) == "local.fragment" for c in gemms)
+
+    return Concept(wants, holds)

@@ -42,6 +42,14 @@ The sizes are named M, N, K, with ``KH = K / 2`` (bytes per row of B) and ``NG =
     ``T.gemm(A_tile, W_tile, acc, transpose_B=True)`` into an fp32 accumulator. W is never
     written to global memory: 0.5 bytes per weight are read instead of 2.
 
+``dequant_matmul_decode``
+    The same inputs, output and preconditions as ``dequant_matmul``, with less work per weight.
+    Each weight's fp16 value is built from its bits: ``0x6400 | q`` read as fp16 is 1024 + q, so
+    subtracting 1032 gives q - 8 with no integer-to-float conversion. And the roles are swapped:
+    the block computes C^T = W A^T with ``T.gemm(W_local, A_tile, acc, transpose_B=True)``, the
+    unpacked W fragment being the MMA's register operand, so there is no shared W tile; the
+    BLOCK_N x BLOCK_M accumulator is stored into C transposed, element by element, with guards.
+
 What it teaches: bit manipulation on tiles (shifts, masks, integer to float), group-wise
 scales, and fusing a producer (the unpacking) into a consumer (the GEMM) through shared memory.
 
@@ -76,16 +84,17 @@ pays for the full-size W several times over in memory traffic.
 # Why, measured (`python scripts/p10/sweep.py` on the H200, which times candidate kernels the same
 # way): the loads are not what limits it, the unpacking is. Every weight costs a handful of integer
 # instructions plus an integer-to-fp16 conversion, and the conversion runs at a fraction of the rate of
-# plain arithmetic. Building the fp16 value from its bits instead (`0x6400 | q` is the fp16 number
-# 1024 + q, so `(1024 + q) - 1032` is q - 8 with no conversion at all) takes the same kernel from 52 µs
-# to 42 µs. Unpacking straight into the registers the MMA reads (W as the left operand of
+# plain arithmetic. The third kernel below, `dequant_matmul_decode`, makes the two changes that
+# helped. Building the fp16 value from its bits instead (`0x6400 | q` is the fp16 number 1024 + q, so
+# `(1024 + q) - 1032` is q - 8 with no conversion at all) takes the same kernel from 52 µs to 42.3 µs.
+# Unpacking, on top of that, straight into the registers the MMA reads (W as the first operand of
 # `T.gemm`, computing C^T = W A^T, so no shared W tile and no extra barrier) gives about the same,
-# 42 µs. Taking the scale and the offset out of the per-weight work altogether (multiply the fp16
+# 41.6 µs. Taking the scale and the offset out of the per-weight work altogether (multiply the fp16
 # numbers 1024 + q, and correct each K step's product on the accumulator) was slower, 56 µs: that
 # correction costs more than it saves. What remains is still the number of instructions per weight:
 # fast 4-bit kernels convert eight nibbles with a few 32-bit bit operations (and store the weights
 # pre-shuffled so that each thread's nibbles sit in one word), which `T.Parallel` over single elements
-# does not express. That is the distance between this kernel and its 8 µs floor.
+# does not express. That is the distance between these kernels and their 8 µs floor.
 #
 # The Tensor Cores still multiply fp16, so the kernel reads packed bytes, unpacks them into fp16 on
 # the chip, and feeds the result to `T.gemm`. Group-wise 4-bit formats of this kind (one scale per
@@ -105,7 +114,7 @@ from __future__ import annotations
 import tilelang
 import tilelang.language as T
 
-from grader.concepts import uses_tile_op
+from grader.concepts import gemm_left_operand_in_fragment, uses_tile_op
 from grader.spec import Baseline, Case, Kernel, Puzzle, Tensor, tensor_bytes
 
 # ---------------------------------------------------------------- references (run on float64)
@@ -237,6 +246,81 @@ def dequant_matmul(A, B, S, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: in
     return C
 
 
+# %% [markdown]
+# ## Kernel 3: `dequant_matmul_decode`: fewer instructions per weight
+#
+# The same product as `dequant_matmul`, with the same inputs, output and preconditions, graded on the
+# same decode case with the same block (16 x 64 x 128, four stages). Two things change, both in the
+# work done per weight; the loads stay as they are.
+#
+# **1. The fp16 value from its bits.** The 16 bits `0x6400` are the fp16 number 1024 (exponent 10,
+# mantissa 0). Between 1024 and 2048 consecutive fp16 numbers are 1 apart, so the ten mantissa bits
+# count units: `0x6400 | q` for a nibble q in 0..15 is the fp16 number 1024 + q, and subtracting 1032
+# leaves q - 8, exactly. In the kernel that is a mask, an OR into a 16-bit integer,
+# `T.reinterpret(..., T.float16)` (the same bits read as fp16: no instruction at all) and one fp16
+# subtraction, instead of an integer subtraction and an integer-to-fp16 conversion, which runs at a
+# fraction of the rate of plain arithmetic. The weights are the same fp16 numbers as before, bit for
+# bit: q - 8 is exact either way, and the product with the scale rounds once, as before.
+#
+# **2. W as the register operand.** `dequant_matmul` stores its unpacked fragment to a shared tile (a
+# `T.copy` and a barrier every K step), and its `T.gemm(A_tile, W_tile, ...)` reads both operands from
+# shared memory. Swap the roles and compute the transpose, C^T = W A^T, with the fragment itself as
+# the first operand: `T.gemm(W_local, A_tile, acc, transpose_B=True)` into a BLOCK_N x BLOCK_M
+# accumulator. TileLang gives `W_local` the layout of the MMA's first operand, so the `T.Parallel`
+# loop unpacks each weight into the thread and register that multiply it: no shared W tile, no extra
+# barrier. It also makes the 64 rows of W the MMA's M, the dimension that Hopper's `wgmma` wants large
+# (64 rows per four warps), and the 16 tokens its N. Compiled for sm_90a by TileLang 0.1.15 at the
+# decode case, this kernel's `T.gemm` becomes `wgmma` with its first operand in registers and the A
+# tile read from shared memory; `dequant_matmul`'s, with the 16 tokens as M, becomes `mma.sync`
+# (m16n8k16) on fragments loaded from the two shared tiles with `ldmatrix`.
+#
+# The price is the store: `acc[n, m]` is `C[m, n]`, and `T.copy` does not transpose, so C is written
+# by a `T.Parallel` loop over the accumulator, with a guard on each edge (M and N both have tails).
+#
+# What it buys, measured with `python scripts/p10/sweep.py` on the course's H200 (it times the
+# candidates in `scripts/p10/candidates.py` the way `--bench` times a kernel): 52 µs for
+# `dequant_matmul` at the decode case, 42.3 µs with the bit trick alone (`decode_ws`, which keeps the
+# shared W tile), 41.6 µs with both changes (`decode_wa`, this kernel). That is about 20 % of the
+# bandwidth floor of about 8 µs, and still slower than torch's fp16 matmul on unquantized weights in
+# the same sweep (about 36 to 40 µs). What remains is the number of instructions per weight: each
+# weight still gets its own load of its byte, shift, mask, OR, subtraction and multiplication, where
+# fast 4-bit kernels convert eight nibbles at once with a few 32-bit bit operations on weights stored
+# pre-shuffled, which `T.Parallel` over single elements does not express.
+#
+# The bit trick, checked on the CPU for all 16 nibbles:
+
+# %% [notebook]
+# import torch
+#
+# q = torch.arange(16, dtype=torch.int16)  # every nibble
+# value = (0x6400 | q).view(torch.float16)  # the same 16 bits, read as fp16
+# print(value)  # 1024 + q
+# print(torch.equal(value - 1032, (q - 8).to(torch.float16)))  # q - 8, exactly
+
+
+# %% dequant_matmul_decode
+@tilelang.jit
+def dequant_matmul_decode(A, B, S, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int = 3, THREADS: int = 128):
+    M, N, K, NG = T.const("M, N, K, NG")
+    A: T.Tensor((M, K), T.float16)
+    B: T.Tensor((N, K // 2), T.uint8)
+    S: T.Tensor((N, NG), T.float16)
+    C = T.empty((M, N), T.float16)
+
+    with T.Kernel(T.ceildiv(N, BLOCK_N), T.ceildiv(M, BLOCK_M), threads=THREADS) as (bx, by):
+        # TODO begin: C^T = W A^T, with W unpacked from its bits straight into the MMA's registers
+        # dequant_matmul with two changes. Build each weight's float16 from its bits rather than by
+        # converting an integer: put the nibble under the bits of the float16 number 1024, reinterpret
+        # the 16 bits as a float16 (1024 plus the nibble), and subtract the constant that leaves the
+        # nibble minus 8. And swap the operands: the unpacked W fragment is T.gemm's first operand, the
+        # A tile its second (transposed), so W needs no shared tile and the accumulator holds C^T,
+        # BLOCK_N x BLOCK_M. Store it element by element into C, transposed, guarding both edges.
+        raise NotImplementedError("dequant_matmul_decode")
+        # TODO end
+
+    return C
+
+
 # %% cases
 # ---------------------------------------------------------------------------------- cases
 
@@ -333,6 +417,52 @@ def puzzle() -> Puzzle:
                     ),
                 ),
             ),
+            Kernel(
+                function="dequant_matmul_decode",
+                concepts=(
+                    uses_tile_op(
+                        "tl.tileop.gemm",
+                        "W times the A tile computed with T.gemm (the Tensor Cores)",
+                    ),
+                    gemm_left_operand_in_fragment(
+                        "the unpacked W tile as T.gemm's first operand, straight from its fragment (registers), "
+                        "with no shared W tile"
+                    ),
+                ),
+                title="Decode GEMM: W from its bits, straight into the MMA's registers",
+                inputs=(_A, _B, _S),
+                outputs=(_C,),
+                reference=dequant_matmul_reference,
+                baseline=torch_dequant_matmul,
+                baselines=(Baseline("torch fp16 on unquantized W", fp16_matmul, prepare=unquantized_weights),),
+                flops=lambda s: 2.0 * s["M"] * s["N"] * s["K"],
+                bytes_moved=lambda s: tensor_bytes((_A, _B, _S, _C), s),
+                tiles={"C": ("BLOCK_M", "BLOCK_N")},
+                cases=(
+                    Case("square_256_g64", _sizes(256, 256, 4, m=256), gemm, seed=10301, simulate=True),
+                    Case("odd_37x200x512_g64", _sizes(200, 512, 8, m=37), gemm, seed=10302, simulate=True),
+                    Case("tail_1000_g128", _sizes(1000, 1024, 8, m=1000), gemm, seed=10303),
+                    # One scale per row (G = K) and 2048-term sums.
+                    Case("per_row_100x300x2048", _sizes(300, 2048, 1, m=100), gemm, seed=10304, simulate=True),
+                    # BLOCK_M != BLOCK_N, M != N != K, a tail in M and N: C stored untransposed, or
+                    # its guards swapped, fails here.
+                    Case(
+                        "rect_50x77x384_g128",
+                        _sizes(77, 384, 3, m=50),
+                        {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_K": 64, "STAGES": 3},
+                        seed=10306,
+                        simulate=True,
+                    ),
+                    # dequant_matmul's decode case and block, for the two to compare.
+                    Case(
+                        "decode_16x8192x8192_g128",
+                        _sizes(8192, 8192, 64, m=16),
+                        {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_K": 128, "STAGES": 4},
+                        seed=10305,
+                        bench=True,
+                    ),
+                ),
+            ),
         ),
     )
 
@@ -344,6 +474,9 @@ def puzzle() -> Puzzle:
 # - Group-wise scales and why a tile must lie inside one group.
 # - Fusing a producer into a consumer through shared memory: the weights are unpacked on the chip and
 #   never written out, so a memory-bound product reads 4x fewer bytes.
+# - Counting instructions per weight: an fp16 built from its bits instead of converted, and the
+#   unpacked tile fed to `T.gemm` from registers as its first operand (C^T = W A^T), not through shared
+#   memory.
 #
 # That is the course: from a copy to a fused, pipelined, quantized matrix product. Every kernel of
 # the last puzzles is the same few ideas (tiles in the right memory, fp32 accumulation, masks for the
