@@ -75,6 +75,21 @@ def gemm_operands_in_shared(wants: str) -> Concept:
     return Concept(wants, holds)
 
 
+def gemm_operand_copied(index: int, wants: str) -> Concept:
+    """Every T.gemm's operand ``index`` (0 = A, 1 = B) is filled only by tile copies, never element by
+    element: puzzle 09's implicit GEMM multiplies windows copied from X, not an im2col tile built in a
+    T.Parallel loop."""
+
+    def holds(tir: Any) -> bool:
+        from tilelang import tvm
+
+        gemms = [c for c in _tile_ops(tir) if c.op.name == "tl.tileop.gemm"]
+        stored = {n.buffer for n in _walk(tir) if isinstance(n, tvm.tirx.BufferStore)}
+        return bool(gemms) and all(region_buffer(c.args[index]) not in stored for c in gemms)
+
+    return Concept(wants, holds)
+
+
 def reduces(kind: str, wants: str) -> Concept:
     """The kernel calls a tile reduction of this kind ("sum", "max", ...): T.reduce_sum, T.reduce_max."""
     return Concept(

@@ -1,4 +1,4 @@
-"""Puzzle 09 · Convolution: a 1-D convolution three ways, ending on the Tensor Cores.
+"""Puzzle 09 · Convolution: a 1-D convolution four ways, ending on the Tensor Cores.
 
 A 1-D convolution slides a short filter along a signal: audio filters, the token mixers of
 speech and state-space models, the temporal layers of video networks. Like torch's ``conv1d``
@@ -36,12 +36,22 @@ Inputs and outputs (fp16 in, fp16 out, every sum accumulated in fp32), with ``P 
     edges part of it lies outside X, so TileLang loads it with 4-byte copies that each check the
     bounds. ``python -m grader.experiments`` shows the generated copies, see the notebook.)
 
+``conv1d_implicit``
+    The same GEMM without the im2col tile: an implicit GEMM. For each tap k the block copies the
+    window of BLOCK_C channels shifted by k - P, ``X[c0 : c0 + BLOCK_C, t0 + k - P : t0 + k - P +
+    BLOCK_L]``, into a shared tile of its own (K tiles in a Python list: K is a constant while
+    tracing), picks that tap's weights ``W2[:, c * K + k]`` out of the W2 tile into a fragment, and
+    adds ``T.gemm(w_tap, window, acc)``: K small GEMMs into one accumulator. Each window is a whole
+    tile of X, so it loads with TMA on Hopper whatever its shift.
+
 What it teaches: halos (a tile that reads more input than it writes output), zero padding for
 free from ``T.copy``'s bounds checks, reuse of one input tile by many outputs, and how a
-convolution becomes a GEMM so the Tensor Cores can do it.
+convolution becomes a GEMM so the Tensor Cores can do it, first through an im2col tile, then as an
+implicit GEMM without one.
 
 Preconditions: K is odd (so "same" padding is symmetric); ``BLOCK_C * K`` is a multiple of 16
-(the fp16 ``T.gemm`` K step), true whenever BLOCK_C is; L > BLOCK_L, so the grid has at least
+(the fp16 ``T.gemm`` K step), true whenever BLOCK_C is, and for ``conv1d_implicit``, whose
+``T.gemm`` is BLOCK_C deep, BLOCK_C itself is; L > BLOCK_L, so the grid has at least
 two blocks along L (see the note below). C_in, C_out and L are otherwise anything: a partial
 channel block reads zeros for the missing channels from both X and W2.
 
@@ -75,7 +85,7 @@ from __future__ import annotations
 import tilelang
 import tilelang.language as T
 
-from grader.concepts import uses_tile_op
+from grader.concepts import gemm_operand_copied, uses_tile_op
 from grader.spec import Case, Kernel, Puzzle, Tensor, tensor_bytes
 
 # ---------------------------------------------------------------- references (run on float64)
@@ -220,9 +230,8 @@ def conv1d_channels(X, W, BLOCK_O: int, BLOCK_L: int, THREADS: int = 128):
 # The other is the im2col tile itself: the block writes and reads back K copies of every window element
 # in shared memory before the Tensor Cores see them. An implicit GEMM skips it: for each tap k the
 # block multiplies W[:, c, k] (picked into registers) by the window shifted by k, one TMA copy per tap,
-# since a TMA box may start at any column. Measured on the H200 (`scripts/p09/candidates.py`, `bash
-# scripts/h200_sweeps.sh shifted`): 0.54x cuDNN at its best block against this kernel's 0.47x, so it
-# helps, and is still far from cuDNN; a graded rung for it is future work.
+# since a TMA box may start at any column. That is the next kernel, `conv1d_implicit`: 0.54x cuDNN on
+# the H200 against this kernel's 0.47x, so it helps, and is still far from cuDNN.
 
 # %% [notebook]
 # import re
@@ -264,6 +273,95 @@ def conv1d_im2col(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int = 
     return Y
 
 
+# %% [markdown]
+# ## Kernel 4: `conv1d_implicit`, an implicit GEMM
+#
+# The im2col tile is a detour: the block writes K copies of every window element into shared memory and
+# reads them back, only to hand the Tensor Cores a matrix whose rows are shifted copies of one another.
+# Split the GEMM's sum over r = (c, k) by tap instead:
+#
+# $$Y = \sum_{k=0}^{K-1} W_{:,:,k} \cdot S_{k-P}X, \qquad (S_{s}X)[c, t] = X[c,\, t + s]$$
+#
+# K small GEMMs, each the BLOCK_O x BLOCK_C weights of one tap times the BLOCK_C x BLOCK_L window of X
+# shifted by that tap, all added into the same fp32 accumulator. This is an *implicit* GEMM: the same
+# products as `conv1d_im2col`, but the im2col matrix is never built, in global or in shared memory.
+# Per step of BLOCK_C channels the block copies the W2 tile once and, for each tap k, the window
+# `X[c0 : c0 + BLOCK_C, t0 + k - P : t0 + k - P + BLOCK_L]` into a shared tile of its own; then, tap by
+# tap, it picks that tap's columns `W2[:, c * K + k]` out of the W2 tile into a register fragment and
+# calls `T.gemm(w_tap, window, acc)`.
+#
+# The K shared tiles are a Python list, `[T.alloc_shared(...) for _ in range(K)]`, and the taps loop
+# over that list, `for k, window in enumerate(windows)`. This works because K is a constant when the
+# kernel is traced (`T.const` makes each size a Python int): the list has K tiles, the loop over it is
+# plain Python that runs while tracing, and the kernel gets K copies and K `T.gemm` calls, each on its
+# own tile. Write `for k in range(K)` instead and TileLang's frontend turns it into a `T.serial` loop:
+# k becomes a loop variable, which cannot index a Python list (a `TypeError` at that line).
+#
+# What the shifted copy buys: each window is an ordinary tile of X whose columns start k - P from the
+# block's, so it is loaded as a whole tile whatever the shift. On Hopper it is a TMA copy (a TMA box
+# may start at any column; the part outside the signal arrives as zeros, the padding, as before), and
+# it lands at the start of its own tile, ready for the Tensor Cores: no halo to round up, no gather from
+# shared memory into shared memory, and none of the 4-byte bounds-checked copies of `conv1d_im2col`'s
+# windows. The cell below lowers the reference kernel at the bench case for sm_90a and lists the
+# windows' TMA loads: five, at column offsets -2 to +2 of the block's tile.
+
+# %% [notebook]
+# import re
+#
+# from grader.experiments import kernel_source
+# from solutions.p09_conv1d import conv1d_implicit as reference_implicit
+#
+# # The reference kernel at the bench case's sizes and block, lowered for sm_90a (no compile, no GPU).
+# cuda = kernel_source(
+#     reference_implicit, C_in=256, L=1 << 17, C_out=256, K=5, BLOCK_O=128, BLOCK_L=128, BLOCK_C=16, STAGES=3
+# )
+# loads = re.findall(r"tma_load\((X)_desc, [^,]+, \(&\(\(\(half_t\*\)(\w+)\).*?\)\), (.*), \(cb \* \d+\)\);", cuda)
+# for tensor, tile, column in loads:
+#     print(f"TMA load of {tensor} into {tile:9} starting at column {column}")
+# print("T.gemm with A from registers (wgmma_rs):", "wgmma_rs" in cuda)
+
+# %% [markdown]
+# Measured on the H200 (`bash scripts/h200_sweeps.sh shifted`, which runs `scripts/sweep.py
+# --file=scripts/p09/shifted.py` over block parameters at the bench case's sizes): 0.54x cuDNN at
+# BLOCK_C = 16 with 3 stages and 128 x 128 output tiles, the bench case here, against
+# `conv1d_im2col`'s 0.47x. It ran correctly with warp specialization on (a producer warpgroup issues
+# the TMA copies), which faults on the im2col kernel (`scripts/p09/ws_fault.py`), so this kernel keeps
+# TileLang's default.
+#
+# Better, and still about half of cuDNN's speed. The two limits the prose of `conv1d_im2col` names, its
+# windows' 4-byte bounds-checked copies and the im2col tile built in shared memory, are gone here, so
+# what holds this kernel back is something else, not yet profiled. The likely suspects: the K windows
+# overlap, so every input element is copied into shared memory K times per step; the tap's weights are
+# picked into registers before every `T.gemm`; and each `T.gemm` is only BLOCK_C = 16 deep, one Tensor
+# Core step, so K short GEMMs follow one another where cuDNN runs longer ones.
+#
+# What to watch for: the shift of tap k is k - P, not k; the pick is column c * K + k of the W2 tile
+# (c the channel within the step); BLOCK_C is now the `T.gemm`'s K step, so it must be a multiple of 16.
+
+
+# %% conv1d_implicit
+# Warp specialization stays on (TileLang's default on Hopper): this kernel runs correctly with it.
+@tilelang.jit
+def conv1d_implicit(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int = 2, THREADS: int = 128):
+    C_in, L, C_out, K = T.const("C_in, L, C_out, K")
+    X: T.Tensor((C_in, L), T.float16)
+    W: T.Tensor((C_out, C_in, K), T.float16)
+    Y = T.empty((C_out, L), T.float16)
+
+    with T.Kernel(T.ceildiv(L, BLOCK_L), T.ceildiv(C_out, BLOCK_O), threads=THREADS) as (bx, by):
+        # TODO begin: one T.gemm per tap, of the tap's weights and a window of X shifted by the tap
+        # Skip the im2col tile. For each block of BLOCK_C input channels, copy the block's weight tile
+        # once and, for each tap, the window of X shifted by that tap into a shared tile of its own (a
+        # Python list of K tiles, filled in a Python loop over the taps: K is a constant). Then, tap by
+        # tap, pick that tap's weights out of the weight tile into a float16 fragment and T.gemm them
+        # with the tap's window, all into one float32 accumulator, in a T.Pipelined loop over the
+        # channel blocks.
+        raise NotImplementedError("conv1d_implicit")
+        # TODO end
+
+    return Y
+
+
 # %% cases
 # ---------------------------------------------------------------------------------- cases
 
@@ -287,6 +385,7 @@ def puzzle() -> Puzzle:
     naive = {"BLOCK_L": 256}
     channels = {"BLOCK_O": 32, "BLOCK_L": 128}
     im2col = {"BLOCK_O": 64, "BLOCK_L": 64, "BLOCK_C": 16, "STAGES": 2}
+    implicit = {"BLOCK_O": 32, "BLOCK_L": 64, "BLOCK_C": 16, "STAGES": 2}
     channel_io = dict(
         inputs=(_X, _W),
         outputs=(_Y,),
@@ -409,6 +508,55 @@ def puzzle() -> Puzzle:
                 ),
                 **channel_io,
             ),
+            Kernel(
+                function="conv1d_implicit",
+                concepts=(
+                    uses_tile_op("tl.tileop.gemm", "each tap's weights times its shifted window computed with T.gemm"),
+                    gemm_operand_copied(
+                        1,
+                        "each tap's window copied from X into its own shared tile with T.copy and handed to T.gemm "
+                        "as it is, not an im2col tile built in shared memory",
+                    ),
+                ),
+                title="Implicit GEMM: one T.gemm per tap on a shifted window, no im2col tile",
+                cases=(
+                    # a tail in C_in (20 = 16 + 4), C_out (24 < 32) and L (300 = 4 x 64 + 44)
+                    Case("small_20to24_300_k3", _sizes(20, 24, 300, 3), implicit, seed=9401, simulate=True),
+                    # one tap (P = 0, no shift): a plain GEMM of W[:, :, 0] and X
+                    Case("pointwise_24to40_150_k1", _sizes(24, 40, 150, 1), implicit, seed=9402, simulate=True),
+                    # nine windows wider than the signal's tail: padding on both sides
+                    Case(
+                        "odd_3to5_37_k9",
+                        _sizes(3, 5, 37, 9),
+                        {"BLOCK_O": 32, "BLOCK_L": 32, "BLOCK_C": 16, "STAGES": 2},
+                        seed=9403,
+                        simulate=True,
+                    ),
+                    # BLOCK_O != BLOCK_L, several tiles of each, a tail in C_in, C_out and L
+                    Case(
+                        "rect_40to72_150_k5",
+                        _sizes(40, 72, 150, 5),
+                        {"BLOCK_O": 64, "BLOCK_L": 32, "BLOCK_C": 16, "STAGES": 2},
+                        seed=9404,
+                        simulate=True,
+                    ),
+                    # 300 channels x 7 taps: 2100-term sums, which an fp16 accumulator cannot keep.
+                    Case("deep_300to32_130_k7", _sizes(300, 32, 130, 7), implicit, seed=9405, simulate=True),
+                    Case("tail_40to72_1000_k5", _sizes(40, 72, 1000, 5), implicit, seed=9406),
+                    # conv1d_im2col's bench sizes; 128 x 128 output tiles, 16 channels (5 windows of
+                    # 16 x 128) per step, 3 stages: the best of the sweep on the H200.
+                    Case(
+                        "large_256_131072_k5",
+                        _sizes(256, 256, 1 << 17, 5),
+                        {"BLOCK_O": 128, "BLOCK_L": 128, "BLOCK_C": 16, "STAGES": 3, "THREADS": 128},
+                        seed=9407,
+                        bench=True,
+                        # 120 KiB on Hopper and an A100; 80 on RTX 30xx/40xx and L4, 60 on a T4
+                        for_gpus={"sm_86 sm_89": {"STAGES": 2}, "sm_75": {"BLOCK_O": 64, "STAGES": 2}},
+                    ),
+                ),
+                **channel_io,
+            ),
         ),
     )
 
@@ -421,6 +569,8 @@ def puzzle() -> Puzzle:
 # - Reusing one input tile for many outputs.
 # - im2col: a convolution rearranged into a GEMM, built tile by tile in shared memory, so it runs
 #   on the Tensor Cores.
+# - An implicit GEMM: the same GEMM as K small ones over shifted windows, one accumulator, no im2col
+#   tile; a Python loop over a list of tiles, unrolled while tracing.
 #
 # **Next:** puzzle 10 builds a GEMM operand in shared memory too, unpacking it from 4-bit weights.
 

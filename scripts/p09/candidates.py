@@ -1,37 +1,5 @@
-"""A candidate for puzzle 09's convolution as an implicit GEMM: no im2col tile at all. For each tap k
-the block multiplies W[:, c, k] (picked into registers from the block's weight tile) by the window of X
-shifted by k, which one copy per tap brings in (a TMA box may start at any column, so no shift breaks
-the 16-byte copies). Timed by scripts/sweep.py --file=scripts/p09/shifted.py."""
+"""Puzzle 09's implicit-GEMM convolution, once a candidate here, is now the graded rung
+``conv1d_implicit`` of solutions/p09_conv1d.py (no im2col tile: one shifted window per tap, the tap's
+weights picked into registers, one T.gemm per tap). This name stays for the scripts that import it."""
 
-from __future__ import annotations
-
-import tilelang
-import tilelang.language as T
-
-
-@tilelang.jit
-def conv1d_shifted(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int = 2, THREADS: int = 128):
-    C_in, L, C_out, K = T.const("C_in, L, C_out, K")
-    X: T.Tensor((C_in, L), T.float16)
-    W: T.Tensor((C_out, C_in, K), T.float16)
-    Y = T.empty((C_out, L), T.float16)
-
-    with T.Kernel(T.ceildiv(L, BLOCK_L), T.ceildiv(C_out, BLOCK_O), threads=THREADS) as (bx, by):
-        P = (K - 1) // 2
-        W2 = T.reshape(W, (C_out, C_in * K))
-        w_tile = T.alloc_shared((BLOCK_O, BLOCK_C * K), T.float16)
-        shifted = [T.alloc_shared((BLOCK_C, BLOCK_L), T.float16) for _ in range(K)]
-        w_tap = T.alloc_fragment((BLOCK_O, BLOCK_C), T.float16)
-        acc = T.alloc_fragment((BLOCK_O, BLOCK_L), T.float32)
-        T.clear(acc)
-        for cb in T.Pipelined(T.ceildiv(C_in, BLOCK_C), num_stages=STAGES):
-            T.copy(W2[by * BLOCK_O, cb * BLOCK_C * K], w_tile)
-            for k, window in enumerate(shifted):  # a Python loop over the K buffers: unrolled while tracing
-                T.copy(X[cb * BLOCK_C, bx * BLOCK_L + k - P], window)
-            for k, window in enumerate(shifted):
-                for o, c in T.Parallel(BLOCK_O, BLOCK_C):
-                    w_tap[o, c] = w_tile[o, c * K + k]
-                T.gemm(w_tap, window, acc)
-        T.copy(acc, Y[by * BLOCK_O, bx * BLOCK_L])
-
-    return Y
+from solutions.p09_conv1d import conv1d_implicit as conv1d_shifted  # noqa: F401
