@@ -160,6 +160,60 @@ def kernel_source(function: Any, **values: Any) -> str:
     return _lower(function, values)[0]
 
 
+# ------------------------------------------------------------------------------ instruction mix
+
+# PTX opcodes by what they do, for reading how much work an unpacking or a softmax costs per element.
+INSTRUCTION_KINDS = {
+    "int to float": ("cvt.rn.f16.s32", "cvt.rn.f16.u32", "cvt.rn.f32.s32", "cvt.rn.f32.u32", "cvt.rn.f16.s16"),
+    # (before the scalar kind: "mul.f16x2" starts with "mul.f16")
+    "fp16x2 arithmetic": ("sub.f16x2", "mul.f16x2", "fma.rn.f16x2", "add.f16x2", "sub.rn.f16x2", "mul.rn.f16x2"),
+    "fp16 arithmetic": ("sub.f16", "mul.f16", "fma.rn.f16", "add.f16", "sub.rn.f16", "mul.rn.f16", "add.rn.f16"),
+    "fp16 <-> fp32": ("cvt.f32.f16", "cvt.rn.f16.f32", "cvt.rn.f16x2.f32"),
+    "bit operations": ("and.", "or.", "xor.", "shr.", "shl.", "lop3.", "prmt.", "bfe.", "bfi."),
+    "shared loads": ("ld.shared.",),
+    "tensor core": ("wgmma.mma_async", "mma.sync"),
+}
+
+
+def ptx(function: Any, **values: Any) -> str:
+    """The PTX nvcc makes of ``function``'s CUDA source for sm_90a (TileLang's flags; no GPU needed)."""
+    from tilelang.contrib import nvcc
+
+    source, _ = _lower(function, values)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "kernel.cu")
+        with open(path, "w") as f:
+            f.write(source)
+        out = os.path.join(tmp, "kernel.ptx")
+        command = [nvcc.get_nvcc_compiler(), "--ptx", "-O3", f"-arch={ARCH}", *nvcc.default_compile_options()]
+        result = subprocess.run([*command, "-o", out, path], capture_output=True, text=True, timeout=600)
+        if result.returncode != 0:
+            raise RuntimeError("nvcc failed: " + (result.stdout + result.stderr)[-500:])
+        with open(out) as f:
+            return f.read()
+
+
+def instruction_mix(function: Any, **values: Any) -> dict[str, int]:
+    """How many PTX instructions of each kind in ``INSTRUCTION_KINDS`` the compiled kernel holds.
+
+    Counted in the text of the kernel, so an instruction inside a loop counts once however often the
+    loop runs: for a pipelined K loop whose inner loops are unrolled (what TileLang emits), that is one
+    K step's work for one thread. PTX is what nvcc hands to ptxas, which may still combine or drop
+    instructions; it is the closest count a machine without a GPU or a disassembler can make.
+    """
+    counts = dict.fromkeys(INSTRUCTION_KINDS, 0)
+    for line in ptx(function, **values).splitlines():
+        words = line.strip().lstrip("{").split()  # cuda_fp16.h wraps its instructions in { }
+        if words and words[0].startswith("@"):  # a predicated instruction: "@%p1 bra ..."
+            words = words[1:]
+        opcode = words[0] if words else ""
+        for kind, prefixes in INSTRUCTION_KINDS.items():
+            if opcode.startswith(prefixes):
+                counts[kind] += 1
+                break
+    return counts
+
+
 GEMM_SIZES = {"M": 4096, "N": 4096, "K": 4096}
 
 

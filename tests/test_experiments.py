@@ -73,3 +73,22 @@ def test_fp16_accumulator_error_grows_with_k_and_fp32_stays_at_one_rounding():
     assert fp16[2] > 1e-3  # beyond the grader's fp16 atol (1e-3 of the rms of the result)
     assert max(fp32) < 1e-5
     assert max(stored) < 2.0**-11  # one rounding to fp16 at the end
+
+
+@pytest.mark.skipif(not _have_nvcc(), reason="needs nvcc to compile for sm_90a")
+def test_instruction_mix_sees_the_conversion_the_bit_trick_removes():
+    """One K step of the decode case, per thread of the unpacking warpgroup: 64 x 128 weights over 128
+    threads, 64 weights. The reference converts each nibble with an int-to-fp16 instruction; the fp16
+    built from its bits (0x6400 | q) needs none, and unpacking into the MMA's registers loads each byte
+    once instead of once per nibble."""
+    from scripts.p10 import candidates
+    from solutions.p10_dequant_matmul import dequant_matmul
+
+    sizes = {"M": 16, "N": 8192, "K": 8192, "NG": 64, "BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_K": 128, "STAGES": 4}
+    reference = experiments.instruction_mix(dequant_matmul, **sizes)
+    registers = experiments.instruction_mix(candidates.decode_wa, **sizes)
+    assert reference["int to float"] == 64
+    assert reference["shared loads"] >= 64
+    assert registers["int to float"] == 0
+    assert registers["shared loads"] < 40  # 32 byte pairs and the rows' scales
+    assert registers["tensor core"] > 0 and reference["tensor core"] > 0

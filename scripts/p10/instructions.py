@@ -1,0 +1,54 @@
+"""Puzzle 10's decode kernels, counted without a GPU: PTX instructions per weight in one K step.
+
+    python scripts/p10/instructions.py [KERNEL ...]
+
+Each kernel is compiled for sm_90a at the decode bench case (M = 16, N = K = 8192, G = 128; BLOCK 16 x
+64 x 128, 4 stages, 128 threads) and its PTX counted by kind (grader.experiments.instruction_mix). The
+K loop is not unrolled and the unpacking inside it is, so the counts are one K step of one thread of
+the warpgroup that unpacks: 64 x 128 weights over 128 threads, 64 weights. The timings beside them
+are the H200's, from `python scripts/p10/sweep.py` (2026-12-01).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+SIZES = {"M": 16, "N": 8192, "K": 8192, "NG": 64, "BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_K": 128, "STAGES": 4}
+WEIGHTS_PER_THREAD = 64 * 128 // 128
+MEASURED_US = {"reference": 52.1, "decode_ws": 42.3, "decode_wa": 41.6, "decode_wq": 56.0}
+
+
+def kernels() -> dict:
+    from scripts.p10 import candidates
+    from solutions.p10_dequant_matmul import dequant_matmul
+
+    return {
+        "reference": dequant_matmul,
+        "decode_ws": candidates.decode_ws,
+        "decode_wa": candidates.decode_wa,
+        "decode_wq": candidates.decode_wq,
+    }
+
+
+def main(names: list[str]) -> int:
+    from grader.experiments import INSTRUCTION_KINDS, instruction_mix
+
+    chosen = kernels()
+    if names:
+        chosen = {name: chosen[name] for name in names}
+    kinds = list(INSTRUCTION_KINDS)
+    print(f"PTX instructions per weight, one K step ({WEIGHTS_PER_THREAD} weights per thread)")
+    print(f"{'kernel':10} " + " ".join(f"{kind:>17}" for kind in kinds) + f" {'H200 us':>8}")
+    for name, function in chosen.items():
+        counts = instruction_mix(function, **SIZES)
+        cells = " ".join(f"{counts[kind] / WEIGHTS_PER_THREAD:17.2f}" for kind in kinds)
+        print(f"{name:10} {cells} {MEASURED_US.get(name, float('nan')):8.1f}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
