@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The roofline issue's experiments on the H200, one device call (about 9 minutes):
-#   p10 decode candidates, the p08 last-wave candidates, and block-parameter sweeps of gemv,
+#   p10 decode candidates (p10; p10decode: the decode rung with more blocks), the p08 last-wave candidates, and block-parameter sweeps of gemv,
 #   flash_attention (as written, and with the exponent as one FFMA) and conv1d_im2col.
 # From the project root, with .gpu/ built: source .gpu/env.sh && bash scripts/h200_sweeps.sh [parts]
 set -u
@@ -26,6 +26,11 @@ for part in $parts; do case $part in
       '{"BLOCK_O": 256, "BLOCK_C": 16, "STAGES": 3, "THREADS": 256}' ;
     step conv_im2col 100 python scripts/sweep.py 09 conv1d_im2col large_256_131072_k5 '{}' ;;
   wsfault) step ws_fault 200 python scripts/p09/ws_fault.py ;;
+  # Puzzle 10's decode rung with more blocks than SMs: BLOCK_N = 32 or 16 gives 256 or 512 blocks (the MMA
+  # falls back from wgmma to mma.sync below 64 rows), so more than one warpgroup unpacks on each SM.
+  p10decode) step p10_decode 200 python scripts/sweep.py 10 dequant_matmul_decode decode_16x8192x8192_g128 '{}' \
+      '{"BLOCK_N": 32}' '{"BLOCK_N": 32, "THREADS": 64}' '{"BLOCK_N": 16, "THREADS": 64}' '{"BLOCK_N": 16, "THREADS": 32}' \
+      '{"BLOCK_N": 32, "STAGES": 6}' '{"STAGES": 6}' '{"_pass": {"tl.disable_warp_specialized": true}}' ;;
 esac; done
 grep -h "best:\|floor\|^kernel\|x *$" "$OUT"/*.txt | head -0
 cat "$OUT/summary.txt"
