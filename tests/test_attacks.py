@@ -40,11 +40,17 @@ EXPECTED = {
     "unsafe_compile_options.py": (outcome.ERROR, "flag '-ccbin=/tmp/not-a-compiler'"),
     "sleep_at_import.py": (outcome.TIMED_OUT, "the file's top level never finishes"),
     "fork_at_import.py": (outcome.TIMED_OUT, "the file's top level never finishes"),
+    "baked_answer.py": (outcome.FAILED, "right on the case's own inputs, wrong on a second draw of inputs"),
+    "link_in_cache.py": (outcome.FAILED, "256 of 256 output elements wrong"),
+    "tamper_cache_in_place.py": (outcome.FAILED, "256 of 256 output elements wrong"),
 }
 SLOW = {"sleep_at_import.py", "fork_at_import.py"}  # they run into the timeout: give it a short one
 FORK_PIDS = "tilelang-course-attack-fork.pids"  # in the test's own folder, TILELANG_ATTACK_DIR
 FORGE_PID = "tilelang-course-attack-forge-json.pid"
 PLANTED = "tilelang-course-attack-planted.so"
+LINK = "tilelang-course-attack-link"  # link_in_cache.py's symbolic link to a folder of its own
+EXISTING = "tilelang-course-attack-existing.bin"  # in the cache before the run; tamper_cache_in_place.py edits it
+ORIGINAL = b"a library the judge compiled earlier\n" * 64
 
 
 def test_every_attack_file_has_an_expectation():
@@ -74,6 +80,9 @@ def judged(grade, name: str, device: str, tmp_path: Path, stderr_apart: bool = T
     hidden.write_text('{"cases": []}')
     fork_pids, forge_pid = tmp_path / FORK_PIDS, tmp_path / FORGE_PID
     cache = Path(os.environ.get("TILELANG_CACHE_DIR") or Path.home() / ".tilelang" / "cache")
+    if name == "tamper_cache_in_place.py":
+        cache.mkdir(parents=True, exist_ok=True)
+        (cache / EXISTING).write_bytes(ORIGINAL)
     started = time.monotonic()
     run = attack(grade, name, device, tmp_path, hidden)
     status, phrase = EXPECTED[name]
@@ -99,6 +108,13 @@ def judged(grade, name: str, device: str, tmp_path: Path, stderr_apart: bool = T
         assert [r["status"] for r in again["results"]] == [status], "the report was rewritten after the grader wrote it"
     if name == "plant_in_cache.py":
         assert not (cache / PLANTED).exists(), "a file planted in the compile cache survived"
+    if name == "link_in_cache.py":
+        assert (tmp_path / "tilelang-course-attack-planted-folder").is_dir(), "the attack never ran"
+        assert not (cache / LINK).is_symlink(), "a link planted in the compile cache survived"
+    if name == "tamper_cache_in_place.py":
+        existing = cache / EXISTING
+        assert not existing.exists() or existing.read_bytes() == ORIGINAL, "a cache file edited in place survived"
+        existing.unlink(missing_ok=True)
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))

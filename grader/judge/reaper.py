@@ -73,8 +73,8 @@ class CacheGuard:
     The cache holds compiled host libraries that the judge loads: a learner's module could plant one
     under the key its own kernel will have. Every file created or changed between ``here()`` (taken
     before the tracer starts) and ``undo()`` (after it and its orphans are dead, before the judge
-    compiles anything) is deleted, so the judge only ever loads what it compiled itself or found there
-    before. ``undo`` acts once.
+    compiles anything) is deleted, symbolic links (to folders too) included, so the judge only ever loads
+    what it compiled itself or found there before. ``undo`` acts once.
     """
 
     def __init__(self, folder: Path | None):
@@ -87,16 +87,19 @@ class CacheGuard:
         folder = os.environ.get("TILELANG_CACHE_DIR") or str(Path.home() / ".tilelang" / "cache")
         return cls(Path(folder))
 
-    def _snapshot(self) -> dict[str, tuple[int, int, int]]:
-        found: dict[str, tuple[int, int, int]] = {}
+    def _snapshot(self) -> dict[str, tuple[int, int, int, int]]:
+        """Every file and every symbolic link under the folder (a link to a folder included: os.walk lists
+        it with the folders and does not follow it), stamped with what an edit changes: the change time
+        too, which, unlike the modification time, no process can set back."""
+        found: dict[str, tuple[int, int, int, int]] = {}
         if self.folder is None or not self.folder.is_dir():
             return found
-        for root, _, files in os.walk(self.folder):
-            for name in files:
+        for root, folders, files in os.walk(self.folder):
+            for name in [*files, *(f for f in folders if os.path.islink(os.path.join(root, f)))]:
                 path = os.path.join(root, name)
                 with contextlib.suppress(OSError):
                     info = os.lstat(path)
-                    found[path] = (info.st_mtime_ns, info.st_size, info.st_ino)
+                    found[path] = (info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino)
         return found
 
     def undo(self) -> list[str]:

@@ -52,6 +52,8 @@ class Context:
     spec_file: Path = Path()  # the trusted module the cases come from (solutions/ unless told)
     limits: Any = None  # grader.roofline.Limits: measured at the first bench of the run
     learner_params: bool = False  # --param: the bench cases run with the learner's block parameters
+    # A passed case runs again on a second draw of inputs whose seed the tracer cannot know (second_draw)
+    second_draw: bool = True
 
 
 def quiet_tilelang() -> None:
@@ -499,8 +501,12 @@ def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Build | None) ->
                 seconds=time.perf_counter() - started,
             )
         result = simulate_and_compare(ctx, kernel, case, build.tir)
+        result = second_draw(
+            ctx, kernel, case, build.tir, result, lambda c: simulate_and_compare(c, kernel, case, build.tir)
+        )
     else:
         result = run_and_compare(ctx, kernel, case, compiled)
+        result = second_draw(ctx, kernel, case, build.tir, result, lambda c: run_and_compare(c, kernel, case, compiled))
     result.seconds = time.perf_counter() - started
     # Accumulators nothing cleared can come out right by luck (zeroed registers): the cause, not luck.
     causes = never_initialized(build.tir)
@@ -512,6 +518,42 @@ def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Build | None) ->
     if ctx.bench and case.bench and result.status == outcome.PASSED:
         result.bench = bench_case(ctx, kernel, case, compiled)
     return result
+
+
+def second_draw_offset(tir: Any, case: Case, seed_offset: int) -> int:
+    """The seed offset of a case's second draw: a hash of the admitted TIR, so no TIR can hold the answers
+    for the inputs it is checked on (changing the TIR changes them), yet a rerun draws the same inputs."""
+    import hashlib
+
+    from tilelang import tvm
+
+    text = tvm.ir.save_json(tir) if tir is not None else ""
+    digest = hashlib.sha256(f"{case.name}:{case.seed}:{seed_offset}:{text}".encode()).digest()
+    return seed_offset + 1 + int.from_bytes(digest[:4], "little") % (2**30)
+
+
+def second_draw(ctx: Context, kernel: Kernel, case: Case, tir: Any, result: CaseResult, run: Any) -> CaseResult:
+    """A passed case, run again on other inputs. The case's own inputs come from a seed the course's files
+    hold, so a file could draw them while it is traced and bake the answers into its TIR as constants; the
+    second draw's seed depends on that TIR, and the tracer is dead before it is drawn. A kernel that computes
+    its outputs from its inputs passes both; the result is the first run's unless the second fails."""
+    if not ctx.second_draw or result.status != outcome.PASSED:
+        return result
+    offset = second_draw_offset(tir, case, ctx.seed_offset)
+    again = run(replace(ctx, seed_offset=offset))
+    if again.status == outcome.PASSED:
+        return result
+    prefix = SIMULATED if again.message.startswith(SIMULATED) else ""
+    again.message = (
+        f"{prefix}right on the case's own inputs, wrong on a second draw of inputs (--seed-offset {offset}): "
+        f"{again.message.removeprefix(prefix)}"
+    )
+    again.hint = (
+        "The outputs match the case's seeded inputs but not other random inputs of the same sizes: compute "
+        "them from the kernel's inputs, not from values prepared in advance. --seed-offset "
+        f"{offset} grades it on those inputs."
+    )
+    return again
 
 
 def over_shared_limit(ctx: Context, kernel: Kernel, case: Case, tir: Any) -> CaseResult | None:
