@@ -1,0 +1,37 @@
+"""conv1d_implicit with one tap (its window's copy, its weights' pick and its T.gemm) in a T.macro,
+called once per tap from a Python loop over the taps' shared tiles."""
+
+KERNEL = "conv1d_implicit"
+
+import tilelang
+import tilelang.language as T
+
+
+@T.macro
+def one_tap(X, w_tile, window, w_tap, acc, row, column, k, K, BLOCK_O, BLOCK_C):
+    T.copy(X[row, column], window)
+    for o, c in T.Parallel(BLOCK_O, BLOCK_C):
+        w_tap[o, c] = w_tile[o, c * K + k]
+    T.gemm(w_tap, window, acc)
+
+
+@tilelang.jit
+def conv1d_implicit(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int = 2, THREADS: int = 128):
+    C_in, L, C_out, K = T.const("C_in, L, C_out, K")
+    X: T.Tensor((C_in, L), T.float16)
+    W: T.Tensor((C_out, C_in, K), T.float16)
+    Y = T.empty((C_out, L), T.float16)
+    with T.Kernel(T.ceildiv(L, BLOCK_L), T.ceildiv(C_out, BLOCK_O), threads=THREADS) as (bx, by):
+        P = (K - 1) // 2
+        W2 = T.reshape(W, (C_out, C_in * K))
+        w_tile = T.alloc_shared((BLOCK_O, BLOCK_C * K), T.float16)
+        windows = [T.alloc_shared((BLOCK_C, BLOCK_L), T.float16) for _ in range(K)]
+        w_tap = T.alloc_fragment((BLOCK_O, BLOCK_C), T.float16)
+        acc = T.alloc_fragment((BLOCK_O, BLOCK_L), T.float32)
+        T.clear(acc)
+        for cb in T.Pipelined(T.ceildiv(C_in, BLOCK_C), num_stages=STAGES):
+            T.copy(W2[by * BLOCK_O, cb * BLOCK_C * K], w_tile)
+            for k, window in enumerate(windows):
+                one_tap(X, w_tile, window, w_tap, acc, cb * BLOCK_C, bx * BLOCK_L + k - P, k, K, BLOCK_O, BLOCK_C)
+        T.copy(acc, Y[by * BLOCK_O, bx * BLOCK_L])
+    return Y
