@@ -122,6 +122,43 @@ def _storage(data: torch.Tensor) -> torch.Tensor:
     return data if data._base is None else data._base
 
 
+class _LiveParts:
+    """The parts of a statement that TileLang 0.1.15 keeps until it plans shared memory: its first
+    ``tilelang.transform.Simplify`` (before layout inference and MergeSharedMemoryAllocations) removes
+    the then-branch of an ``if`` whose condition it proves false, and the else-branch of one it proves
+    true, from the ranges of the loop variables around the ``if`` and the conditions of the ifs around
+    it. Only those proofs are made here (no let-bound values are substituted), so what is kept is never
+    less than what TileLang keeps."""
+
+    def __init__(self, tvm: Any):
+        self.tir = tvm.tirx
+        self.range = tvm.ir.Range.from_min_extent
+        self.analyzer = tvm.arith.Analyzer()
+
+    def parts(self, stmt: Any) -> Iterator[Any]:
+        """``stmt``'s statements and expressions that survive, for a visitor to look into."""
+        tir = self.tir
+        if isinstance(stmt, tir.SeqStmt):
+            for child in stmt.seq:
+                yield from self.parts(child)
+        elif isinstance(stmt, tir.For):
+            yield stmt.min
+            yield stmt.extent
+            self.analyzer.bind(stmt.loop_var, self.range(stmt.min, stmt.extent), allow_override=True)
+            yield from self.parts(stmt.body)
+        elif isinstance(stmt, tir.IfThenElse):
+            condition = stmt.condition
+            yield condition
+            if not self.analyzer.can_prove(tir.Not(condition)):
+                with self.analyzer.constraint_scope(condition):
+                    yield from self.parts(stmt.then_case)
+            if stmt.else_case is not None and not self.analyzer.can_prove(condition):
+                with self.analyzer.constraint_scope(tir.Not(condition)):
+                    yield from self.parts(stmt.else_case)
+        else:
+            yield stmt
+
+
 @dataclass
 class SharedPlan:
     """A block's shared memory: ``total`` bytes, and the buffers a T.Pipelined loop keeps one copy of
@@ -158,7 +195,10 @@ def shared_memory_plan(func: Any, block: Any = None, size: Any = None) -> Shared
     - buffers are live from the first to the last statement of the block's body that touches
       them (a loop or an if is one statement), and buffers never live at the same time share
       memory (MergeSharedMemoryAllocations), so the total is the peak over the statements;
-    - a buffer nothing touches is not allocated;
+    - a buffer nothing touches is not allocated, and neither is one that only statements that never
+      run touch: TileLang's first Simplify pass drops the branch of an ``if`` whose condition it proves
+      false from the bounds of the loops around it (matmul_streamk's ``if step < waves * chunks`` at
+      sizes with no full wave, ``waves == 0``: the staged C tile of the whole tiles is never allocated);
     - each buffer takes a multiple of 16 bytes.
     """
     from tilelang import tvm
@@ -174,6 +214,8 @@ def shared_memory_plan(func: Any, block: Any = None, size: Any = None) -> Shared
     shared = {b.data: b for b in block.alloc_buffers if b.scope().startswith("shared")}
     global_data = {b.data for b in func.buffer_map.values()}
 
+    live = _LiveParts(tvm)
+
     def touched(stmt: Any) -> set[Any]:
         seen: set[Any] = set()
 
@@ -183,7 +225,8 @@ def shared_memory_plan(func: Any, block: Any = None, size: Any = None) -> Shared
             elif isinstance(node, tir.Var) and node in shared:
                 seen.add(node)
 
-        tir.stmt_functor.post_order_visit(stmt, visit)
+        for part in live.parts(stmt):
+            tir.stmt_functor.post_order_visit(part, visit)
         return seen
 
     def reads_global(expr: Any) -> bool:
