@@ -42,8 +42,11 @@ IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 STRING_VALUE = re.compile(r"^[A-Za-z0-9_.<>\[\]:, +*/%()=-]{0,200}$")  # printf labels, scopes, thread tags
 HOST_CALL = re.compile(r"call_packed|call_cpacked|tvm_call_packed|tvm_call_cpacked|call_llvm|call_spirv|tvm_stack")
 EXTERN_CALLS = ("tirx.call_extern", "tirx.call_pure_extern")
-TILELANG_EXTERNS = ("debug_print_",)  # what T.print emits
+# What T.print emits (tilelang/cuda/language/print.py), by exact name: the generated CUDA prints a callee's
+# name verbatim, so a name that only starts like these could go on with code of its own.
+TILELANG_EXTERNS = frozenset({"debug_print_var", "debug_print_msg", "debug_print_buffer_value"})
 KEPT_ATTRS = ("global_symbol", "tilelang_out_idx")
+IMPORTED_SOURCE = ("pragma_import",)  # T.import_source's pragma_import_c (and _llvm): text pasted into the code
 # Pass configs that change how a kernel is lowered, nothing else: none that takes nvcc flags or passes,
 # or writes files (tl.device_compile_flags, tirx.add_lower_pass, tl.dump_ir_path, cuda.kernels_output_dir, ...).
 PASS_CONFIGS = frozenset(
@@ -352,14 +355,22 @@ def unsafe_parts(tir: Any) -> list[str]:
                 problems.append(f"calls a host function through {name.split('.')[-1]}")
             elif name in EXTERN_CALLS:
                 callee = node.args[0].value if node.args and hasattr(node.args[0], "value") else "?"
-                if not str(callee).startswith(TILELANG_EXTERNS):
-                    problems.append(f"calls the external function `{callee}` (T.call_extern)")
+                if str(callee) not in TILELANG_EXTERNS:
+                    problems.append(f"calls the external function `{str(callee)[:60]}` (T.call_extern)")
         elif isinstance(node, tvm.tirx.Var) and not IDENTIFIER.match(str(node.name)):
             problems.append(f"has a variable named {str(node.name)[:40]!r}")
         elif isinstance(node, tvm.tirx.StringImm) and not STRING_VALUE.match(str(node.value)):
             problems.append(f"holds the string {str(node.value)[:40]!r}")
         elif isinstance(node, (tvm.tirx.BufferLoad, tvm.tirx.BufferStore)) and not IDENTIFIER.match(node.buffer.name):
             problems.append(f"has a buffer named {node.buffer.name[:40]!r}")
+        elif isinstance(node, tvm.tirx.AttrStmt) and str(node.attr_key).startswith(IMPORTED_SOURCE):
+            problems.append(f"imports source code ({node.attr_key})")
+        # Annotations of blocks and loops are maps, not expressions: their strings are not StringImm nodes.
+        for key, value in (getattr(node, "annotations", None) or {}).items():
+            if str(key).startswith(IMPORTED_SOURCE):
+                problems.append(f"imports source code (T.import_source, {key})")
+            elif isinstance(value, str) and not STRING_VALUE.match(str(value)):
+                problems.append(f"holds the string {str(value)[:40]!r} in the annotation {str(key)[:40]!r}")
 
     tvm.tirx.stmt_functor.post_order_visit(tir.body, visit)
     for buffer in tir.buffer_map.values():
