@@ -301,9 +301,9 @@ def dequant_matmul(A, B, S, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: in
 # shared W tile), 41.6 µs with both changes (`decode_wa`, this kernel). That is about 20 % of the
 # bandwidth floor of about 8 µs, and still slower than torch's fp16 matmul on unquantized weights in
 # the same sweep (about 36 to 40 µs). What remains is the number of instructions per weight: each
-# weight still gets its own load of its byte, shift, mask, OR, subtraction and multiplication, where
-# fast 4-bit kernels convert eight nibbles at once with a few 32-bit bit operations on weights stored
-# pre-shuffled, which `T.Parallel` over single elements does not express.
+# weight still gets its own shift, mask, OR, subtraction and multiplication, where fast 4-bit kernels
+# convert eight nibbles at once with a few 32-bit bit operations on weights stored pre-shuffled, which
+# `T.Parallel` over single elements does not express.
 #
 # The bit trick, checked on the CPU for all 16 nibbles:
 
