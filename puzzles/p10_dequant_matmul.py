@@ -268,8 +268,8 @@ def dequant_matmul(A, B, S, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: in
 # the first operand: `T.gemm(W_local, A_tile, acc, transpose_B=True)` into a BLOCK_N x BLOCK_M
 # accumulator. TileLang gives `W_local` the layout of the MMA's first operand, so the `T.Parallel`
 # loop unpacks each weight into the thread and register that multiply it: no shared W tile, no extra
-# barrier. It also makes the 64 rows of W the MMA's M, the dimension that Hopper's `wgmma` wants large
-# (64 rows per four warps), and the 16 tokens its N. Compiled for sm_90a by TileLang 0.1.15 at the
+# barrier. It also makes the 64 rows of W the MMA's M, the dimension that Hopper's `wgmma` fixes at 64
+# rows per warpgroup (four warps), and the 16 tokens its N. Compiled for sm_90a by TileLang 0.1.15 at the
 # decode case, this kernel's `T.gemm` becomes `wgmma` with its first operand in registers and the A
 # tile read from shared memory; `dequant_matmul`'s, with the 16 tokens as M, becomes `mma.sync`
 # (m16n8k16) on fragments loaded from the two shared tiles with `ldmatrix`.
@@ -280,9 +280,9 @@ def dequant_matmul(A, B, S, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: in
 # What it buys, measured with `python scripts/p10/sweep.py` on the course's H200 (it times the
 # candidates in `scripts/p10/candidates.py` the way `--bench` times a kernel): 52 µs for
 # `dequant_matmul` at the decode case, 42.3 µs with the bit trick alone (`decode_ws`, which keeps the
-# shared W tile), 41.6 µs with both changes (`decode_wa`, this kernel). That is about 20 % of the
-# bandwidth floor of about 8 µs, and still slower than torch's fp16 matmul on unquantized weights in
-# the same sweep (about 36 to 40 µs). What remains is the number of instructions per weight: each
+# shared W tile), 41.6 µs with both changes (`decode_wa`, this kernel). That is about 20 % of its
+# roofline (the bandwidth floor, about 8 µs), and still slower than torch's fp16 matmul on unquantized
+# weights in the same sweep (about 36 to 40 µs). What remains is the number of instructions per weight: each
 # weight still gets its own shift, mask, OR, subtraction and multiplication, where fast 4-bit kernels
 # convert eight nibbles at once with a few 32-bit bit operations on weights stored pre-shuffled, which
 # `T.Parallel` over single elements does not express.
