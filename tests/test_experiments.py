@@ -81,12 +81,11 @@ def test_instruction_mix_sees_the_conversion_the_bit_trick_removes():
     threads, 64 weights. The reference converts each nibble with an int-to-fp16 instruction; the fp16
     built from its bits (0x6400 | q) needs none, and unpacking into the MMA's registers loads each byte
     once instead of once per nibble."""
-    from scripts.p10 import candidates
-    from solutions.p10_dequant_matmul import dequant_matmul
+    from solutions.p10_dequant_matmul import dequant_matmul, dequant_matmul_decode
 
     sizes = {"M": 16, "N": 8192, "K": 8192, "NG": 64, "BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_K": 128, "STAGES": 4}
     reference = experiments.instruction_mix(dequant_matmul, **sizes)
-    registers = experiments.instruction_mix(candidates.decode_wa, **sizes)
+    registers = experiments.instruction_mix(dequant_matmul_decode, **sizes)
     assert reference["int to float"] == 64
     assert reference["shared loads"] >= 64
     assert registers["int to float"] == 0
