@@ -104,6 +104,7 @@ SIZES: dict[str, Sizes] = {
     "conv1d_naive": _conv1d,
     "conv1d_channels": _conv_channels,
     "conv1d_im2col": _conv_channels,
+    "conv1d_implicit": _conv_channels,
     "dequantize_int4": _int4(with_m=False),
     "dequant_matmul": _int4(with_m=True),
     "dequant_matmul_decode": _int4(with_m=True),
