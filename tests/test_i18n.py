@@ -22,6 +22,11 @@ from tests.conftest import ROOT
 LANG = "zh_CN"
 PUZZLES = sorted(puzzle_files(ROOT / "puzzles"))
 COMPLETE = i18n.complete_list(LANG, ROOT)
+# The solved zh_CN notebooks executed here: their code cells are the English ones (checked for all ten
+# below) and tests/test_notebooks.py executes every English solution notebook, so what this adds is the
+# Chinese verdicts, which one code path prints for every puzzle. Three puzzles (a plain kernel, one with
+# a simulated reduction, the last and largest) show it; every stub notebook is executed (no compiles).
+SOLVED_SAMPLE = [p for p in ("02", "06", "10") if p in COMPLETE]
 AGAIN = "run: python -m grader i18n update && python -m grader notebooks --lang zh_CN"
 
 
@@ -263,14 +268,15 @@ def executed_zh(tmp_path_factory: pytest.TempPathFactory):
     """(puzzle id, "stub" or "solution") -> the future of its executed zh_CN notebook. One at a time: CI runs
     test files two at a time (-n 2), and tests/test_notebooks.py executes the English ones alongside."""
     folder = tmp_path_factory.mktemp("zh_notebooks")
-    assert main(["--solutions", "--lang", LANG, "--out", str(folder / "solutions"), *COMPLETE]) == 0
+    assert main(["--solutions", "--lang", LANG, "--out", str(folder / "solutions"), *SOLVED_SAMPLE]) == 0
     shutil.copytree(ROOT / "notebooks" / LANG, folder / "stubs")
     pool = ThreadPoolExecutor(max_workers=1)
     futures: dict[tuple[str, str], Future] = {}
     for puzzle_id in COMPLETE:
         name = f"{puzzle_files(ROOT / 'puzzles')[puzzle_id].stem}.ipynb"
         futures[(puzzle_id, "stub")] = pool.submit(execute, folder / "stubs" / name)
-        futures[(puzzle_id, "solution")] = pool.submit(execute, folder / "solutions" / name)
+        if puzzle_id in SOLVED_SAMPLE:
+            futures[(puzzle_id, "solution")] = pool.submit(execute, folder / "solutions" / name)
     yield futures
     pool.shutdown(wait=True, cancel_futures=True)
 
@@ -289,7 +295,7 @@ def test_zh_cn_stub_notebook_says_not_implemented_in_chinese(executed_zh, puzzle
         assert outputs(cell, "error") == "", cell.source[:200]
 
 
-@pytest.mark.parametrize("puzzle_id", COMPLETE)
+@pytest.mark.parametrize("puzzle_id", SOLVED_SAMPLE)
 def test_zh_cn_solution_notebook_passes_every_check_in_chinese(executed_zh, puzzle_id: str):
     notebook = executed_zh[(puzzle_id, "solution")].result()
     for cell in notebook.cells:
