@@ -169,15 +169,23 @@ def _tree_sum(values: torch.Tensor, dim: int, dtype: torch.dtype) -> torch.Tenso
     return x[..., 0]
 
 
+def _matrix(view: torch.Tensor) -> torch.Tensor:
+    """A T.gemm operand as the matrix TileLang multiplies: a region of a higher-rank tile whose leading
+    extents are 1 (``tile[k, :, :]``) is its last two dimensions (a view, so writes reach the tile)."""
+    while view.dim() > 2 and view.shape[0] == 1:
+        view = view[0]
+    return view
+
+
 def gemm(sim: Interpreter, call: Any) -> None:
     a, b, c = (region(sim, call.args[i]) for i in range(3))
     trans_a, trans_b = bool(sim.expr(call.args[3])), bool(sim.expr(call.args[4]))
     clear = bool(sim.expr(call.args[9]))
-    left = a.view().to(torch.float32)
-    right = b.view().to(torch.float32)
+    left = _matrix(a.view()).to(torch.float32)
+    right = _matrix(b.view()).to(torch.float32)
     left = left.transpose(0, 1) if trans_a else left
     right = right.transpose(0, 1) if trans_b else right
-    acc = c.view()
+    acc = _matrix(c.view())
     if left.shape[1] != right.shape[0] or (left.shape[0], right.shape[1]) != tuple(acc.shape):
         raise SimulationError(
             f"T.gemm cannot multiply `{a.name}` {list(left.shape)} by `{b.name}` {list(right.shape)} into "

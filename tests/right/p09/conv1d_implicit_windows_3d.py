@@ -1,11 +1,10 @@
 """conv1d_implicit with the K windows in one 3-D shared buffer (tap, channel, position) and the taps in
 T.serial loops instead of a Python list: each copy and each T.gemm takes the slice of one tap.
 
-TileLang lowers it (for sm_90a: mma, the slices' regions squeezed to 2-D); the CPU simulator's T.gemm
-takes the slice's shape as it is, [1, BLOCK_C, BLOCK_L], and refuses it."""
+TileLang lowers it (for sm_90a: mma, the slices' regions squeezed to 2-D), and the simulator's T.gemm
+takes such a slice, [1, BLOCK_C, BLOCK_L], as the BLOCK_C x BLOCK_L matrix it is."""
 
 KERNEL = "conv1d_implicit"
-SIMULATOR_FALSE_ALARM = "T.gemm on shifted[k, :, :], a slice of a 3-D tile: the simulator keeps its unit dimension"
 
 import tilelang
 import tilelang.language as T
