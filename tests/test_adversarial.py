@@ -113,8 +113,8 @@ def test_no_tensor_is_shared_between_cases_and_outputs_start_poisoned(monkeypatc
 
     monkeypatch.setattr(grader.simulate, "simulate", spy)
     solution = ROOT / "solutions" / "p02_vector_add.py"
-    results = grade_simulated("02", solution, "add", ["even_4096", "tail_1000"])
-    results += grade_simulated("02", solution, "add", ["tail_1000"], seed_offset=1)
+    results = grade_simulated("02", solution, "add", ["even_4096", "tail_1000"], second_draw=True)
+    results += grade_simulated("02", solution, "add", ["tail_1000"], seed_offset=1, second_draw=True)
     assert [r.status for r in results] == [outcome.PASSED] * 3
     storages = [{x.untyped_storage().data_ptr() for x in tensors.values()} for tensors in seen]
     assert all(a.isdisjoint(b) for i, a in enumerate(storages) for b in storages[i + 1 :])

@@ -1,5 +1,5 @@
-"""mul_relu_forward indexing global memory by hand: T.serial over the tile's rows, T.vectorized over its
-columns, a guard on both edges, and ReLU as a Python-level T.max of the fp32 product.
+"""mul_relu_forward indexing global memory by hand: T.Parallel over the tile's rows and column groups,
+T.vectorized over 4 columns a group, a guard on both edges, and ReLU as T.max of the fp32 product.
 """
 
 KERNEL = "mul_relu_forward"
@@ -15,10 +15,10 @@ def mul_relu_forward(A, B, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
     B: T.Tensor((N,), T.float16)
     C = T.empty((M, N), T.float16)
     with T.Kernel(T.ceildiv(N, BLOCK_N), T.ceildiv(M, BLOCK_M), threads=THREADS) as (bx, by):
-        for i in T.serial(BLOCK_M):
-            for j in T.vectorized(BLOCK_N):
+        for i, g in T.Parallel(BLOCK_M, BLOCK_N // 4):
+            for v in T.vectorized(4):
                 row = by * BLOCK_M + i
-                col = bx * BLOCK_N + j
+                col = bx * BLOCK_N + g * 4 + v
                 if row < M and col < N:
                     product = T.cast(A[row, col], T.float32) * T.cast(B[col], T.float32)
                     C[row, col] = T.cast(T.max(product, T.float32(0)), T.float16)
