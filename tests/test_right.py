@@ -27,9 +27,7 @@ MIN_VARIANTS = 3
 
 # Cases skipped unless RIGHT_ALL_CASES=1, to keep this file's CI time reasonable: (variant's file
 # stem, case). Never a whole variant: every variant keeps its other simulated cases here.
-SLOW_CASES: set[tuple[str, str]] = {
-    ("matmul_cuda_cores_unrolled_k_steps", "square_256"),  # 256 K steps of a 64x64 T.Parallel: ~40 s
-}
+SLOW_CASES: set[tuple[str, str]] = set()
 ALL_CASES = bool(os.environ.get("RIGHT_ALL_CASES"))
 
 
