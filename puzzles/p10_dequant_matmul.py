@@ -281,11 +281,14 @@ def dequant_matmul(A, B, S, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: in
 # candidates in `scripts/p10/candidates.py` the way `--bench` times a kernel): 52 µs for
 # `dequant_matmul` at the decode case, 42.3 µs with the bit trick alone (`decode_ws`, which keeps the
 # shared W tile), 41.6 µs with both changes (`decode_wa`, this kernel). That is about 20 % of its
-# roofline (the bandwidth floor, about 8 µs), and still slower than torch's fp16 matmul on unquantized
-# weights in the same sweep (about 36 to 40 µs). What remains is the number of instructions per weight: each
-# weight still gets its own shift, mask, OR, subtraction and multiplication, where fast 4-bit kernels
-# convert eight nibbles at once with a few 32-bit bit operations on weights stored pre-shuffled, which
-# `T.Parallel` over single elements does not express.
+# roofline (the bandwidth floor, about 8 µs), and level with torch's fp16 matmul on unquantized weights
+# at best: 1.05x its time in that sweep, which varies from 36 to 47 µs between runs (36.4 µs in the
+# README's bench run), where 4-bit weights should win by up to 4x. What remains is the number of
+# instructions per weight: each weight still gets its own shift, mask, OR, subtraction and
+# multiplication (`python scripts/p10/instructions.py` counts them in the PTX nvcc makes, no GPU
+# needed), where fast 4-bit kernels convert eight nibbles at once with a few 32-bit bit operations on
+# weights stored pre-shuffled, which `T.Parallel` over single elements does not express. And only one
+# warpgroup per SM does it: the decode case's 128 blocks of 64 rows meet 132 SMs, one block each.
 #
 # The bit trick, checked on the CPU for all 16 nibbles:
 
