@@ -4,7 +4,7 @@ different values, and which store lands last depends on the order the GPU runs t
 
 KERNEL = "outer_add"
 CAUGHT_BY = "gpu"
-SIMULATOR_MISSES = "the simulator runs the blocks one after another in grid order, so the block below always stores its right value after the wrong one; on the GPU the blocks run in any order"
+SIMULATOR_MISSES = "blocks run in grid order here, so the right store lands last; on a GPU they run in any order"
 
 import tilelang
 import tilelang.language as T
