@@ -37,12 +37,14 @@ def save_failure(
     kernel: Kernel,
     case: Case,
     seed_offset: int,
+    draw: int,
     device: tuple[str, str],
     tensors: dict[str, list[Any]],
 ) -> tuple[Path, str]:
     """Write ``directory/pNN_kernel_case.pt`` (a dict: inputs, expected, actual, seed, sizes, params,
-    versions, replay) and return its path and the replay command. ``device`` is (mode, name):
-    mode "cpu" for a simulated case, "cuda" for one run on the GPU."""
+    versions, replay) and return its path and the replay command. The inputs' seed is the case's plus
+    the --seed-offset plus ``draw``, the part the judge draws from the kernel's TIR (the replay draws it
+    again). ``device`` is (mode, name): mode "cpu" for a simulated case, "cuda" for one run on the GPU."""
     import torch
 
     mode, name = device
@@ -57,7 +59,7 @@ def save_failure(
         "kernel": kernel.function,
         "case": case.name,
         "file": str(source),
-        "seed": case.seed + seed_offset,
+        "seed": case.seed + seed_offset + draw,
         "seed_offset": seed_offset,
         "sizes": dict(case.sizes),
         "params": dict(case.params),

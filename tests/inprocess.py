@@ -29,18 +29,12 @@ def grade_simulated(
     kernel_name: str,
     cases: list[str] | None = None,
     seed_offset: int = 0,
-    second_draw: bool = False,
 ) -> list[CaseResult]:
     """Results for the kernel's simulated cases (or the named ones), as the child would give them."""
     puzzle = spec(puzzle_id)
     module, problem, _ = load_learner(source)
     assert not problem, problem
-    # The judge runs every passed case again on a second draw of inputs (grader.judge.worker.second_draw):
-    # off here unless asked, since it doubles the simulation of every right kernel (tests/attacks/baked_answer.py
-    # and test_adversarial's input test run it).
-    ctx = Context(
-        puzzle, source, Device("cpu", "simulated", COMPILE_ONLY_TARGET), False, seed_offset, second_draw=second_draw
-    )
+    ctx = Context(puzzle, source, Device("cpu", "simulated", COMPILE_ONLY_TARGET), False, seed_offset)
     kernel = puzzle.kernel(kernel_name)
     chosen = [c for c in kernel.cases if (c.name in cases if cases else c.simulate)]
     results = []

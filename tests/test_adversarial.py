@@ -9,6 +9,7 @@ tests/test_adversarial.py`); they are skipped without CUDA.
 from __future__ import annotations
 
 import hashlib
+import re
 import shlex
 import shutil
 import subprocess
@@ -63,7 +64,9 @@ def test_zeros_fail_and_the_hint_says_the_output_is_all_zeros(grade):
     plain(run)
     result = only(run, "add")
     assert result["status"] == outcome.FAILED
-    assert result["message"] == "simulated on CPU: 999 of 1000 output elements wrong"
+    # an fp16 A + B is exactly 0 at a few of the 1000 elements of some draws: there zeros are right
+    found = re.fullmatch(r"simulated on CPU: (\d+) of 1000 output elements wrong", result["message"])
+    assert found and int(found.group(1)) >= 990, result["message"]
     assert result["hint"].startswith("Every element of C is 0, whatever the inputs")
     assert "tile map (x wrong, . right): xxxx" in run.out  # every tile of the grid is wrong
 
@@ -74,7 +77,7 @@ def test_a_kernel_that_ignores_its_inputs_fails_on_fresh_inputs(grade):
     result = only(run, "add")
     assert result["status"] == outcome.FAILED
     assert "1000 of 1000 output elements wrong" in result["message"]
-    assert "C[0] = -3, expected 0.16211" in result["details"]
+    assert result["details"][1].startswith("C[0] = -3, expected ")  # the kernel's own -3, not the reference
     assert result["hint"].startswith("Nearly every element is wrong: check the formula against the spec")
 
 
@@ -113,14 +116,34 @@ def test_no_tensor_is_shared_between_cases_and_outputs_start_poisoned(monkeypatc
 
     monkeypatch.setattr(grader.simulate, "simulate", spy)
     solution = ROOT / "solutions" / "p02_vector_add.py"
-    results = grade_simulated("02", solution, "add", ["even_4096", "tail_1000"], second_draw=True)
-    results += grade_simulated("02", solution, "add", ["tail_1000"], seed_offset=1, second_draw=True)
-    assert [r.status for r in results] == [outcome.PASSED] * 3
+    results = grade_simulated("02", solution, "add", ["even_4096", "tail_1000"])
+    results += grade_simulated("02", solution, "add", ["tail_1000"], seed_offset=1)
+    results += grade_simulated("02", solution, "add", ["tail_1000"])
+    assert [r.status for r in results] == [outcome.PASSED] * 4
     storages = [{x.untyped_storage().data_ptr() for x in tensors.values()} for tensors in seen]
     assert all(a.isdisjoint(b) for i, a in enumerate(storages) for b in storages[i + 1 :])
-    # each passed case ran twice, the second time on a draw of its own (the judge's second_draw)
-    assert len(seen) == 6 and not torch.equal(seen[2]["A"], seen[3]["A"])
-    assert not torch.equal(seen[2]["A"], seen[4]["A"])  # another seed offset, other inputs
+    assert len(seen) == 4
+    assert not torch.equal(seen[1]["A"], seen[2]["A"])  # another seed offset, other inputs
+    assert torch.equal(seen[1]["A"], seen[3]["A"])  # the same file and offset: the same inputs (a replay)
+
+
+def test_the_inputs_depend_on_the_kernels_tir_not_only_on_the_cases_seed():
+    """A file can read the case's seed from the course's files while it is traced; the judge's share of
+    the seed comes from the admitted TIR, so the answers for the inputs a kernel is checked on cannot be
+    part of that kernel (tests/attacks/baked_answer.py is the attack)."""
+    from grader.judge.worker import input_draw
+    from grader.trace.frontend import trace_tir
+    from tests.inprocess import spec
+
+    kernel = spec("02").kernel("add")
+    case = kernel.case("tail_1000")
+    path = ROOT / "solutions" / "p02_vector_add.py"
+    module = __import__("solutions.p02_vector_add", fromlist=["add", "add_fragments"])
+    add = trace_tir(module.add, kernel, case, path)
+    other = trace_tir(module.add_fragments, spec("02").kernel("add_fragments"), case, path)
+    assert input_draw(add, case) == input_draw(add, case)  # a rerun draws the same inputs
+    assert input_draw(add, case) != input_draw(other, case)  # another TIR, other inputs
+    assert input_draw(add, case) != input_draw(add, kernel.case("even_4096"))
 
 
 # ------------------------------------------------------------------------------ side effects
@@ -291,7 +314,9 @@ def test_save_failures_writes_the_case_and_the_replay_command_reproduces_it(grad
     path = Path(result["saved"])
     assert path == saved / "p02_add_tail_1000.pt" and path.is_file()
     record = torch.load(path, weights_only=False)
-    assert record["seed"] == 2102 and record["sizes"] == {"N": 1000} and record["params"]["BLOCK"] == 256
+    # the case's seed, the offset (0), and the judge's draw from the kernel's TIR
+    assert 2102 <= record["seed"] < 2102 + 2**30 and record["seed_offset"] == 0
+    assert record["sizes"] == {"N": 1000} and record["params"]["BLOCK"] == 256
     assert record["versions"]["device"] == "simulated" and record["versions"]["tilelang"] == "0.1.15"
     assert set(record["inputs"]) == {"A", "B"} and set(record["actual"]) == set(record["expected"]) == {"C"}
     assert torch.equal(record["expected"]["C"], record["inputs"]["A"].double() + record["inputs"]["B"].double())
@@ -301,7 +326,7 @@ def test_save_failures_writes_the_case_and_the_replay_command_reproduces_it(grad
     assert argv[:3] == ["python", "-m", "grader"]
     again = subprocess.run([sys.executable, *argv[1:]], cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert again.returncode == 1
-    assert "FAIL  tail_1000" in again.stdout and "999 of 1000 output elements wrong" in again.stdout
+    assert "FAIL  tail_1000" in again.stdout and f"{result['wrong']} of 1000 output elements wrong" in again.stdout
     assert again.stdout.count("FAIL") == 1  # that kernel, that case, nothing else
 
 
@@ -335,8 +360,8 @@ def test_usage_errors_exit_2_with_one_sentence(argv, says):
         ("zeros.py", "add", outcome.FAILED, "of 1000 output elements wrong"),  # GPU inputs differ from CPU ones
         ("ignores_inputs.py", "add", outcome.FAILED, "of 1000 output elements wrong"),
         ("mutates_input.py", "add", outcome.FAILED, "modified input A: the kernel must only read it"),
-        ("cached_output.py", "add", outcome.FAILED, "1000 of 1000 output elements wrong"),
-        ("cached_output.py", "mul_relu", outcome.FAILED, "1000 of 1000 output elements wrong"),
+        ("cached_output.py", "add", outcome.FAILED, "of 1000 output elements wrong"),
+        ("cached_output.py", "mul_relu", outcome.FAILED, "of 1000 output elements wrong"),
         ("torch_function.py", "add", outcome.ERROR, "is a plain Python function, not a @tilelang.jit kernel"),
         ("torch_function.py", "mul_relu", outcome.ERROR, "never declares its input `A` as a tensor"),
         ("renamed_kernel.py", "add", outcome.ERROR, "rename it `add`"),

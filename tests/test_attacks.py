@@ -25,13 +25,13 @@ FAILING = {outcome.FAILED, outcome.ERROR, outcome.TIMED_OUT, outcome.CRASHED, ou
 
 # attack file -> (status gemv gets, a phrase its message must contain)
 EXPECTED = {
-    "patch_compare.py": (outcome.FAILED, "256 of 256 output elements wrong"),
-    "patch_judge.py": (outcome.FAILED, "256 of 256 output elements wrong"),
-    "patch_sys_modules.py": (outcome.FAILED, "256 of 256 output elements wrong"),
-    "forge_stdout.py": (outcome.FAILED, "256 of 256 output elements wrong"),
-    "forge_json.py": (outcome.FAILED, "256 of 256 output elements wrong"),
-    "plant_in_cache.py": (outcome.FAILED, "256 of 256 output elements wrong"),
-    "print_from_the_gpu.py": (outcome.FAILED, "256 of 256 output elements wrong"),
+    "patch_compare.py": (outcome.FAILED, "of 256 output elements wrong"),
+    "patch_judge.py": (outcome.FAILED, "of 256 output elements wrong"),
+    "patch_sys_modules.py": (outcome.FAILED, "of 256 output elements wrong"),
+    "forge_stdout.py": (outcome.FAILED, "of 256 output elements wrong"),
+    "forge_json.py": (outcome.FAILED, "of 256 output elements wrong"),
+    "plant_in_cache.py": (outcome.FAILED, "of 256 output elements wrong"),
+    "print_from_the_gpu.py": (outcome.FAILED, "of 256 output elements wrong"),
     "exit_at_import.py": (outcome.ERROR, "ended while importing the file"),
     "exit_while_tracing.py": (outcome.ERROR, "ended while tracing `gemv`"),
     "read_hidden_cases.py": (outcome.ERROR, "LEAKED hidden cases:  nothing"),
@@ -40,12 +40,12 @@ EXPECTED = {
     "unsafe_compile_options.py": (outcome.ERROR, "flag '-ccbin=/tmp/not-a-compiler'"),
     "sleep_at_import.py": (outcome.TIMED_OUT, "the file's top level never finishes"),
     "fork_at_import.py": (outcome.TIMED_OUT, "the file's top level never finishes"),
-    "baked_answer.py": (outcome.FAILED, "right on the case's own inputs, wrong on a second draw of inputs"),
-    "link_in_cache.py": (outcome.FAILED, "256 of 256 output elements wrong"),
-    "tamper_cache_in_place.py": (outcome.FAILED, "256 of 256 output elements wrong"),
+    "baked_answer.py": (outcome.FAILED, "output elements wrong"),
+    "link_in_cache.py": (outcome.FAILED, "of 256 output elements wrong"),
+    "tamper_cache_in_place.py": (outcome.FAILED, "of 256 output elements wrong"),
     "extern_name_injection.py": (outcome.ERROR, "calls the external function `debug_print_msg(0), C[0] ="),
     "import_source.py": (outcome.ERROR, "imports source code (T.import_source, pragma_import_c)"),
-    "patch_tvm_in_tracer.py": (outcome.FAILED, "256 of 256 output elements wrong"),
+    "patch_tvm_in_tracer.py": (outcome.FAILED, "of 256 output elements wrong"),
     "disable_barriers.py": (outcome.ERROR, "sets the pass config 'tl.disable_thread_storage_sync'"),
 }
 SLOW = {"sleep_at_import.py", "fork_at_import.py"}  # they run into the timeout: give it a short one

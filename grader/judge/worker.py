@@ -52,8 +52,8 @@ class Context:
     spec_file: Path = Path()  # the trusted module the cases come from (solutions/ unless told)
     limits: Any = None  # grader.roofline.Limits: measured at the first bench of the run
     learner_params: bool = False  # --param: the bench cases run with the learner's block parameters
-    # A passed case runs again on a second draw of inputs whose seed the tracer cannot know (second_draw)
-    second_draw: bool = True
+    # The part of a case's input seed that comes from its admitted TIR (input_draw); set per case
+    draw: int = 0
 
 
 def quiet_tilelang() -> None:
@@ -500,13 +500,9 @@ def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Build | None) ->
                 f"compiled for {arch} (too large to simulate: numbers need a GPU)",
                 seconds=time.perf_counter() - started,
             )
-        result = simulate_and_compare(ctx, kernel, case, build.tir)
-        result = second_draw(
-            ctx, kernel, case, build.tir, result, lambda c: simulate_and_compare(c, kernel, case, build.tir)
-        )
+        result = simulate_and_compare(replace(ctx, draw=input_draw(build.tir, case)), kernel, case, build.tir)
     else:
-        result = run_and_compare(ctx, kernel, case, compiled)
-        result = second_draw(ctx, kernel, case, build.tir, result, lambda c: run_and_compare(c, kernel, case, compiled))
+        result = run_and_compare(replace(ctx, draw=input_draw(build.tir, case)), kernel, case, compiled)
     result.seconds = time.perf_counter() - started
     # Accumulators nothing cleared can come out right by luck (zeroed registers): the cause, not luck.
     causes = never_initialized(build.tir)
@@ -520,40 +516,19 @@ def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Build | None) ->
     return result
 
 
-def second_draw_offset(tir: Any, case: Case, seed_offset: int) -> int:
-    """The seed offset of a case's second draw: a hash of the admitted TIR, so no TIR can hold the answers
-    for the inputs it is checked on (changing the TIR changes them), yet a rerun draws the same inputs."""
+def input_draw(tir: Any, case: Case) -> int:
+    """The part of a case's input seed drawn from a hash of its admitted TIR. The case's own seed is in the
+    course's files, so without this a file could draw the inputs while it is traced and bake the answers
+    into its TIR as constants; with it, changing the TIR changes the inputs it is checked on, and the
+    tracer is dead before they are drawn. The same file draws the same inputs on every run (and
+    --seed-offset N another draw of them), so a failure replays."""
     import hashlib
 
     from tilelang import tvm
 
     text = tvm.ir.save_json(tir) if tir is not None else ""
-    digest = hashlib.sha256(f"{case.name}:{case.seed}:{seed_offset}:{text}".encode()).digest()
-    return seed_offset + 1 + int.from_bytes(digest[:4], "little") % (2**30)
-
-
-def second_draw(ctx: Context, kernel: Kernel, case: Case, tir: Any, result: CaseResult, run: Any) -> CaseResult:
-    """A passed case, run again on other inputs. The case's own inputs come from a seed the course's files
-    hold, so a file could draw them while it is traced and bake the answers into its TIR as constants; the
-    second draw's seed depends on that TIR, and the tracer is dead before it is drawn. A kernel that computes
-    its outputs from its inputs passes both; the result is the first run's unless the second fails."""
-    if not ctx.second_draw or result.status != outcome.PASSED:
-        return result
-    offset = second_draw_offset(tir, case, ctx.seed_offset)
-    again = run(replace(ctx, seed_offset=offset))
-    if again.status == outcome.PASSED:
-        return result
-    prefix = SIMULATED if again.message.startswith(SIMULATED) else ""
-    again.message = (
-        f"{prefix}right on the case's own inputs, wrong on a second draw of inputs (--seed-offset {offset}): "
-        f"{again.message.removeprefix(prefix)}"
-    )
-    again.hint = (
-        "The outputs match the case's seeded inputs but not other random inputs of the same sizes: compute "
-        "them from the kernel's inputs, not from values prepared in advance. --seed-offset "
-        f"{offset} grades it on those inputs."
-    )
-    return again
+    digest = hashlib.sha256(f"{case.name}:{case.seed}:{text}".encode()).digest()
+    return int.from_bytes(digest[:4], "little") % (2**30)
 
 
 def over_shared_limit(ctx: Context, kernel: Kernel, case: Case, tir: Any) -> CaseResult | None:
@@ -615,7 +590,7 @@ def simulate_and_compare(ctx: Context, kernel: Kernel, case: Case, tir: Any) -> 
     from grader.run import changed_inputs, make_inputs, poisoned_outputs
     from grader.simulate import SimulationError, Unsupported, simulate
 
-    inputs = make_inputs(kernel, case, "cpu", ctx.seed_offset)
+    inputs = make_inputs(kernel, case, "cpu", ctx.seed_offset + ctx.draw)
     pristine = [x.clone() for x in inputs]
     outputs = poisoned_outputs(kernel, case, "cpu")
     tensors = {t.name: x for t, x in zip(kernel.inputs + kernel.outputs, inputs + outputs)}
@@ -657,7 +632,7 @@ def run_and_compare(ctx: Context, kernel: Kernel, case: Case, compiled: Any) -> 
     from grader.compare import compare
     from grader.run import changed_inputs, launch, make_inputs, poisoned_outputs, writes_outside
 
-    inputs = make_inputs(kernel, case, "cuda", ctx.seed_offset)
+    inputs = make_inputs(kernel, case, "cuda", ctx.seed_offset + ctx.draw)
     pristine = [x.clone() for x in inputs]
     outputs = poisoned_outputs(kernel, case, "cuda")
     try:
@@ -697,6 +672,7 @@ def keep_failure(
         kernel,
         case,
         ctx.seed_offset,
+        ctx.draw,
         (ctx.device.mode, ctx.device.name),
         {"inputs": inputs, "expected": expected, "actual": outputs},
     )
