@@ -25,8 +25,8 @@ BASE = {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_K": 128, "STAGES": 4, "THREADS": 12
 CONFIGS = [
     ("reference", {**BASE}),
     ("decode_ws", {**BASE, "MAGIC": 1}),
-    ("decode_wa", {**BASE, "MAGIC": 1}),
-    ("decode_wa", {**BASE, "STAGES": 6, "MAGIC": 1}),
+    ("decode_wa", {**BASE}),  # puzzle 10's dequant_matmul_decode
+    ("decode_wa", {**BASE, "STAGES": 6}),
     ("decode_wq", {**BASE}),
     ("decode_wq", {**BASE, "STAGES": 6}),
     ("decode_wq", {**BASE, "BLOCK_K": 64, "STAGES": 8}),
