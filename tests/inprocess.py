@@ -29,12 +29,14 @@ def grade_simulated(
     kernel_name: str,
     cases: list[str] | None = None,
     seed_offset: int = 0,
+    seed_from_tir: bool = True,
 ) -> list[CaseResult]:
     """Results for the kernel's simulated cases (or the named ones), as the child would give them."""
     puzzle = spec(puzzle_id)
     module, problem, _ = load_learner(source)
     assert not problem, problem
-    ctx = Context(puzzle, source, Device("cpu", "simulated", COMPILE_ONLY_TARGET), False, seed_offset)
+    device = Device("cpu", "simulated", COMPILE_ONLY_TARGET)
+    ctx = Context(puzzle, source, device, False, seed_offset, seed_from_tir=seed_from_tir)
     kernel = puzzle.kernel(kernel_name)
     chosen = [c for c in kernel.cases if (c.name in cases if cases else c.simulate)]
     results = []

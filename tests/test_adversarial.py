@@ -131,7 +131,7 @@ def test_the_inputs_depend_on_the_kernels_tir_not_only_on_the_cases_seed():
     """A file can read the case's seed from the course's files while it is traced; the judge's share of
     the seed comes from the admitted TIR, so the answers for the inputs a kernel is checked on cannot be
     part of that kernel (tests/attacks/baked_answer.py is the attack)."""
-    from grader.judge.worker import input_draw
+    from grader.judge.worker import Context, input_draw
     from grader.trace.frontend import trace_tir
     from tests.inprocess import spec
 
@@ -141,9 +141,10 @@ def test_the_inputs_depend_on_the_kernels_tir_not_only_on_the_cases_seed():
     module = __import__("solutions.p02_vector_add", fromlist=["add", "add_fragments"])
     add = trace_tir(module.add, kernel, case, path)
     other = trace_tir(module.add_fragments, spec("02").kernel("add_fragments"), case, path)
-    assert input_draw(add, case) == input_draw(add, case)  # a rerun draws the same inputs
-    assert input_draw(add, case) != input_draw(other, case)  # another TIR, other inputs
-    assert input_draw(add, case) != input_draw(add, kernel.case("even_4096"))
+    ctx = Context(spec("02"), path, None, False, 0)
+    assert input_draw(ctx, add, case) == input_draw(ctx, add, case)  # a rerun draws the same inputs
+    assert input_draw(ctx, add, case) != input_draw(ctx, other, case)  # another TIR, other inputs
+    assert input_draw(ctx, add, case) != input_draw(ctx, add, kernel.case("even_4096"))
 
 
 # ------------------------------------------------------------------------------ side effects
