@@ -37,6 +37,11 @@ def _tile_ops(tir: Any) -> list[Any]:
     return [n.value for n in _walk(tir) if isinstance(n, tvm.tirx.Evaluate) and isinstance(n.value, tvm.tirx.Call)]
 
 
+def _gemms(tir: Any) -> list[Any]:
+    """The kernel's T.gemm calls: args 0, 1, 2 are the A, B and accumulator regions."""
+    return [call for call in _tile_ops(tir) if call.op.name == "tl.tileop.gemm"]
+
+
 def uses_tile_op(op: str, wants: str) -> Concept:
     """The kernel calls this tile op (e.g. "tl.tileop.gemm", "tl.tileop.reduce")."""
     return Concept(wants, lambda tir: any(call.op.name == op for call in _tile_ops(tir)))
@@ -67,7 +72,7 @@ def gemm_operands_in_shared(wants: str) -> Concept:
     """Every T.gemm reads its A and B tiles from shared memory."""
 
     def holds(tir: Any) -> bool:
-        gemms = [c for c in _tile_ops(tir) if c.op.name == "tl.tileop.gemm"]
+        gemms = _gemms(tir)
         return bool(gemms) and all(
             str(region_buffer(c.args[i]).scope()).startswith("shared") for c in gemms for i in (0, 1)
         )
@@ -83,11 +88,17 @@ def gemm_operand_copied(index: int, wants: str) -> Concept:
     def holds(tir: Any) -> bool:
         from tilelang import tvm
 
-        gemms = [c for c in _tile_ops(tir) if c.op.name == "tl.tileop.gemm"]
+        gemms = _gemms(tir)
         stored = {n.buffer for n in _walk(tir) if isinstance(n, tvm.tirx.BufferStore)}
         return bool(gemms) and all(region_buffer(c.args[index]) not in stored for c in gemms)
 
     return Concept(wants, holds)
+
+
+def gemm_left_operand_in_fragment(wants: str) -> Concept:
+    """Some T.gemm takes its first (A) operand from a fragment (registers), not from shared memory:
+    a tile built in registers that the MMA reads as it is (puzzle 10's decode kernel, W unpacked there)."""
+    return Concept(wants, lambda tir: any(_scope(region_buffer(c.args[0])) == "local.fragment" for c in _gemms(tir)))
 
 
 def reduces(kind: str, wants: str) -> Concept:
@@ -102,7 +113,7 @@ def reduces(kind: str, wants: str) -> Concept:
 
 def gemm_calls(count: int, wants: str) -> Concept:
     """The kernel calls T.gemm at least ``count`` times (flash attention chains two)."""
-    return Concept(wants, lambda tir: sum(call.op.name == "tl.tileop.gemm" for call in _tile_ops(tir)) >= count)
+    return Concept(wants, lambda tir: len(_gemms(tir)) >= count)
 
 
 def parallel_loop(wants: str) -> Concept:
@@ -162,14 +173,3 @@ def staged_store(wants: str) -> Concept:
 
 def _scope(buffer: Any) -> str:
     return str(buffer.scope()) if buffer is not None else ""
-
-
-def gemm_left_operand_in_fragment(wants: str) -> Concept:
-    """Some T.gemm takes its first (A) operand from a fragment (registers), not from shared memory:
-    a tile built in registers that the MMA reads as it is (puzzle 10's decode kernel, W unpacked there)."""
-
-    def holds(tir: Any) -> bool:
-        gemms = [c for c in _tile_ops(tir) if c.op.name == "tl.tileop.gemm"]
-        return any(_scope(region_buffer(c.args[0])) == "local.fragment" for c in gemms)
-
-    return Concept(wants, holds)
