@@ -97,7 +97,9 @@ def _lower(function: Any, values: dict[str, Any]):
     return artifact.kernel_source, attrs
 
 
-def _nvcc(source: str) -> str:
+def _nvcc(source: str, output: str = "cubin", *flags: str) -> tuple[str, str]:
+    """nvcc on ``source`` as TileLang runs it for sm_90a (its include paths and flags), writing
+    ``output`` ("cubin" or "ptx"): its log, and the output when it is text (PTX), else ""."""
     from tilelang.contrib import nvcc
 
     compiler = nvcc.get_nvcc_compiler()
@@ -105,14 +107,17 @@ def _nvcc(source: str) -> str:
         path = os.path.join(tmp, "kernel.cu")
         with open(path, "w") as f:
             f.write(source)
-        command = [compiler, "--cubin", "-O3", f"-arch={ARCH}", *nvcc.default_compile_options()]
-        command += ["-Xptxas", "-v", "-o", os.path.join(tmp, "kernel.cubin"), path]
-        result = subprocess.run(command, capture_output=True, text=True, timeout=600)
-    log = result.stdout + result.stderr
-    if result.returncode != 0:
-        errors = [line for line in log.splitlines() if "error" in line.lower()]
-        raise RuntimeError("nvcc failed: " + (errors[0] if errors else log[-500:]))
-    return log
+        target = os.path.join(tmp, f"kernel.{output}")
+        command = [compiler, f"--{output}", "-O3", f"-arch={ARCH}", *nvcc.default_compile_options(), *flags]
+        result = subprocess.run([*command, "-o", target, path], capture_output=True, text=True, timeout=600)
+        log = result.stdout + result.stderr
+        if result.returncode != 0:
+            errors = [line for line in log.splitlines() if "error" in line.lower()]
+            raise RuntimeError("nvcc failed: " + (errors[0] if errors else log[-500:]))
+        if output != "ptx":
+            return log, ""
+        with open(target) as f:
+            return log, f.read()
 
 
 def resource_usage(function: Any, label: str = "", **values: Any) -> Usage:
@@ -122,7 +127,7 @@ def resource_usage(function: Any, label: str = "", **values: Any) -> Usage:
     Needs nvcc (a CUDA toolkit, or ``pip install "tilelang[nvcc]"``), not a GPU.
     """
     source, attrs = _lower(function, values)
-    numbers = _ptxas_numbers(_nvcc(source))
+    numbers = _ptxas_numbers(_nvcc(source, "cubin", "-Xptxas", "-v")[0])
     extent = attrs.get("thread_extent", {})
     threads = int(extent.get("threadIdx.x", 1)) * int(extent.get("threadIdx.y", 1)) * int(extent.get("threadIdx.z", 1))
     tensor, copies, split = _instructions(source)
@@ -177,20 +182,7 @@ INSTRUCTION_KINDS = {
 
 def ptx(function: Any, **values: Any) -> str:
     """The PTX nvcc makes of ``function``'s CUDA source for sm_90a (TileLang's flags; no GPU needed)."""
-    from tilelang.contrib import nvcc
-
-    source, _ = _lower(function, values)
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "kernel.cu")
-        with open(path, "w") as f:
-            f.write(source)
-        out = os.path.join(tmp, "kernel.ptx")
-        command = [nvcc.get_nvcc_compiler(), "--ptx", "-O3", f"-arch={ARCH}", *nvcc.default_compile_options()]
-        result = subprocess.run([*command, "-o", out, path], capture_output=True, text=True, timeout=600)
-        if result.returncode != 0:
-            raise RuntimeError("nvcc failed: " + (result.stdout + result.stderr)[-500:])
-        with open(out) as f:
-            return f.read()
+    return _nvcc(_lower(function, values)[0], "ptx")[1]
 
 
 def instruction_mix(function: Any, **values: Any) -> dict[str, int]:
