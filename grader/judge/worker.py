@@ -492,19 +492,20 @@ def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Build | None) ->
             f"compiled for {arch}: TileLang accepts it (numbers need a GPU)",
             seconds=time.perf_counter() - started,
         )
+    if ctx.device.mode == "cpu" and not case.simulate:
+        return _result(
+            ctx,
+            kernel,
+            case,
+            outcome.COMPILED,
+            f"compiled for {arch} (too large to simulate: numbers need a GPU)",
+            seconds=time.perf_counter() - started,
+        )
+    drawn = replace(ctx, draw=input_draw(ctx, build.tir, case))
     if ctx.device.mode == "cpu":
-        if not case.simulate:
-            return _result(
-                ctx,
-                kernel,
-                case,
-                outcome.COMPILED,
-                f"compiled for {arch} (too large to simulate: numbers need a GPU)",
-                seconds=time.perf_counter() - started,
-            )
-        result = simulate_and_compare(replace(ctx, draw=input_draw(ctx, build.tir, case)), kernel, case, build.tir)
+        result = simulate_and_compare(drawn, kernel, case, build.tir)
     else:
-        result = run_and_compare(replace(ctx, draw=input_draw(ctx, build.tir, case)), kernel, case, compiled)
+        result = run_and_compare(drawn, kernel, case, compiled)
     result.seconds = time.perf_counter() - started
     # Accumulators nothing cleared can come out right by luck (zeroed registers): the cause, not luck.
     causes = never_initialized(build.tir)
