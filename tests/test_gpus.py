@@ -101,27 +101,31 @@ def _largest_per_kernel(profile):
     return {key: value for key, value in largest.items() if value[1] > 0}
 
 
+def _allocated(tir, arch: str) -> int:
+    """The dynamic shared memory TileLang's lowering for ``arch`` gives the traced kernel, in bytes."""
+    import tilelang
+    from tilelang import tvm
+
+    target = {"kind": "cuda", "arch": arch}
+    with tvm.target.Target(target):
+        lowered = tilelang.lower(tir.without_attr("tilelang_out_idx"), target=target)
+    return max(int(f.attrs.get("dyn_shared_memory_buf", 0) or 0) for _, f in lowered.device_mod.functions.items())
+
+
 @pytest.mark.parametrize("name", sorted(PROFILES))
 def test_the_count_is_what_tilelang_allocates_for_each_profile(name):
     """The fit check counts shared memory itself; TileLang's lowering for the profile's arch must agree
     on each kernel's largest case (where a wrong count would matter most)."""
-    import tilelang
-    from tilelang import tvm
-
     from grader.trace.frontend import kernel_function, trace_tir
 
     profile = PROFILES[name]
-    target = {"kind": "cuda", "arch": profile.arch}
 
     def allocated(key):
         puzzle_id, function = key
         module = load_module(SOLUTIONS[puzzle_id])
         kernel = load_puzzle(module).on(name).kernel(function)
         case = kernel.case(largest[key][0])
-        tir = trace_tir(kernel_function(module, kernel), kernel, case, SOLUTIONS[puzzle_id])
-        with tvm.target.Target(target):
-            lowered = tilelang.lower(tir.without_attr("tilelang_out_idx"), target=target)
-        return max(int(f.attrs.get("dyn_shared_memory_buf", 0) or 0) for _, f in lowered.device_mod.functions.items())
+        return _allocated(trace_tir(kernel_function(module, kernel), kernel, case, SOLUTIONS[puzzle_id]), profile.arch)
 
     largest = _largest_per_kernel(profile)
     # One thread: tracing in two at once hit CPython 3.11's "AST constructor recursion depth mismatch"
@@ -153,24 +157,15 @@ def test_a_branch_that_never_runs_allocates_nothing():
     """matmul_streamk at tail_1000 has 32 tiles for 132 blocks, no full wave: the branch that stores a whole
     tile through C_tile is dead, TileLang allocates only the three stages of A_tile and B_tile, and the count
     agrees; at tail_3000x2504x1000 (one full wave) C_tile is allocated and counted."""
-    import tilelang
-    from tilelang import tvm
-
     from grader.simulate.interp import shared_memory_plan
     from grader.trace.frontend import kernel_function, trace_tir
 
     module = load_module(SOLUTIONS["08"])
     kernel = load_puzzle(module).kernel("matmul_streamk")
-    target = {"kind": "cuda", "arch": PROFILES["sm_90"].arch}
     found = {}
     for name in ("tail_1000", "tail_3000x2504x1000"):
         tir = trace_tir(kernel_function(module, kernel), kernel, kernel.case(name), SOLUTIONS["08"])
-        with tvm.target.Target(target):
-            lowered = tilelang.lower(tir.without_attr("tilelang_out_idx"), target=target)
-        allocated = max(
-            int(f.attrs.get("dyn_shared_memory_buf", 0) or 0) for _, f in lowered.device_mod.functions.items()
-        )
-        found[name] = (shared_memory_plan(tir).total // KIB, allocated // KIB)
+        found[name] = (shared_memory_plan(tir).total // KIB, _allocated(tir, PROFILES["sm_90"].arch) // KIB)
     assert found == {"tail_1000": (144, 144), "tail_3000x2504x1000": (208, 208)}
 
 
