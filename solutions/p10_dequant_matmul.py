@@ -370,9 +370,51 @@ def _sizes(n, k, groups, m=None):
     return sizes if m is None else {"M": m, **sizes}
 
 
+# What dequant_matmul and dequant_matmul_decode share: the same product, checked and timed the same way.
+_GEMM = {
+    "inputs": (_A, _B, _S),
+    "outputs": (_C,),
+    "reference": dequant_matmul_reference,
+    "baseline": torch_dequant_matmul,
+    "baselines": (Baseline("torch fp16 on unquantized W", fp16_matmul, prepare=unquantized_weights),),
+    "flops": lambda s: 2.0 * s["M"] * s["N"] * s["K"],
+    "bytes_moved": lambda s: tensor_bytes((_A, _B, _S, _C), s),
+    "tiles": {"C": ("BLOCK_M", "BLOCK_N")},
+}
+
+
+def _gemm_cases(seeds: int) -> tuple[Case, ...]:
+    """The GEMM kernels' cases, seeded from ``seeds`` + 1 on (each kernel draws its own inputs)."""
+    gemm = {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 64, "STAGES": 3}
+    return (
+        Case("square_256_g64", _sizes(256, 256, 4, m=256), gemm, seed=seeds + 1, simulate=True),
+        Case("odd_37x200x512_g64", _sizes(200, 512, 8, m=37), gemm, seed=seeds + 2, simulate=True),
+        Case("tail_1000_g128", _sizes(1000, 1024, 8, m=1000), gemm, seed=seeds + 3),
+        # One scale per row (G = K) and 2048-term sums.
+        Case("per_row_100x300x2048", _sizes(300, 2048, 1, m=100), gemm, seed=seeds + 4, simulate=True),
+        # BLOCK_M != BLOCK_N, M != N != K, a tail in M and N: swapped offsets, and for the decode kernel
+        # C stored untransposed or its guards swapped, fail here.
+        Case(
+            "rect_50x77x384_g128",
+            _sizes(77, 384, 3, m=50),
+            {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_K": 64, "STAGES": 3},
+            seed=seeds + 6,
+            simulate=True,
+        ),
+        # Decode: 16 tokens. BLOCK_N = 64 gives 128 blocks for the 132 SMs (the same block for both kernels,
+        # for the two to compare).
+        Case(
+            "decode_16x8192x8192_g128",
+            _sizes(8192, 8192, 64, m=16),
+            {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_K": 128, "STAGES": 4},
+            seed=seeds + 5,
+            bench=True,
+        ),
+    )
+
+
 def puzzle() -> Puzzle:
     unpack = {"BLOCK_N": 64, "BLOCK_K": 64}
-    gemm = {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 64, "STAGES": 3}
     return Puzzle(
         id="10",
         title="Dequantized matmul",
@@ -419,37 +461,8 @@ def puzzle() -> Puzzle:
                     ),
                 ),
                 title="GEMM with 4-bit weights unpacked in shared memory",
-                inputs=(_A, _B, _S),
-                outputs=(_C,),
-                reference=dequant_matmul_reference,
-                baseline=torch_dequant_matmul,
-                baselines=(Baseline("torch fp16 on unquantized W", fp16_matmul, prepare=unquantized_weights),),
-                flops=lambda s: 2.0 * s["M"] * s["N"] * s["K"],
-                bytes_moved=lambda s: tensor_bytes((_A, _B, _S, _C), s),
-                tiles={"C": ("BLOCK_M", "BLOCK_N")},
-                cases=(
-                    Case("square_256_g64", _sizes(256, 256, 4, m=256), gemm, seed=10201, simulate=True),
-                    Case("odd_37x200x512_g64", _sizes(200, 512, 8, m=37), gemm, seed=10202, simulate=True),
-                    Case("tail_1000_g128", _sizes(1000, 1024, 8, m=1000), gemm, seed=10203),
-                    # One scale per row (G = K) and 2048-term sums.
-                    Case("per_row_100x300x2048", _sizes(300, 2048, 1, m=100), gemm, seed=10204, simulate=True),
-                    # BLOCK_M != BLOCK_N, M != N != K, a tail in M and N
-                    Case(
-                        "rect_50x77x384_g128",
-                        _sizes(77, 384, 3, m=50),
-                        {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_K": 64, "STAGES": 3},
-                        seed=10206,
-                        simulate=True,
-                    ),
-                    # Decode: 16 tokens. BLOCK_N = 64 gives 128 blocks for the 132 SMs.
-                    Case(
-                        "decode_16x8192x8192_g128",
-                        _sizes(8192, 8192, 64, m=16),
-                        {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_K": 128, "STAGES": 4},
-                        seed=10205,
-                        bench=True,
-                    ),
-                ),
+                cases=_gemm_cases(10200),
+                **_GEMM,
             ),
             Kernel(
                 function="dequant_matmul_decode",
@@ -464,38 +477,8 @@ def puzzle() -> Puzzle:
                     ),
                 ),
                 title="Decode GEMM: W from its bits, straight into the MMA's registers",
-                inputs=(_A, _B, _S),
-                outputs=(_C,),
-                reference=dequant_matmul_reference,
-                baseline=torch_dequant_matmul,
-                baselines=(Baseline("torch fp16 on unquantized W", fp16_matmul, prepare=unquantized_weights),),
-                flops=lambda s: 2.0 * s["M"] * s["N"] * s["K"],
-                bytes_moved=lambda s: tensor_bytes((_A, _B, _S, _C), s),
-                tiles={"C": ("BLOCK_M", "BLOCK_N")},
-                cases=(
-                    Case("square_256_g64", _sizes(256, 256, 4, m=256), gemm, seed=10301, simulate=True),
-                    Case("odd_37x200x512_g64", _sizes(200, 512, 8, m=37), gemm, seed=10302, simulate=True),
-                    Case("tail_1000_g128", _sizes(1000, 1024, 8, m=1000), gemm, seed=10303),
-                    # One scale per row (G = K) and 2048-term sums.
-                    Case("per_row_100x300x2048", _sizes(300, 2048, 1, m=100), gemm, seed=10304, simulate=True),
-                    # BLOCK_M != BLOCK_N, M != N != K, a tail in M and N: C stored untransposed, or
-                    # its guards swapped, fails here.
-                    Case(
-                        "rect_50x77x384_g128",
-                        _sizes(77, 384, 3, m=50),
-                        {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_K": 64, "STAGES": 3},
-                        seed=10306,
-                        simulate=True,
-                    ),
-                    # dequant_matmul's decode case and block, for the two to compare.
-                    Case(
-                        "decode_16x8192x8192_g128",
-                        _sizes(8192, 8192, 64, m=16),
-                        {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_K": 128, "STAGES": 4},
-                        seed=10305,
-                        bench=True,
-                    ),
-                ),
+                cases=_gemm_cases(10300),
+                **_GEMM,
             ),
         ),
     )
