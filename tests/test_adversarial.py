@@ -9,6 +9,7 @@ tests/test_adversarial.py`); they are skipped without CUDA.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import re
 import shlex
 import shutil
@@ -76,7 +77,9 @@ def test_a_kernel_that_ignores_its_inputs_fails_on_fresh_inputs(grade):
     plain(run)
     result = only(run, "add")
     assert result["status"] == outcome.FAILED
-    assert "1000 of 1000 output elements wrong" in result["message"]
+    # the pattern's small whole numbers equal A + B within tolerance at a few elements of some draws
+    found = re.fullmatch(r"simulated on CPU: (\d+) of 1000 output elements wrong", result["message"])
+    assert found and int(found.group(1)) >= 990, result["message"]
     assert result["details"][1].startswith("C[0] = -3, expected ")  # the kernel's own -3, not the reference
     assert result["hint"].startswith("Nearly every element is wrong: check the formula against the spec")
 
@@ -145,6 +148,32 @@ def test_the_inputs_depend_on_the_kernels_tir_not_only_on_the_cases_seed():
     assert input_draw(ctx, add, case) == input_draw(ctx, add, case)  # a rerun draws the same inputs
     assert input_draw(ctx, add, case) != input_draw(ctx, other, case)  # another TIR, other inputs
     assert input_draw(ctx, add, case) != input_draw(ctx, add, kernel.case("even_4096"))
+
+
+def test_the_same_kernel_draws_the_same_inputs_wherever_its_file_lies(tmp_path):
+    """The TIR holds its file's path and line numbers in source spans; the draw must not, or a saved
+    failure would not replay in another checkout (CI's fresh clone drew other inputs than /work)."""
+    from tilelang import tvm
+
+    from grader.judge.worker import Context, input_draw
+    from grader.trace.frontend import trace_tir
+    from tests.inprocess import spec
+
+    kernel = spec("02").kernel("add")
+    case = kernel.case("tail_1000")
+    source = (ROOT / "solutions" / "p02_vector_add.py").read_text()
+    elsewhere = tmp_path / "deeper" / "p02_vector_add.py"
+    elsewhere.parent.mkdir()
+    elsewhere.write_text("# a comment that moves every line down\n\n" + source)
+    draws = []
+    for path in (ROOT / "solutions" / "p02_vector_add.py", elsewhere):
+        module_spec = importlib.util.spec_from_file_location(f"moved_{len(draws)}", path)
+        module = importlib.util.module_from_spec(module_spec)
+        module_spec.loader.exec_module(module)
+        tir = trace_tir(module.add, kernel, case, path)
+        assert path.name in tvm.ir.save_json(tir)  # the span really is there to be ignored
+        draws.append(input_draw(Context(spec("02"), path, None, False, 0), tir, case))
+    assert draws[0] == draws[1]
 
 
 # ------------------------------------------------------------------------------ side effects
