@@ -30,7 +30,8 @@ for part in $parts; do case $part in
   # falls back from wgmma to mma.sync below 64 rows), so more than one warpgroup unpacks on each SM.
   p10decode) step p10_decode 200 python scripts/sweep.py 10 dequant_matmul_decode decode_16x8192x8192_g128 '{}' \
       '{"BLOCK_N": 32}' '{"BLOCK_N": 32, "THREADS": 64}' '{"BLOCK_N": 16, "THREADS": 64}' '{"BLOCK_N": 16, "THREADS": 32}' \
-      '{"BLOCK_N": 32, "STAGES": 6}' '{"STAGES": 6}' '{"_pass": {"tl.disable_warp_specialized": true}}' ;;
+      '{"BLOCK_N": 32, "STAGES": 6}' '{"STAGES": 6}' '{"_pass": {"tl.disable_warp_specialized": true}}' \
+      '{"BLOCK_N": 32, "BLOCK_K": 256, "STAGES": 3}' '{"BLOCK_N": 16, "BLOCK_K": 256, "STAGES": 3, "THREADS": 64}' ;;
 esac; done
 grep -h "best:\|floor\|^kernel\|x *$" "$OUT"/*.txt | head -0
 cat "$OUT/summary.txt"
