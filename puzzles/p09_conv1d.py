@@ -340,8 +340,10 @@ def conv1d_im2col(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int = 
 
 
 # %% conv1d_implicit
-# Warp specialization stays on (TileLang's default on Hopper): this kernel runs correctly with it.
-@tilelang.jit
+# Warp specialization off, as for conv1d_im2col: with it on, TileLang 0.1.15's build of this kernel
+# stops with "illegal instruction" on the H200 at every size tried (`python scripts/p09/implicit_fault.py`
+# runs them); without it the copies are cp.async and the kernel is correct.
+@tilelang.jit(pass_configs={tilelang.PassConfigKey.TL_DISABLE_WARP_SPECIALIZED: True})
 def conv1d_implicit(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int = 2, THREADS: int = 128):
     C_in, L, C_out, K = T.const("C_in, L, C_out, K")
     X: T.Tensor((C_in, L), T.float16)

@@ -30,8 +30,21 @@ for part in $parts; do case $part in
   # falls back from wgmma to mma.sync below 64 rows), so more than one warpgroup unpacks on each SM.
   p10decode) step p10_decode 200 python scripts/sweep.py 10 dequant_matmul_decode decode_16x8192x8192_g128 '{}' \
       '{"BLOCK_N": 32}' '{"BLOCK_N": 32, "THREADS": 64}' '{"BLOCK_N": 16, "THREADS": 64}' '{"BLOCK_N": 16, "THREADS": 32}' \
-      '{"BLOCK_N": 32, "STAGES": 6}' '{"STAGES": 6}' '{"_pass": {"tl.disable_warp_specialized": true}}' \
-      '{"BLOCK_N": 32, "BLOCK_K": 256, "STAGES": 3}' '{"BLOCK_N": 16, "BLOCK_K": 256, "STAGES": 3, "THREADS": 64}' ;;
+      '{"BLOCK_N": 32, "STAGES": 6}' '{"STAGES": 6}' '{"_pass": {"tl.disable_warp_specialized": true}}' ;;
+  # More unpacking warps per SM without more blocks: two or four consumer warpgroups share one 64-row tile
+  # (BLOCK_K stays a divisor of the group, 128: the kernel reads one scale per row per K step).
+  p10threads) step p10_threads 200 python scripts/sweep.py 10 dequant_matmul_decode decode_16x8192x8192_g128 \
+      '{"THREADS": 256}' '{"THREADS": 256, "_pass": {"tl.disable_warp_specialized": true}}' \
+      '{"THREADS": 512, "_pass": {"tl.disable_warp_specialized": true}}' '{"BLOCK_K": 64, "STAGES": 6}' \
+      '{"BLOCK_K": 64, "STAGES": 6, "THREADS": 256, "_pass": {"tl.disable_warp_specialized": true}}' \
+      '{"BLOCK_N": 128, "THREADS": 256}' ;;
+  implicit) step implicit_fault 300 python scripts/p09/implicit_fault.py ;;
+  # The implicit-GEMM rung as the course now builds it (warp specialization off), at its bench case.
+  implicitbench) step implicit_bench 150 python scripts/sweep.py 09 conv1d_implicit large_256_131072_k5 '{}' \
+      '{"BLOCK_C": 32}' '{"STAGES": 4}' '{"BLOCK_C": 32, "STAGES": 2}' '{"BLOCK_L": 256, "THREADS": 256}' ;;
+  # flash_attention with P V of key tile j-1 issued before the softmax of tile j (scripts/p07/flash_overlap.py).
+  flashoverlap) step flash_overlap 150 python scripts/sweep.py --file=scripts/p07/flash_overlap.py 07 flash_attention \
+      large_16384 '{"OVERLAP": 0}' '{"OVERLAP": 1}' '{"OVERLAP": 2}' '{"OVERLAP": 2, "STAGES": 4}' ;;
 esac; done
 grep -h "best:\|floor\|^kernel\|x *$" "$OUT"/*.txt | head -0
 cat "$OUT/summary.txt"
