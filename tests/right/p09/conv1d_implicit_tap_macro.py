@@ -15,7 +15,7 @@ def one_tap(X, w_tile, window, w_tap, acc, row, column, k, K, BLOCK_O, BLOCK_C):
     T.gemm(w_tap, window, acc)
 
 
-@tilelang.jit
+@tilelang.jit(pass_configs={tilelang.PassConfigKey.TL_DISABLE_WARP_SPECIALIZED: True})
 def conv1d_implicit(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int = 2, THREADS: int = 128):
     C_in, L, C_out, K = T.const("C_in, L, C_out, K")
     X: T.Tensor((C_in, L), T.float16)

@@ -8,7 +8,7 @@ import tilelang
 import tilelang.language as T
 
 
-@tilelang.jit
+@tilelang.jit(pass_configs={tilelang.PassConfigKey.TL_DISABLE_WARP_SPECIALIZED: True})
 def conv1d_implicit(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int = 2, THREADS: int = 128):
     C_in, L, C_out, K = T.const("C_in, L, C_out, K")
     X: T.Tensor((C_in, L), T.float16)
