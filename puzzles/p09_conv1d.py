@@ -42,7 +42,7 @@ Inputs and outputs (fp16 in, fp16 out, every sum accumulated in fp32), with ``P 
     BLOCK_L]``, into a shared tile of its own (K tiles in a Python list: K is a constant while
     tracing), picks that tap's weights ``W2[:, c * K + k]`` out of the W2 tile into a fragment, and
     adds ``T.gemm(w_tap, window, acc)``: K small GEMMs into one accumulator. Each window is a whole
-    tile of X, so it loads with TMA on Hopper whatever its shift.
+    tile of X, but one whose first column is shifted, which decides how it is copied (see the notebook).
 
 What it teaches: halos (a tile that reads more input than it writes output), zero padding for
 free from ``T.copy``'s bounds checks, reuse of one input tile by many outputs, and how a
@@ -229,9 +229,9 @@ def conv1d_channels(X, W, BLOCK_O: int, BLOCK_L: int, THREADS: int = 128):
 #
 # The other is the im2col tile itself: the block writes and reads back K copies of every window element
 # in shared memory before the Tensor Cores see them. An implicit GEMM skips it: for each tap k the
-# block multiplies W[:, c, k] (picked into registers) by the window shifted by k, one TMA copy per tap,
-# since a TMA box may start at any column. That is the next kernel, `conv1d_implicit`: 0.54x cuDNN on
-# the H200 against this kernel's 0.47x, so it helps, and is still far from cuDNN.
+# block multiplies W[:, c, k] (picked into registers) by the window shifted by k, one copy per tap.
+# That is the next kernel, `conv1d_implicit`; as TileLang 0.1.15 builds it, it is no faster (0.43x
+# cuDNN on the H200 against this kernel's 0.45x), and the next section says why.
 
 # %% [notebook]
 # import re
@@ -298,12 +298,18 @@ def conv1d_im2col(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int = 
 # k becomes a loop variable, which cannot index a Python list (a `TypeError` at that line).
 #
 # What the shifted copy buys: each window is an ordinary tile of X whose columns start k - P from the
-# block's, so it is loaded as a whole tile whatever the shift. On Hopper it is a TMA copy (a TMA box
-# may start at any column; the part outside the signal arrives as zeros, the padding, as before), and
-# it lands at the start of its own tile, ready for the Tensor Cores: no halo to round up, no gather from
-# shared memory into shared memory, and none of the 4-byte bounds-checked copies of `conv1d_im2col`'s
-# windows. The cell below lowers the reference kernel at the bench case for sm_90a and lists the
-# windows' TMA loads: five, at column offsets -2 to +2 of the block's tile.
+# block's, and it lands at the start of its own tile, ready for the Tensor Cores: no halo, no gather
+# from shared memory into shared memory. What it costs depends on how the copy is built. On Hopper a
+# TMA box may start at any column, but TileLang 0.1.15 issues TMA copies only in its warp-specialized
+# build, and that build of this kernel stops with "illegal instruction" on the H200 whenever it has
+# more than one tap (`python scripts/p09/implicit_fault.py`: K = 1 runs; K = 3 and 5 fault, at every
+# size tried, with the weights in registers, in shared memory or read straight from W). So the kernel
+# is compiled with warp specialization off, as `conv1d_im2col` is, and its copies are `cp.async`,
+# whose width depends on alignment: a row of X starts on a 16-byte boundary, so the unshifted window
+# moves in 16-byte copies, the windows shifted by 2 columns (4 bytes) in 4-byte copies, and the ones
+# shifted by 1 column (2 bytes, below `cp.async`'s 4-byte minimum) element by element, with plain
+# loads and stores that do not overlap with the Tensor Cores. The cell below lowers the reference
+# kernel at the bench case for sm_90a and says how each tile is copied.
 
 # %% [notebook]
 # import re
@@ -315,25 +321,24 @@ def conv1d_im2col(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int = 
 # cuda = kernel_source(
 #     reference_implicit, C_in=256, L=1 << 17, C_out=256, K=5, BLOCK_O=128, BLOCK_L=128, BLOCK_C=16, STAGES=3
 # )
-# loads = re.findall(r"tma_load\((X)_desc, [^,]+, \(&\(\(\(half_t\*\)(\w+)\).*?\)\), (.*), \(cb \* \d+\)\);", cuda)
-# for tensor, tile, column in loads:
-#     print(f"TMA load of {tensor} into {tile:9} starting at column {column}")
-# print("T.gemm with A from registers (wgmma_rs):", "wgmma_rs" in cuda)
+# for tile in sorted(set(re.findall(r"void\* (w_tile|window\w*) =", cuda))):
+#     copies = sorted(set(re.findall(rf"(cp_async_gs\w*<\d+>)\(\(&\(\(\(half_t\*\){tile}\)", cuda)))
+#     plain = re.search(rf"\(\(half_t\*\){tile}\)\[[^;]*\] = ", cuda)
+#     print(f"{tile:9}", ", ".join(copies) or ("plain loads and stores, one element each" if plain else "?"))
+# print("TMA loads:", cuda.count("tma_load("), "| T.gemm with A from registers (wgmma_rs):", "wgmma_rs" in cuda)
 
 # %% [markdown]
-# Measured on the H200 (`bash scripts/h200_sweeps.sh shifted`, which runs `scripts/sweep.py
-# --file=scripts/p09/shifted.py` over block parameters at the bench case's sizes): 0.54x cuDNN at
-# BLOCK_C = 16 with 3 stages and 128 x 128 output tiles, the bench case here, against
-# `conv1d_im2col`'s 0.47x. It ran correctly with warp specialization on (a producer warpgroup issues
-# the TMA copies), which faults on the im2col kernel (`scripts/p09/ws_fault.py`), so this kernel keeps
-# TileLang's default.
+# Measured on the H200 (`python -m grader 09 --solutions --bench -k conv1d_implicit --exact`): 0.60 ms,
+# 0.43x cuDNN at BLOCK_C = 16 with 3 stages and 128 x 128 output tiles, the bench case here, against
+# `conv1d_im2col`'s 0.45x in the full bench run of the same session (README). An earlier sweep had timed
+# the warp-specialized build, with TMA windows, at 0.54x; on this H200 that build faults, so the
+# course does not use it.
 #
-# Better, and still about half of cuDNN's speed. The two limits the prose of `conv1d_im2col` names, its
-# windows' 4-byte bounds-checked copies and the im2col tile built in shared memory, are gone here, so
-# what holds this kernel back is something else, not yet profiled. The likely suspects: the K windows
-# overlap, so every input element is copied into shared memory K times per step; the tap's weights are
-# picked into registers before every `T.gemm`; and each `T.gemm` is only BLOCK_C = 16 deep, one Tensor
-# Core step, so K short GEMMs follow one another where cuDNN runs longer ones.
+# So the implicit GEMM removes the im2col tile and its K-fold copy in shared memory, and the time stays
+# where it was: the windows' copies are the limit now, two of five element by element. What would
+# help is a copy of X that stays 16-byte aligned whatever the shift, with the shift applied on the
+# way to the Tensor Cores; TileLang's `T.gemm` takes a shared operand only from the start of an
+# aligned tile, which is why `conv1d_im2col` builds its shifted copies in shared memory instead.
 #
 # What to watch for: the shift of tap k is k - P, not k; the pick is column c * K + k of the W2 tile
 # (c the channel within the step); BLOCK_C is now the `T.gemm`'s K step, so it must be a multiple of 16.

@@ -305,8 +305,15 @@ def dequant_matmul(A, B, S, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: in
 # instructions per weight: each weight still gets its own shift, mask, OR, subtraction and
 # multiplication (`python scripts/p10/instructions.py` counts them in the PTX nvcc makes, no GPU
 # needed), where fast 4-bit kernels convert eight nibbles at once with a few 32-bit bit operations on
-# weights stored pre-shuffled, which `T.Parallel` over single elements does not express. And only one
-# warpgroup per SM does it: the decode case's 128 blocks of 64 rows meet 132 SMs, one block each.
+# weights stored pre-shuffled, which `T.Parallel` over single elements does not express.
+#
+# Only one warpgroup per SM unpacks (the decode case's 128 blocks of 64 rows meet 132 SMs, one block
+# each), but more unpacking warps do not help: `bash scripts/h200_sweeps.sh "p10decode p10threads"` on
+# the H200 timed 74.6 µs at BLOCK_N = 32 (256 blocks), 122-125 µs at BLOCK_N = 16 (512 blocks; below 64
+# rows the MMA is `mma.sync`, not wgmma), 69 µs with two consumer warpgroups sharing each block's
+# tile (THREADS = 256), 49 µs with 64-wide K steps and 6 stages, and 40.5 µs without warp
+# specialization, level with the bench case. A likely reason, not yet profiled: `T.gemm` waits for its
+# MMA before the block unpacks the next K step, so unpacking and MMA take turns instead of overlapping.
 #
 # The bit trick, checked on the CPU for all 16 nibbles:
 
