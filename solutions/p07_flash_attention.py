@@ -406,7 +406,11 @@ def puzzle() -> Puzzle:
 # each step the softmax (the row max, 128 x 128 exponentials, the row sum, the rescaling) runs on the
 # CUDA cores between the two Tensor Core products, and nothing in this kernel overlaps it with them.
 # FlashAttention-3 closes that gap on Hopper by letting two warpgroups take turns, one's softmax
-# running while the other's products do; that scheduling is the step past this puzzle.
+# running while the other's products do; that scheduling is the step past this puzzle. TileLang's
+# `T.Pipelined(..., order=[...], stage=[...])` can reorder one warpgroup's loop so that P @ V of one key
+# tile is issued before the softmax of the next (`scripts/p07/flash_overlap.py`), but in TileLang 0.1.15
+# a loop scheduled by hand loses the TMA copies and the producer warpgroup, and on the H200 it ran at
+# 0.2222 ms, 0.71x (`bash scripts/h200_sweeps.sh flashoverlap`).
 #
 # **3. Fewer keys a step.**
 
