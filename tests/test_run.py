@@ -57,3 +57,21 @@ def test_modified_input_is_reported():
     pristine = [x.clone() for x in inputs]
     inputs[0][2] = 0
     assert changed_inputs(pristine, inputs, ["A", "Q"]) == ["modified input A: the kernel must only read it"]
+
+
+def test_an_illegal_instruction_in_a_warp_specialized_build_points_at_warp_specialization():
+    """The crash conv1d_implicit's warp-specialized build gives on the H200 (scripts/p09/implicit_fault.py):
+    the hint names the decorator that avoids it, and only where the build is warp-specialized."""
+    from grader.experiments import kernel_source
+    from grader.judge.worker import WARP_SPECIALIZED_FAULT, crash_hint
+    from scripts.p09.implicit_variants import windows_only
+    from solutions.p09_conv1d import conv1d_implicit
+
+    sizes = dict(C_in=48, L=1024, C_out=64, K=5, BLOCK_O=32, BLOCK_L=64, BLOCK_C=16, STAGES=2)
+    crash = "CUDA error: an illegal instruction was encountered"
+    assert crash_hint(crash, kernel_source(windows_only, **sizes)) == WARP_SPECIALIZED_FAULT
+    as_the_course_builds_it = kernel_source(conv1d_implicit, **sizes)  # the stub's decorator: no WS
+    assert crash_hint(crash, as_the_course_builds_it).startswith("Look for an index past the end")
+    assert crash_hint("CUDA error: an illegal memory access was encountered", "warpgroup_reg_alloc<240>") != (
+        WARP_SPECIALIZED_FAULT
+    )

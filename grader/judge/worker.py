@@ -646,6 +646,28 @@ def with_side_effects(result: CaseResult, side_effects: list[str]) -> CaseResult
     return result
 
 
+WARP_SPECIALIZED_FAULT = (
+    "An illegal instruction in a warp-specialized build (a producer warpgroup issuing TMA copies): "
+    "TileLang 0.1.15 builds some correct kernels this way that fault on Hopper, puzzle 09's convolutions "
+    "among them. Compile it with warp specialization off, as the stub's decorator does: "
+    "@tilelang.jit(pass_configs={tilelang.PassConfigKey.TL_DISABLE_WARP_SPECIALIZED: True})."
+)
+
+
+def crash_hint(message: str, source: str) -> str:
+    """What to look at after a GPU crash, from the error and the CUDA TileLang generated."""
+    if "illegal instruction" in message and "warpgroup_reg_alloc" in source:
+        return WARP_SPECIALIZED_FAULT
+    return "Look for an index past the end of a buffer, or a block needing more shared memory than the GPU has."
+
+
+def _kernel_source(compiled: Any) -> str:
+    try:
+        return str(compiled.get_kernel_source())
+    except Exception:  # noqa: BLE001 (a hint is not worth a second failure)
+        return ""
+
+
 def run_and_compare(ctx: Context, kernel: Kernel, case: Case, compiled: Any) -> CaseResult:
     from grader.compare import compare
     from grader.run import changed_inputs, launch, make_inputs, poisoned_outputs, writes_outside
@@ -664,7 +686,7 @@ def run_and_compare(ctx: Context, kernel: Kernel, case: Case, compiled: Any) -> 
             case,
             outcome.CRASHED,
             f"the kernel crashed on the GPU: {summarize(error)}",
-            hint="Look for an index past the end of a buffer, or a block needing more shared memory than the GPU has.",
+            hint=crash_hint(str(error), _kernel_source(compiled)),
             trace=traceback.format_exc(),
         )
     side_effects = changed_inputs(pristine, inputs, [t.name for t in kernel.inputs])
