@@ -327,8 +327,10 @@ SOLUTIONS = puzzle_files(ROOT / "solutions")
 
 
 # The CUDA-core GEMM rung simulates one tile-wide T.Parallel step per K element (no T.gemm to hand to
-# torch at once): 4-5 CPU s a case on the CI machine, which its lesson needs.
-SLOW_PER_CASE = {"matmul_cuda_cores": 6.0}
+# torch at once): 5-6.3 CPU s a case on the CI machine (18.8 s for its 3 cases in one fresh-clone run,
+# 15.2 s on an idle machine), which its lesson needs; the budget is there to catch a simulator that
+# got several times slower, not a few percent.
+SLOW_PER_CASE = {"matmul_cuda_cores": 8.0}
 
 
 @pytest.mark.parametrize("puzzle_id", sorted(SOLUTIONS))
