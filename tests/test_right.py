@@ -9,7 +9,6 @@ triggers the false alarm. Such a variant is an expected failure (strict), so the
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 from dataclasses import dataclass
@@ -19,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from grader import outcome
-from grader.discover import puzzle_files
+from grader.discover import load_module, puzzle_files
 from tests.conftest import ROOT
 from tests.inprocess import grade_simulated
 from tests.inprocess import spec as load_spec
@@ -145,11 +144,8 @@ def test_the_streamk_segment_loop_is_still_miscompiled_by_tilelangs_warp_special
     from grader.experiments import kernel_source
 
     (variant,) = [v for v in RIGHT_KERNELS if v.path.stem == "matmul_streamk_segments_per_tile"]
-    module_spec = importlib.util.spec_from_file_location("segments_per_tile", variant.path)
-    module = importlib.util.module_from_spec(module_spec)
-    module_spec.loader.exec_module(module)
     case = spec("08").kernel("matmul_streamk").case("square_256")
-    cuda = kernel_source(module.matmul_streamk, **case.sizes, **case.params)
+    cuda = kernel_source(load_module(variant.path).matmul_streamk, **case.sizes, **case.params)
     chunk_loop = cuda[cuda.index("for (int j = 0;") :]
     consumer = chunk_loop[chunk_loop.index("} else {") : chunk_loop.index("wgmma_ss")]
     assert "make_float4(broadcast_var" in consumer  # acc = 0, in the consumer, once per chunk
