@@ -330,7 +330,9 @@ SOLUTIONS = puzzle_files(ROOT / "solutions")
 # torch at once): 5-6.3 CPU s a case on the CI machine (18.8 s for its 3 cases in one fresh-clone run,
 # 15.2 s on an idle machine), which its lesson needs; the budget is there to catch a simulator that
 # got several times slower, not a few percent.
-SLOW_PER_CASE = {"matmul_cuda_cores": 8.0}
+# dequant_matmul unpacks a 64 x 64 tile element by element per K step: 5.0-5.6 CPU s for its 4 cases
+# while a CI run shares the 2 cores (measured twice this session), under 4 on an idle machine.
+SLOW_PER_CASE = {"matmul_cuda_cores": 8.0, "dequant_matmul": 2.0}
 
 
 @pytest.mark.parametrize("puzzle_id", sorted(SOLUTIONS))
