@@ -40,13 +40,23 @@ def normalize_id(text: str) -> str | None:
     return f"{int(match.group(1)):02d}" if match else None
 
 
+# The line after each notebook cell in a module built from %%puzzle cells (grader.nb.module_text): the
+# tracer runs such a module cell by cell, as a notebook does (grader.trace.frontend.load_learner).
+CELL_END = "# %% end of a %%puzzle cell"
+
+
+def module_name(path: Path) -> str:
+    """The private name a graded file is imported under (never puzzles' or solutions' own)."""
+    return f"_graded_{path.parent.name}_{path.stem}_{abs(hash(str(path.resolve())))}"
+
+
 def load_module(path: Path) -> ModuleType:
     """Import a Python file under a private name (so puzzles/ and solutions/ never collide).
 
     The module is registered in sys.modules while it executes: TileLang's decorator reads the
     function's source through ``inspect``, which needs it.
     """
-    name = f"_graded_{path.parent.name}_{path.stem}_{abs(hash(str(path.resolve())))}"
+    name = module_name(path)
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot import {path}")

@@ -36,7 +36,7 @@ from typing import Any
 
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 
-from grader.discover import normalize_id
+from grader.discover import CELL_END, normalize_id
 from grader.i18n import hint_lines, tr
 
 CHECK_TIMEOUT_S = 120.0
@@ -111,7 +111,9 @@ def module_text(cells: dict[str, str], failed: set[str], keep: str = "") -> tupl
     (first line, cell name).
 
     A cell whose last run raised is left out unless it is ``keep`` (the checked kernel's own cell,
-    whose error the check then reports), so one broken cell costs only its own kernel's check.
+    whose error the check then reports), so one broken cell costs only its own kernel's check. Each cell
+    ends with a ``CELL_END`` line: the tracer runs the cells one by one, as a notebook does, so a cell
+    that raises costs only the kernels it defines (grader.trace.frontend.load_learner).
     """
     parts, starts, line = [], [], 1
     for name, source in cells.items():
@@ -119,7 +121,7 @@ def module_text(cells: dict[str, str], failed: set[str], keep: str = "") -> tupl
             continue
         text = source.rstrip("\n") + "\n"
         starts.append((line, name))
-        parts.append(text + "\n\n")
+        parts.append(f"{text}\n{CELL_END}\n")
         line += text.count("\n") + 2
     return "".join(parts), starts
 

@@ -191,8 +191,9 @@ def config_text(course: Course) -> str:
     hidden = course.hidden_cases or course.root / "hidden_cases.json"
     return f'''"""nbgrader configuration of the TileLang course, written by `python -m grader nbgrader-course`.
 
-Run every nbgrader command from this folder. Autograding executes student code: run it in a
-container or VM per batch (see the README's Instructor section).
+Run every nbgrader command from this folder. Autograding runs no student cell: the judge grades the
+%%puzzle cells, and only in the grader's sandbox (Linux namespaces; see the README's Instructor
+section). Where this machine cannot make one, autograde refuses unless told --JudgeChecks.no_sandbox=True.
 """
 
 import os
@@ -210,6 +211,8 @@ c.CourseDirectory.course_id = {course.course_id!r}
 c.Exchange.root = {str(course.exchange)!r}
 c.Exchange.path_includes_course = True
 
+# The Execute settings below are for `nbgrader validate` and the formgrader's own runs of a notebook;
+# autograde does not execute the student's notebook at all (the pipeline further down).
 # Each cell may run this long. A check cell grades its kernel in a child process stopped after
 # {course.timeout} s (the timeout= in the cell), so a hung kernel fails its check before this fires;
 # it bounds every other cell (a learner's cell that never returns is interrupted, the rest run).
@@ -226,15 +229,15 @@ c.Execute.skip_cells_with_tag = {SKIP_TAG!r}
 # A deleted check cell is put back and graded.
 c.OverwriteCells.add_missing_cells = True
 
-# Scores come from the judge, not from the student's kernel: the check cells only say they are
-# deferred (Execute.extra_arguments above), and after nbgrader has executed a notebook,
-# grader.nbgrader_judge.JudgeChecks regrades its %%puzzle cells with `python -m grader` (whose
-# judge never imports the student's code) and sets each check cell's outputs, which nbgrader then
-# scores. A patched or redefined check(), an
-# edited check cell or a printed "PASS" changes nothing.
+# Scores come from the judge, and no student cell runs here: nbgrader's Execute is not in the
+# pipeline, since it would run the student's code as this user, beside the gradebook, submitted/ and
+# this file. grader.nbgrader_judge.JudgeChecks grades the notebook's %%puzzle cells with
+# `python -m grader` (its judge never imports them; its tracer runs them in the sandbox, where this
+# folder and the hidden cases cannot be seen and nothing can be written) and sets each check cell's
+# outputs, which nbgrader then scores. A patched or redefined check(), an edited check cell, a printed
+# "PASS" or a daemon changes nothing.
 c.JudgeChecks.timeout = {course.timeout}
 c.Autograde.autograde_preprocessors = [
-    "nbgrader.preprocessors.Execute",
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
     "grader.nbgrader_judge.JudgeChecks",

@@ -1,26 +1,31 @@
-"""nbgrader scores from the judge: an autograde preprocessor that regrades every kernel of a notebook.
+"""nbgrader scores from the judge: an autograde preprocessor that grades every kernel of a notebook.
 
-``nbgrader autograde`` executes a student's notebook in a kernel the student's code controls: a cell
-can redefine or patch ``check``, print "PASS", or edit a check cell. So the course's config runs the
-check cells deferred (they only say so) and lists :class:`JudgeChecks` right after nbgrader's Execute.
-It rebuilds the learner's module from the notebook's ``%%puzzle`` cells exactly as ``check()`` would
-(first-run order, a re-run replacing in place, a cell that raised left out of the other kernels'
-modules), grades it with ``python -m grader`` (whose judge never imports that module), and sets each
-check cell's outputs from the verdict: the lines ``check()`` prints, and an error output when the
-kernel did not pass, which is how nbgrader scores a test cell 0. The hidden cases go to the grader
-only, never into the notebook's kernel.
+No student cell runs in ``nbgrader autograde``: the course's config leaves nbgrader's Execute out of the
+autograde pipeline, because it would run the student's code as the grading user, next to the gradebook,
+``submitted/``, the config and the hidden cases. :class:`JudgeChecks` instead builds the learner's
+module from the notebook's ``%%puzzle`` cells (in notebook order, a cell repeated under one name
+replacing the earlier one in place), grades it with ``python -m grader`` (whose judge never imports
+that module, and whose tracer runs it in the sandbox, grader.judge.sandbox, with the course folder and
+the hidden cases out of its sight), and sets each check cell's outputs from the verdict: the lines
+``check()`` prints, and an error output when the kernel did not pass, which is how nbgrader scores a
+test cell 0. The tracer runs the cells one after another, so a cell that raises costs only the kernels
+it defines. Where the machine cannot make the sandbox it refuses to grade, unless the instructor said
+``--JudgeChecks.no_sandbox=True`` (or ``TILELANG_COURSE_SANDBOX=off``, which ``autograde-shard(s)
+--no-sandbox`` sets).
 """
 
 from __future__ import annotations
 
+import os
 import re
 import time
+from pathlib import Path
 from typing import Any
 
 from nbformat import NotebookNode
 from nbformat.v4 import new_output
 from nbgrader.preprocessors import NbGraderPreprocessor
-from traitlets import Float, Unicode
+from traitlets import Bool, Float, Unicode
 
 from grader.hidden import ENV as HIDDEN_ENV
 from grader.i18n import tr
@@ -29,23 +34,18 @@ PUZZLE_CELL = re.compile(r"\A%%puzzle[ \t]*(?P<name>[^\n]*)\n?")
 CHECK_ID = re.compile(r"^p(?P<puzzle>\d\d)_(?P<kernel>[A-Za-z0-9_]+)_check$")
 
 
-def puzzle_cells(notebook: NotebookNode) -> tuple[dict[str, str], set[str]]:
-    """The notebook's ``%%puzzle`` cells that ran, name -> source, and the names of those that raised."""
+def puzzle_cells(notebook: NotebookNode) -> dict[str, str]:
+    """The notebook's ``%%puzzle`` cells, name -> source, in notebook order (nothing here ran them)."""
     cells: dict[str, str] = {}
-    failed: set[str] = set()
     for cell in notebook.cells:
-        if cell.cell_type != "code" or cell.get("execution_count") is None:
+        if cell.cell_type != "code":
             continue
         match = PUZZLE_CELL.match(cell.source)
         if match is None:
             continue
         name = match.group("name").strip() or f"cell{len(cells) + 1}"
         cells[name] = cell.source[match.end() :]
-        if any(output.get("output_type") == "error" for output in cell.get("outputs", [])):
-            failed.add(name)
-        else:
-            failed.discard(name)
-    return cells, failed
+    return cells
 
 
 def check_cells(notebook: NotebookNode) -> list[tuple[NotebookNode, str, str]]:
@@ -66,6 +66,13 @@ def judged_outputs(lines: list[str], passed: bool, summary: str) -> list[Noteboo
     return outputs
 
 
+NO_SANDBOX_HINT = "--JudgeChecks.no_sandbox=True to nbgrader autograde (--no-sandbox to autograde-shard(s))"
+
+
+class SandboxRefused(RuntimeError):
+    """This machine cannot make the sandbox, and the instructor did not say to grade unconfined."""
+
+
 class JudgeChecks(NbGraderPreprocessor):
     """Set every check cell's outputs from the trusted grader's verdict on the notebook's kernels."""
 
@@ -74,6 +81,27 @@ class JudgeChecks(NbGraderPreprocessor):
         config=True
     )
     device = Unicode("auto", help="the grader's --device").tag(config=True)
+    no_sandbox = Bool(
+        False,
+        help="grade even where this machine cannot make the sandbox: the student's code then runs with the "
+        "grading user's rights (also set by TILELANG_COURSE_SANDBOX=off)",
+    ).tag(config=True)
+
+    def sandbox_env(self) -> dict[str, str]:
+        """The grader's sandbox settings for this notebook, or SandboxRefused where it cannot make one."""
+        from grader.discover import course_root
+        from grader.judge import sandbox
+
+        if self.no_sandbox or os.environ.get(sandbox.ENV) == "off":
+            return {sandbox.ENV: "off"}
+        problem = sandbox.available()
+        if problem:
+            raise SandboxRefused(sandbox.policy(hidden_cases=True).refusal.replace("--no-sandbox", NO_SANDBOX_HINT))
+        # Out of the tracer's sight: the nbgrader course (gradebook, submitted/, source/, the config) and
+        # the reference solutions; the hidden cases file is covered anyway.
+        course = Path(self.config.CourseDirectory.get("root") or os.getcwd()).resolve()
+        hide = [str(course), str(course_root() / "solutions"), os.environ.get(sandbox.HIDE_ENV, "")]
+        return {sandbox.ENV: "require", sandbox.HIDE_ENV: os.pathsep.join(p for p in hide if p)}
 
     def preprocess(self, nb: NotebookNode, resources: dict[str, Any]) -> tuple[NotebookNode, dict[str, Any]]:
         from grader.nb import module_text
@@ -81,7 +109,8 @@ class JudgeChecks(NbGraderPreprocessor):
         checks = check_cells(nb)
         if not checks:
             return nb, resources
-        cells, failed = puzzle_cells(nb)
+        self._sandbox = self.sandbox_env()  # before grading anything: refused, nothing is scored
+        cells, failed = puzzle_cells(nb), set()
         # One grader run per distinct module: normally one per notebook.
         groups: dict[tuple[str, str], tuple[list[tuple[int, str]], list[tuple[NotebookNode, str]]]] = {}
         for cell, puzzle_id, kernel in checks:
@@ -97,7 +126,7 @@ class JudgeChecks(NbGraderPreprocessor):
         from grader.nb import GraderRun, _run_grader, defines_kernel, verdict
 
         defined = [k for _, k in members if defines_kernel(module, k)]
-        env = {HIDDEN_ENV: self.hidden_cases} if self.hidden_cases else {}
+        env = {**self._sandbox, **({HIDDEN_ENV: self.hidden_cases} if self.hidden_cases else {})}
         limit = self.timeout * len(defined)  # the whole run: each kernel its check's time
         started = time.perf_counter()
         run = (

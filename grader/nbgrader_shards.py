@@ -250,16 +250,40 @@ def common(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return p
 
 
+def sandbox_ready(no_sandbox: bool) -> bool:
+    """Before grading anyone: the sandbox works here, or the instructor said to grade unconfined."""
+    from grader.judge import sandbox
+
+    if no_sandbox:
+        os.environ[sandbox.ENV] = "off"  # inherited by every nbgrader autograde, read by JudgeChecks
+        return True
+    refusal = sandbox.policy(hidden_cases=True).refusal
+    if refusal:
+        print(f"grader: {refusal}", file=sys.stderr)
+    return not refusal
+
+
+def no_sandbox_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="grade even where this machine cannot make the sandbox (student code then runs as you)",
+    )
+
+
 def shard_main(argv: Sequence[str]) -> int:
     p = common(argparse.ArgumentParser(prog="python -m grader autograde-shard", description=__doc__.split("\n")[0]))
     p.add_argument("--shard", type=int, required=True, metavar="I", help="this shard's number, 0 to N-1")
     p.add_argument("--shards", type=int, required=True, metavar="N", help="how many shards the students are dealt into")
     p.add_argument("--regrade", action="store_true", help="grade again the students already graded")
+    no_sandbox_option(p)
     args = p.parse_args(list(argv))
     try:
         shard_students([], args.shard, args.shards)
     except ValueError as error:
         p.error(str(error))
+    if not sandbox_ready(args.no_sandbox):
+        return 2
     return run_shard(course_dir(args), args.assignment, args.shard, args.shards, args.regrade)
 
 
@@ -269,7 +293,10 @@ def shards_main(argv: Sequence[str]) -> int:
     which.add_argument("--gpus", metavar="LIST", help="comma-separated GPU indices: one shard per GPU")
     which.add_argument("--shards", type=int, metavar="N", help="N shards at once, no GPU pinned (e.g. on a CPU)")
     p.add_argument("--regrade", action="store_true", help="grade again the students already graded")
+    no_sandbox_option(p)
     args = p.parse_args(list(argv))
+    if not sandbox_ready(args.no_sandbox):
+        return 2
     gpus = [g.strip() for g in args.gpus.split(",") if g.strip()] if args.gpus else None
     if (gpus is not None and not gpus) or (args.shards is not None and args.shards < 1):
         p.error("name at least one GPU or one shard")

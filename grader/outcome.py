@@ -2,8 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
+
+# What a terminal or a browser would obey rather than show: C0/C1 control characters but tab and newline
+# (escape sequences, carriage return, backspace) and the bidirectional overrides that reorder a line.
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def plain(text: str) -> str:
+    """``text`` without the characters that could make one line display as another (a forged PASS)."""
+    return CONTROL.sub("", text)
 
 # Statuses, from best to worst. "compiled" means TileLang accepted the kernel but nothing ran
 # (no GPU); "setup" means the machine cannot grade (no compiler), not that the kernel is wrong.
@@ -65,6 +75,12 @@ class CaseResult:
     tile_map: dict[str, Any] | None = None
     saved: str = ""  # --save-failures: the file holding this case's inputs and outputs
     replay: str = ""  # the command that grades this one case again on the same inputs
+
+    def __post_init__(self) -> None:
+        # Every text here may carry what the learner's file wrote (an exception's message, a name, a line).
+        for name in ("kernel", "case", "message", "file", "hint", "trace", "saved", "replay"):
+            setattr(self, name, plain(getattr(self, name)))
+        self.details = [plain(line) for line in self.details]
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -291,6 +291,8 @@ def _print_case(item: CaseItem) -> None:
         title = (run.description or {}).get("title", "")
         writer.write_line("")
         writer.write_line(tr(f"puzzle {result.puzzle} · {title} — {_shown(item.path)} — {run.device}"), bold=True)
+        if run.isolation:
+            writer.write_line(tr(run.isolation), yellow=True)
     kernel_key = (str(item.path), result.kernel)
     if kernel_key not in state.announced:
         state.announced.add(kernel_key)
@@ -355,6 +357,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
                     "file": str(source),
                     "device": run.device if run else "",
                     "startup_seconds": run.timings if run else {},
+                    "isolation": run.isolation if run else "",
                 }
             )
         report.write_json(Path(path), report.to_json(state.results, runs))

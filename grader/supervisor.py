@@ -26,6 +26,7 @@ class PuzzleRun:
         self.device = ""
         self.mode = ""
         self.arch = ""  # what the judge compiled for (sm_90a, sm_80, ...), or the GPU profile it ran on
+        self.isolation = ""  # "" when the graded file ran in the sandbox, else the sentence saying it did not
         self._pending: list[tuple[str, str]] = []
         self._results: dict[tuple[str, str], CaseResult] = {}
         self._stream: Iterator[CaseResult] | None = None
@@ -93,6 +94,7 @@ class PuzzleRun:
             self.description = message["puzzle"]
             self.device, self.mode, self.arch = message["device"], message["mode"], message.get("arch", "")
             self.timings = message.get("timings", {})
+            self.isolation = message.get("isolation", "")
         return self.description
 
     def set_plan(self, cases: list[tuple[str, str]]) -> None:

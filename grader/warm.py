@@ -57,9 +57,17 @@ def preload() -> None:
     import grader.static_checks  # noqa: F401
     import grader.trace.frontend  # noqa: F401
     import grader.trace.tracer  # noqa: F401
+    from grader.judge import sandbox
+
+    sandbox.available()  # the trial sandbox, once for every check this server forks
+
+
+_SOCKET_FOLDER = ""  # the server's socket lives here: a sandboxed tracer must not reach it
 
 
 def serve(path: str) -> None:
+    global _SOCKET_FOLDER
+    _SOCKET_FOLDER = str(Path(path).resolve().parent)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     os.chmod(path, 0o600)
@@ -126,6 +134,9 @@ def _run_check(connection: socket.socket, request: dict[str, Any]) -> int:
     os.environ.clear()
     os.environ.update({str(k): str(v) for k, v in (request.get("env") or {}).items()})
     os.environ[WARM_ENV] = "1"
+    from grader.judge.sandbox import HIDE_ENV
+
+    os.environ[HIDE_ENV] = os.pathsep.join(p for p in (os.environ.get(HIDE_ENV, ""), _SOCKET_FOLDER) if p)
     from grader.__main__ import main
 
     try:

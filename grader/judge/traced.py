@@ -25,7 +25,7 @@ from typing import Any
 
 from grader.build import BuildFailed, Signature, check_signature
 from grader.discover import course_root
-from grader.judge import reaper
+from grader.judge import reaper, sandbox
 from grader.spec import Case, Kernel
 from grader.warm import WARM_ENV
 
@@ -121,7 +121,10 @@ class ForkedTracer:
         self.pid, self.stdin, self.returncode = pid, stdin, None
 
     @classmethod
-    def start(cls, source: Path, work: Path, reply_fd: int, output_fd: int, memory_limit_gb: float) -> ForkedTracer:
+    def start(
+        cls, source: Path, work: Path, reply_fd: int, output_fd: int, memory_limit_gb: float, hide: list[Path] | None
+    ) -> ForkedTracer:
+        """``hide`` not None: confined in the sandbox, which covers those paths (grader.judge.sandbox)."""
         jobs_read, jobs_write = os.pipe()
         pid = os.fork()
         if pid == 0:  # the tracer: never returns
@@ -134,6 +137,8 @@ class ForkedTracer:
                 os.dup2(output_fd, 2)
                 os.dup2(reply_fd, cls.REPLY_FD)
                 os.closerange(cls.REPLY_FD + 1, os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 65536)
+                if hide is not None:
+                    sandbox.enter(work, hide)  # this process waits outside; its child goes on, confined
                 os.chdir(work)
                 environment = tracer_env(work)
                 os.environ.clear()
@@ -188,16 +193,23 @@ class Tracer:
     buffer: bytes = b""
     next_id: int = 0
     shown_limit: float = 0.0  # the --timeout a learner set, named in a hang's sentence (the wait is a bit less)
+    confine: bool = True  # in the sandbox (grader.judge.sandbox); False only where the policy allows it unconfined
 
     def start(self) -> None:
         self.folder = tempfile.TemporaryDirectory(prefix="tilelang-course-trace-")
         work = Path(self.folder.name)
         read_end, write_end = os.pipe()
         self.output = tempfile.TemporaryFile()  # the tracer's stdout and stderr: never read as a verdict
+        hide = sandbox.hidden_paths() if self.confine else None
         if os.environ.get(WARM_ENV):
-            self.process = ForkedTracer.start(self.source, work, write_end, self.output.fileno(), self.memory_limit_gb)
+            self.process = ForkedTracer.start(
+                self.source, work, write_end, self.output.fileno(), self.memory_limit_gb, hide
+            )
         else:
             command = [sys.executable, "-m", "grader.trace.tracer", str(self.source.resolve()), str(write_end)]
+            if hide is not None:  # the launcher confines itself, then execs the tracer
+                covered = [part for path in hide for part in ("--hide", str(path))]
+                command = [sys.executable, "-m", "grader.judge.sandbox", str(work), *covered, "--", *command]
             self.process = subprocess.Popen(
                 command,
                 cwd=work,

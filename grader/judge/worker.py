@@ -156,21 +156,30 @@ def serve(conn: Any, request: dict[str, Any]) -> None:
     from grader.judge import reaper
     from grader.judge.traced import Tracer
 
-    reaper.become_subreaper()  # what the tracer forks ends up ours to kill
+    from grader.hidden import hidden_file
+    from grader.judge.sandbox import policy
+
+    reaper.become_subreaper()  # what the tracer forks ends up ours to kill where there is no sandbox
+    isolation = policy(hidden_cases=hidden_file() is not None)
+    if isolation.refusal:
+        conn.send({"event": "fatal", "message": isolation.refusal})
+        return
     source = Path(request["kernel_file"])
     # Start the tracer at once: its imports overlap with this process's own.
-    tracer = Tracer(source, request.get("memory_limit_gb", 0.0))
-    guard = reaper.CacheGuard.here()
+    tracer = Tracer(source, request.get("memory_limit_gb", 0.0), confine=isolation.confine)
+    # Unconfined, the tracer could write the compile cache: undo what it wrote. Confined it can write
+    # nothing, and no undo may delete what another grader on this machine compiled meanwhile.
+    guard = reaper.CacheGuard(None) if isolation.confine else reaper.CacheGuard.here()
     if not os.environ.get(WARM_ENV):
         tracer.start()  # at once: its imports overlap with this process's own (a warm one has none to do)
     try:
-        _serve(conn, request, tracer, guard, started)
+        _serve(conn, request, tracer, guard, started, isolation.note)
     finally:
         tracer.stop()
         guard.undo()
 
 
-def _serve(conn: Any, request: dict[str, Any], tracer: Any, guard: Any, started: float) -> None:
+def _serve(conn: Any, request: dict[str, Any], tracer: Any, guard: Any, started: float, isolation: str) -> None:
     quiet_tilelang()
     try:
         import tilelang  # noqa: F401  (timed on its own: it is most of a warm run)
@@ -216,6 +225,7 @@ def _serve(conn: Any, request: dict[str, Any], tracer: Any, guard: Any, started:
             "arch": device.profile.arch if device.mode != "cuda" else device.profile.name,
             "puzzle": _describe(puzzle),
             "timings": timings,
+            "isolation": isolation,  # "" when the tracer runs in the sandbox, else the sentence that says it does not
         }
     )
     plan = conn.recv()["plan"]

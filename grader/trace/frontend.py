@@ -7,6 +7,7 @@ here decides a verdict: it produces TIR and learner-facing sentences that the ju
 from __future__ import annotations
 
 import difflib
+import re
 import traceback
 from pathlib import Path
 from typing import Any
@@ -23,11 +24,19 @@ from grader.build import (
 )
 
 
+# Where a module run cell by cell keeps, per name its failed cell defined, why that cell failed.
+CELL_ERRORS = "__grader_cell_errors__"
+DEFINED = re.compile(r"^(?:async\s+)?def\s+([A-Za-z_]\w*)|^([A-Za-z_]\w*)\s*=", re.MULTILINE)
+
+
 def load_learner(source: Path) -> tuple[Any, str, str]:
     """The learner's module, or a one-line reason it cannot be imported (and the trace)."""
-    from grader.discover import load_module
+    from grader.discover import CELL_END, load_module
 
     try:
+        text = source.read_text()
+        if f"\n{CELL_END}\n" in text:
+            return load_cells(source, text.split(f"\n{CELL_END}\n")), "", ""
         return load_module(source), "", ""
     except SyntaxError as error:
         return (
@@ -44,12 +53,45 @@ def load_learner(source: Path) -> tuple[Any, str, str]:
         return None, f"{where}: importing the file failed: {summarize(error)}", traceback.format_exc()
 
 
+def load_cells(source: Path, cells: list[str]) -> Any:
+    """A module built from notebook cells, run one cell after another in one namespace, as the notebook
+    ran them: a cell that raises (a syntax error too) is recorded against the names it defines, and the
+    rest go on, so it costs only its own kernels (``kernel_function`` reports it for them)."""
+    import sys
+    import types
+
+    from grader.discover import module_name
+
+    module = types.ModuleType(module_name(source))
+    module.__file__ = str(source)
+    sys.modules[module.__name__] = module  # TileLang's decorator reads each function's source through it
+    errors: dict[str, tuple[str, str]] = {}
+    line = 1
+    for cell in cells:
+        code = "\n" * (line - 1) + cell  # the cell at its own lines of the file: tracebacks and inspect agree
+        line += cell.count("\n") + 2  # the cell, its newline and the CELL_END line
+        try:
+            exec(compile(code, str(source), "exec"), module.__dict__)
+        except Exception as error:
+            where = learner_location(error, source) or source.name
+            if isinstance(error, SyntaxError):
+                where = f"{source.name}:{error.lineno}"
+            problem = (f"{where}: its cell raised when it ran: {summarize(error)}", traceback.format_exc())
+            for match in DEFINED.finditer(cell):
+                errors[match.group(1) or match.group(2)] = problem
+    module.__dict__[CELL_ERRORS] = errors
+    return module
+
+
 def kernel_function(module: Any, kernel: Any, known: tuple[str, ...] = ()) -> Any:
     """The learner's @tilelang.jit function for ``kernel`` (anything with a ``function`` name), or a
     BuildFailed saying what is wrong. ``known`` names every kernel of the puzzle, so a jit function
     under another name can be pointed out as the likely renamed one."""
     from tilelang.jit import JITImpl
 
+    failed = getattr(module, CELL_ERRORS, {}).get(kernel.function)
+    if failed is not None:
+        raise BuildFailed(failed[0], "", failed[1])
     function = getattr(module, kernel.function, None)
     where = Path(getattr(module, "__file__", "the file")).name
     if function is None:

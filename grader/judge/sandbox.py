@@ -1,0 +1,335 @@
+"""The sandbox every process that runs submission code lives in: Linux namespaces, entered by the judge's
+own code (no external tool), so that the tracer, started cold or forked warm, is confined the same way.
+
+``enter(writable, hide)`` turns the calling process (single-threaded, e.g. just forked) into the first
+process of new user, mount, PID, network, IPC and UTS namespaces, and returns there:
+
+- the whole filesystem is read-only; only ``writable`` is a fresh private tmpfs, gone when it ends;
+- ``hide`` (the hidden cases, a course's gradebook and ``submitted/``, the warm grader's socket, the
+  GPU's device files) is covered: a folder by an empty read-only tmpfs, a file by ``/dev/null``;
+- ``/proc`` shows only the sandbox's processes: no other process of the user can be seen, read or
+  signalled (the judge's environment included);
+- the network has no interface but a loopback that is down;
+- the process keeps no capability, so it cannot undo any of this, and when it dies the kernel kills
+  every process of the namespace: nothing a submission starts outlives it.
+
+The caller's process stays outside as a waiter that exits with the sandboxed process's status, so the
+judge kills one pid (the waiter) and the rest follows (``PR_SET_PDEATHSIG``).
+
+Why not bubblewrap or ``unshare(1)``: they confine a program they exec, and the warm tracer is forked
+from a judge that has already imported torch and TileLang, with no exec; one implementation serves both
+paths, and a learner's ``pip install -e .`` brings everything it needs. ``python -m grader.judge.sandbox
+WRITABLE [--hide PATH ...] -- COMMAND ...`` is the cold path's launcher.
+
+Where the kernel refuses namespaces (Ubuntu's AppArmor restriction, macOS, some containers),
+``available()`` says why; grader.judge.worker then grades a learner's own check unconfined with one line
+saying so, and refuses an instructor's run unless told ``--no-sandbox`` (``policy``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import glob
+import os
+import re
+import signal
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+# Set by `--no-sandbox` ("off") or by an instructor path that must not grade unconfined ("require").
+ENV = "TILELANG_COURSE_SANDBOX"
+# More paths the sandbox covers, os.pathsep-separated (nbgrader's JudgeChecks names the course folder).
+HIDE_ENV = "TILELANG_COURSE_SANDBOX_HIDE"
+
+CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
+CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_NOATIME, MS_NODIRATIME, MS_BIND = 32, 1024, 2048, 4096
+MS_REC, MS_PRIVATE, MS_RELATIME, MS_STRICTATIME = 1 << 14, 1 << 18, 1 << 21, 1 << 24
+PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 1, 24, 38
+GPU_DEVICES = ("/dev/nvidia*", "/dev/nvidia-caps/*", "/dev/dri/*")
+
+
+class Unavailable(OSError):
+    """This machine will not make the namespaces; the message says which step failed and why."""
+
+
+@dataclass(frozen=True)
+class Policy:
+    confine: bool  # start the tracer in the sandbox
+    refusal: str = ""  # not empty: grade nothing, say this instead
+    note: str = ""  # not empty: grade unconfined, and say this once
+
+
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+
+
+def _check(result: int, step: str) -> None:
+    if result != 0:
+        number = ctypes.get_errno()
+        raise Unavailable(number, f"{step}: {os.strerror(number)}")
+
+
+def _write(path: str, text: str) -> None:
+    with open(path, "w") as handle:
+        handle.write(text)
+
+
+def _mount_points() -> list[str]:
+    """Every mount point of this mount namespace, parents before children (mountinfo's order)."""
+    points = []
+    with open("/proc/self/mountinfo") as handle:
+        for line in handle:
+            field = line.split()[4]  # mountinfo writes a space as \040, a tab as \011, ...
+            points.append(re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field))
+    return points
+
+
+def _flags(path: str) -> int:
+    """The mount flags a read-only remount of ``path`` must keep: a user namespace may not drop
+    nosuid, nodev, noexec or change the atime mode of a mount it inherited."""
+    found = os.statvfs(path).f_flag
+    flags = 0
+    for st, ms in ((os.ST_NOSUID, MS_NOSUID), (os.ST_NODEV, MS_NODEV), (os.ST_NOEXEC, MS_NOEXEC)):
+        if found & st:
+            flags |= ms
+    if found & os.ST_NOATIME:
+        flags |= MS_NOATIME
+    elif found & os.ST_RELATIME:
+        flags |= MS_RELATIME
+    else:
+        flags |= MS_STRICTATIME
+    if found & os.ST_NODIRATIME:
+        flags |= MS_NODIRATIME
+    return flags
+
+
+def _inside(path: str, folders: list[str]) -> bool:
+    return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
+
+
+def enter(writable: Path, hide: list[Path] | tuple[Path, ...] = ()) -> None:
+    """Confine this process (see the module's docstring). Returns in the sandboxed process; the caller's
+    process waits outside and exits with its status. Raises Unavailable before forking if it cannot."""
+    libc = _libc()
+    libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+    uid, gid = os.getuid(), os.getgid()
+    flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS
+    _check(libc.unshare(flags), "unshare (a user namespace)")
+    try:
+        _write("/proc/self/setgroups", "deny")
+        _write("/proc/self/uid_map", f"{uid} {uid} 1")
+        _write("/proc/self/gid_map", f"{gid} {gid} 1")
+    except OSError as error:
+        raise Unavailable(error.errno or 1, f"the user namespace's id maps: {error.strerror}") from None
+    # Learned before the fork: what the waiter cannot tell its parent once it has become a waiter.
+    ready_read, ready_write = os.pipe()
+    pid = os.fork()
+    if pid:
+        _wait_and_exit(pid, ready_read, ready_write)
+    os.close(ready_read)
+    try:
+        _confine(libc, writable, hide)
+    except BaseException as error:  # the waiter says why and exits 3: never run unconfined
+        os.write(ready_write, f"{error}".encode()[:4000] or b"failed")
+        os._exit(3)
+    os.close(ready_write)
+
+
+def _wait_and_exit(pid: int, ready_read: int, ready_write: int) -> None:
+    """The process outside: wait for the sandboxed one, then leave with its status."""
+    os.close(ready_write)
+    problem = b""
+    while chunk := os.read(ready_read, 4096):
+        problem += chunk
+    os.close(ready_read)
+    if problem:
+        with contextlib.suppress(OSError):
+            os.write(2, b"sandbox: " + problem + b"\n")
+    for fd in range(0, 1024):  # hold nothing the judge waits on (pipes, the reply descriptor)
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+            break
+        except ChildProcessError:
+            os._exit(1)
+        except InterruptedError:
+            continue
+    if os.WIFSIGNALED(status):
+        signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+        os.kill(os.getpid(), os.WTERMSIG(status))
+    os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
+
+
+def _confine(libc: ctypes.CDLL, writable: Path, hide: list[Path] | tuple[Path, ...]) -> None:
+    """In the first process of the new PID namespace: die with the waiter, then build the filesystem."""
+    _check(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "prctl(PR_SET_PDEATHSIG)")
+    _check(libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "making the mounts private")
+    existing = _mount_points()
+    work = str(writable)
+    _check(libc.mount(b"tmpfs", work.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, b"mode=0700"), f"a tmpfs on {work}")
+    covered = []
+    for path in [*hide, *(Path(p) for pattern in GPU_DEVICES for p in glob.glob(pattern))]:
+        _cover(libc, str(path), covered)
+    # Read-only, every mount there was (a mount under /proc goes with the old /proc, replaced below).
+    for point in existing:
+        if point == work or _inside(point, ["/proc", *covered]) or not os.path.exists(point):
+            continue
+        try:
+            if os.statvfs(point).f_flag & os.ST_RDONLY:
+                continue
+            _check(libc.mount(None, point.encode(), None, MS_BIND | MS_REMOUNT | MS_RDONLY | _flags(point), None), "")
+        except OSError:  # it will not go read-only: cover it instead, or give up
+            _check(
+                libc.mount(b"tmpfs", point.encode(), b"tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, b"mode=0555"),
+                f"making {point} read-only",
+            )
+    # A /proc of this PID namespace only; where the kernel refuses one (a container that masks parts of
+    # its /proc), an empty one: the other processes stay out of sight either way.
+    if libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None) != 0:
+        _check(libc.mount(b"tmpfs", b"/proc", b"tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, b"mode=0555"), "/proc")
+    _drop_capabilities(libc)
+    os.chdir(work)
+
+
+def _cover(libc: ctypes.CDLL, path: str, covered: list[str]) -> None:
+    if os.path.islink(path) or not os.path.exists(path):
+        path = os.path.realpath(path)
+        if not os.path.exists(path):
+            return
+    if os.path.isdir(path):
+        _check(libc.mount(b"tmpfs", path.encode(), b"tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, b"mode=0555"), path)
+    else:
+        _check(libc.mount(b"/dev/null", path.encode(), None, MS_BIND, None), f"covering {path}")
+        libc.mount(None, path.encode(), None, MS_BIND | MS_REMOUNT | MS_RDONLY | _flags(path), None)
+    covered.append(path)
+
+
+def _drop_capabilities(libc: ctypes.CDLL) -> None:
+    """No capability now or after an exec: nothing inside can remount, unhide or leave."""
+    _check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")
+    for capability in range(64):  # past the kernel's last capability prctl says EINVAL: harmless
+        libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0)
+
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+    header, data = Header(0x20080522, 0), (Data * 2)()  # _LINUX_CAPABILITY_VERSION_3: two 32-bit words
+    _check(libc.capset(ctypes.byref(header), ctypes.byref(data)), "capset")
+
+
+# ---------------------------------------------------------------------------------- policy
+
+_AVAILABLE: str | None = None  # "" when namespaces work here, else why not (asked once per process)
+
+
+def available() -> str:
+    """"" when this machine can make the sandbox, else one sentence on why not. Tried in a child once."""
+    global _AVAILABLE
+    if _AVAILABLE is None:
+        _AVAILABLE = _probe()
+    return _AVAILABLE
+
+
+def _probe() -> str:
+    if not sys.platform.startswith("linux"):
+        return f"{sys.platform} has no Linux namespaces"
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.close(read_end)
+            os.dup2(write_end, 2)  # where the waiter says why a step inside failed
+            with _temporary_folder() as folder:
+                try:
+                    enter(folder, ())
+                except Unavailable as error:
+                    os.write(write_end, str(error).encode()[:2000])
+                    os._exit(1)
+                code = 0  # confined: nothing to report
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    problem = b""
+    while chunk := os.read(read_end, 4096):
+        problem += chunk
+    os.close(read_end)
+    _, status = os.waitpid(pid, 0)
+    if os.waitstatus_to_exitcode(status) == 0:
+        return ""
+    return problem.decode(errors="replace") or f"the trial sandbox ended with status {status}"
+
+
+@contextlib.contextmanager
+def _temporary_folder():
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="tilelang-course-sandbox-") as folder:
+        yield Path(folder)
+
+
+HOW_TO_ENABLE = (
+    "enable unprivileged user namespaces (Ubuntu 24.04: sudo sysctl kernel.apparmor_restrict_unprivileged_userns=0; "
+    "Debian and others: sudo sysctl kernel.unprivileged_userns_clone=1 and user.max_user_namespaces=10000; "
+    "a container: run it with --security-opt seccomp=unconfined or grant it user namespaces), or grade on Linux"
+)
+
+
+def required(hidden_cases: bool) -> bool:
+    """An instructor's run: hidden cases to grade, or a path that asked for it (nbgrader's JudgeChecks)."""
+    return hidden_cases or os.environ.get(ENV, "") == "require"
+
+
+def policy(hidden_cases: bool) -> Policy:
+    """Confine the tracer where the machine can; else grade a learner's own check with a note, and
+    refuse an instructor's run unless it said --no-sandbox."""
+    if os.environ.get(ENV, "") == "off":
+        return Policy(False, note="not isolated (--no-sandbox): the graded file ran with your own rights")
+    problem = available()
+    if not problem:
+        return Policy(True)
+    if required(hidden_cases):
+        return Policy(
+            False,
+            refusal=f"refusing to grade: submission code would run unconfined, because this machine cannot make "
+            f"a sandbox ({problem}). To fix it, {HOW_TO_ENABLE}. To grade anyway, unconfined, pass --no-sandbox.",
+        )
+    return Policy(False, note=f"not isolated: this machine cannot make a sandbox ({problem}); your file ran with your own rights")
+
+
+def hidden_paths() -> list[Path]:
+    """What the sandbox covers besides the GPU: the hidden cases file and what HIDE_ENV names."""
+    from grader.hidden import hidden_file
+
+    paths = [Path(p) for p in os.environ.get(HIDE_ENV, "").split(os.pathsep) if p.strip()]
+    hidden = hidden_file()
+    if hidden is not None:
+        paths.append(hidden)
+    return paths
+
+
+def main(argv: list[str]) -> None:
+    """``python -m grader.judge.sandbox WRITABLE [--hide PATH ...] -- COMMAND ...``: exec COMMAND confined."""
+    split = argv.index("--")
+    options, command = argv[:split], argv[split + 1 :]
+    writable, hide = Path(options[0]), [Path(options[i + 1]) for i, o in enumerate(options) if o == "--hide"]
+    try:
+        enter(writable, hide)
+    except Unavailable as error:
+        sys.stderr.write(f"sandbox: {error}\n")
+        os._exit(3)
+    os.execvp(command[0], command)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
