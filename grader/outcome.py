@@ -15,6 +15,7 @@ def plain(text: str) -> str:
     """``text`` without the characters that could make one line display as another (a forged PASS)."""
     return CONTROL.sub("", text)
 
+
 # Statuses, from best to worst. "compiled" means TileLang accepted the kernel but nothing ran
 # (no GPU); "setup" means the machine cannot grade (no compiler), not that the kernel is wrong.
 PASSED = "passed"

@@ -233,7 +233,7 @@ _AVAILABLE: str | None = None  # "" when namespaces work here, else why not (ask
 
 
 def available() -> str:
-    """"" when this machine can make the sandbox, else one sentence on why not. Tried in a child once."""
+    """ "" when this machine can make the sandbox, else one sentence on why not. Tried in a child once."""
     global _AVAILABLE
     if _AVAILABLE is None:
         _AVAILABLE = _probe()
@@ -304,7 +304,9 @@ def policy(hidden_cases: bool) -> Policy:
             refusal=f"refusing to grade: submission code would run unconfined, because this machine cannot make "
             f"a sandbox ({problem}). To fix it, {HOW_TO_ENABLE}. To grade anyway, unconfined, pass --no-sandbox.",
         )
-    return Policy(False, note=f"not isolated: this machine cannot make a sandbox ({problem}); your file ran with your own rights")
+    return Policy(
+        False, note=f"not isolated: this machine cannot make a sandbox ({problem}); your file ran with your own rights"
+    )
 
 
 def hidden_paths() -> list[Path]:

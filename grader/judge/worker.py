@@ -153,11 +153,10 @@ def capture_output() -> None:
 def serve(conn: Any, request: dict[str, Any]) -> None:
     started = time.perf_counter()
     capture_output()
-    from grader.judge import reaper
-    from grader.judge.traced import Tracer
-
     from grader.hidden import hidden_file
+    from grader.judge import reaper
     from grader.judge.sandbox import policy
+    from grader.judge.traced import Tracer
 
     reaper.become_subreaper()  # what the tracer forks ends up ours to kill where there is no sandbox
     isolation = policy(hidden_cases=hidden_file() is not None)

@@ -23,7 +23,6 @@ from grader.build import (
     summarize,
 )
 
-
 # Where a module run cell by cell keeps, per name its failed cell defined, why that cell failed.
 CELL_ERRORS = "__grader_cell_errors__"
 DEFINED = re.compile(r"^(?:async\s+)?def\s+([A-Za-z_]\w*)|^([A-Za-z_]\w*)\s*=", re.MULTILINE)
