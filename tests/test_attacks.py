@@ -1,7 +1,13 @@
 """Attacks on the verdict (tests/attacks/): learner files that try to fake a pass, each graded through
 `python -m grader` as a learner runs it. Every file's `gemv` writes zeros; whatever else the file does
-(patch the grader, forge output, kill or fork the process, plant files), gemv must fail with a plain
-sentence and nothing on stderr.
+(patch the grader, forge output, kill or fork processes, plant files or bytecode, read the hidden cases,
+phone home), gemv must fail with a plain sentence and nothing on stderr, and nothing the file tried may
+be left behind: no file written, no process alive, no connection made.
+
+Each attack runs in the sandbox (grader.judge.sandbox), as every run does where the machine allows it.
+The attacks whose only evidence is what they write also run with --no-sandbox, where the older
+defences alone hold (the reaper, the compile-cache guard): that run shows each attack is live, so the
+sandboxed run's "nothing happened" means something.
 
 The CPU tests pass --device cpu and grade gemv's small simulated case; the gpu-marked test runs every
 attack on the GPU (`python -m pytest -q -m gpu tests/test_attacks.py`).
@@ -11,6 +17,8 @@ from __future__ import annotations
 
 import json
 import os
+import socket
+import threading
 import time
 from pathlib import Path
 
@@ -23,14 +31,16 @@ ATTACKS = ROOT / "tests" / "attacks"
 CASE = "square_256"  # gemv, simulated on the CPU
 FAILING = {outcome.FAILED, outcome.ERROR, outcome.TIMED_OUT, outcome.CRASHED, outcome.NOT_RUN}
 
-# attack file -> (status gemv gets, a phrase its message must contain)
+# attack file -> (status gemv gets, a phrase its message must contain, or a tuple of phrases one of which it
+# must), graded in the sandbox
 EXPECTED = {
     "patch_compare.py": (outcome.FAILED, "of 256 output elements wrong"),
     "patch_judge.py": (outcome.FAILED, "of 256 output elements wrong"),
     "patch_sys_modules.py": (outcome.FAILED, "of 256 output elements wrong"),
     "forge_stdout.py": (outcome.FAILED, "of 256 output elements wrong"),
-    "forge_json.py": (outcome.FAILED, "of 256 output elements wrong"),
-    "plant_in_cache.py": (outcome.FAILED, "of 256 output elements wrong"),
+    # its forked child fails to write its pid and answers too: which of the two answers first decides the phrase
+    "forge_json.py": (outcome.ERROR, ("Read-only file system", "the tracer answered another question")),
+    "plant_in_cache.py": (outcome.ERROR, "Read-only file system"),
     "print_from_the_gpu.py": (outcome.FAILED, "of 256 output elements wrong"),
     "exit_at_import.py": (outcome.ERROR, "ended while importing the file"),
     "exit_while_tracing.py": (outcome.ERROR, "ended while tracing `gemv`"),
@@ -39,14 +49,29 @@ EXPECTED = {
     "call_host_function.py": (outcome.ERROR, "calls the external function `system`"),
     "unsafe_compile_options.py": (outcome.ERROR, "flag '-ccbin=/tmp/not-a-compiler'"),
     "sleep_at_import.py": (outcome.TIMED_OUT, "the file's top level never finishes"),
-    "fork_at_import.py": (outcome.TIMED_OUT, "the file's top level never finishes"),
+    "fork_at_import.py": (outcome.ERROR, "Read-only file system"),
     "baked_answer.py": (outcome.FAILED, "output elements wrong"),
-    "link_in_cache.py": (outcome.FAILED, "of 256 output elements wrong"),
-    "tamper_cache_in_place.py": (outcome.FAILED, "of 256 output elements wrong"),
+    "link_in_cache.py": (outcome.ERROR, "Read-only file system"),
+    "tamper_cache_in_place.py": (outcome.ERROR, "Read-only file system"),
     "extern_name_injection.py": (outcome.ERROR, "calls the external function `debug_print_msg(0), C[0] ="),
     "import_source.py": (outcome.ERROR, "imports source code (T.import_source, pragma_import_c)"),
     "patch_tvm_in_tracer.py": (outcome.FAILED, "of 256 output elements wrong"),
     "disable_barriers.py": (outcome.ERROR, "sets the pass config 'tl.disable_thread_storage_sync'"),
+    "poison_bytecode.py": (outcome.FAILED, "of 256 output elements wrong"),
+    "kill_the_judge.py": (outcome.FAILED, "of 256 output elements wrong"),
+    "hidden_cases_from_proc.py": (outcome.ERROR, "LEAKED: [] []"),
+    "forge_pass_line.py": (outcome.ERROR, "[32m  PASS  square_256"),
+    "phone_home.py": (outcome.FAILED, "of 256 output elements wrong"),
+    "gpu_from_the_tracer.py": (outcome.ERROR, "GPU seen by the tracer: "),
+}
+# Run again with --no-sandbox, where what they write is the evidence that they ran: (status, phrase) there.
+UNCONFINED = {
+    "fork_at_import.py": (outcome.TIMED_OUT, "the file's top level never finishes"),
+    "forge_json.py": (outcome.FAILED, "of 256 output elements wrong"),
+    "plant_in_cache.py": (outcome.FAILED, "of 256 output elements wrong"),
+    "link_in_cache.py": (outcome.FAILED, "of 256 output elements wrong"),
+    "tamper_cache_in_place.py": (outcome.FAILED, "of 256 output elements wrong"),
+    "phone_home.py": (outcome.FAILED, "of 256 output elements wrong"),
 }
 SLOW = {"sleep_at_import.py", "fork_at_import.py"}  # they run into the timeout: give it a short one
 FORK_PIDS = "tilelang-course-attack-fork.pids"  # in the test's own folder, TILELANG_ATTACK_DIR
@@ -55,19 +80,74 @@ PLANTED = "tilelang-course-attack-planted.so"
 LINK = "tilelang-course-attack-link"  # link_in_cache.py's symbolic link to a folder of its own
 EXISTING = "tilelang-course-attack-existing.bin"  # in the cache before the run; tamper_cache_in_place.py edits it
 ORIGINAL = b"a library the judge compiled earlier\n" * 64
+PICKLE_RAN = "tilelang-course-attack-pickle-ran"  # kill_the_judge.py's payload, were a saved failure loaded
+BYTECODE = [ROOT / "grader" / "__pycache__", ROOT / "solutions" / "__pycache__"]
 
 
 def test_every_attack_file_has_an_expectation():
     assert sorted(p.name for p in ATTACKS.glob("*.py")) == sorted(EXPECTED)
 
 
-def attack(grade, name: str, device: str, folder: Path, hidden: Path | None = None) -> GraderRun:
+def attack(
+    grade, name: str, device: str, folder: Path, hidden: Path | None = None, port: int = 0, confined: bool = True
+) -> GraderRun:
     extra = ["--timeout", "20"] if name in SLOW else []
+    extra += [] if confined else ["--no-sandbox"]
     env = {"TILELANG_COURSE_HIDDEN_CASES": str(hidden)} if hidden else {}
     env["TILELANG_ATTACK_DIR"] = str(folder)
+    env["TILELANG_ATTACK_PORT"] = str(port)
     env["GITHUB_TOKEN"] = "secret-token-the-tracer-must-not-see"
     chosen = ["-k", "gemv", "--exact", "--case", CASE, "--device", device, *extra]
     return grade("08", "--file", str(ATTACKS / name), *chosen, env=env)
+
+
+class Listener:
+    """A TCP server on this machine that counts the connections the attack makes."""
+
+    def __init__(self) -> None:
+        self.server = socket.create_server(("0.0.0.0", 0))
+        self.server.settimeout(0.2)
+        self.port, self.connections, self.running = self.server.getsockname()[1], 0, True
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        while self.running:
+            try:
+                connection, _ = self.server.accept()
+            except OSError:
+                continue
+            self.connections += 1
+            connection.close()
+
+    def close(self) -> None:
+        self.running = False
+        self.thread.join()
+        self.server.close()
+
+
+def unchecked_bytecode() -> list[Path]:
+    """.pyc files beside the course's sources that Python would load without checking them (PEP 552)."""
+    found = []
+    for folder in BYTECODE:
+        for path in folder.glob("*.pyc") if folder.is_dir() else []:
+            with path.open("rb") as handle:
+                header = handle.read(8)
+            if len(header) == 8 and int.from_bytes(header[4:8], "little") == 1:
+                found.append(path)
+    return found
+
+
+def processes_running(path: Path) -> list[int]:
+    """Processes whose command line names ``path`` (a cold tracer's does), not zombies."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if str(path).encode() in cmdline.read_bytes() and alive(int(cmdline.parent.name)):
+                found.append(int(cmdline.parent.name))
+        except OSError:
+            continue
+    return found
 
 
 def alive(pid: int) -> bool:
@@ -78,42 +158,62 @@ def alive(pid: int) -> bool:
     return Path(f"/proc/{pid}").exists() and "Z" not in Path(f"/proc/{pid}/stat").read_text().split(")")[1][:3]
 
 
-def judged(grade, name: str, device: str, tmp_path: Path, stderr_apart: bool = True) -> None:
+def judged(grade, name: str, device: str, tmp_path: Path, stderr_apart: bool = True, confined: bool = True) -> None:
     """``stderr_apart``: the run's stderr is its own stream (a warm run sends both as one)."""
     hidden = tmp_path / "hidden.json"
-    hidden.write_text('{"cases": []}')
+    hidden.write_text('{"cases": [], "note": "the instructor\'s secret"}')
     fork_pids, forge_pid = tmp_path / FORK_PIDS, tmp_path / FORGE_PID
     cache = Path(os.environ.get("TILELANG_CACHE_DIR") or Path.home() / ".tilelang" / "cache")
     if name == "tamper_cache_in_place.py":
         cache.mkdir(parents=True, exist_ok=True)
         (cache / EXISTING).write_bytes(ORIGINAL)
+    listener = Listener()
     started = time.monotonic()
-    run = attack(grade, name, device, tmp_path, hidden)
-    status, phrase = EXPECTED[name]
-    assert run.code == 1, run.out + run.err
-    assert run.err == "" or not stderr_apart, run.err
-    assert "Traceback" not in run.out, run.out
-    assert run.doc is not None and run.doc.get("results"), "the JSON report is missing or forged"
-    (result,) = run.results("gemv")
-    assert result["status"] == status, result
-    assert phrase in result["message"], result["message"]
-    assert "PASS  square_256" not in run.out, run.out  # forged verdict lines never reach the terminal
-    assert "secret-token" not in run.out
-    if name in SLOW:
-        assert time.monotonic() - started < 120
-    if name == "fork_at_import.py":
+    try:
+        run = attack(grade, name, device, tmp_path, hidden, listener.port, confined)
+        status, phrase = (EXPECTED if confined else UNCONFINED)[name]
+        assert run.code == 1, run.out + run.err
+        assert run.err == "" or not stderr_apart, run.err
+        assert "Traceback" not in run.out, run.out
+        assert run.doc is not None and run.doc.get("results"), "the JSON report is missing or forged"
+        (result,) = run.results("gemv")
+        assert result["status"] == status, result
+        assert any(p in result["message"] for p in ((phrase,) if isinstance(phrase, str) else phrase)), result
+        # forged verdict lines never reach the terminal: no line shows as a PASS
+        assert not [line for line in run.out.splitlines() if line.lstrip().startswith("PASS")], run.out
+        assert "\x1b" not in run.out and "\r" not in run.out and "\u202e" not in run.out, repr(run.out)
+        assert "secret-token" not in run.out and "the instructor's secret" not in run.out
+        assert ("not isolated" in run.out) == (not confined), run.out
+        if name in SLOW:
+            assert time.monotonic() - started < 120
+        time.sleep(1.0)  # a daemon, were one alive, rewrites files ten times a second
+        again = json.loads(run.json_path.read_text())
+        assert [r["status"] for r in again["results"]] == [status], "the report was rewritten after the grader wrote it"
+    finally:
+        listener.close()
+    if confined:
+        made = sorted(p.name for p in tmp_path.iterdir() if p.name != "cache")  # a warm check's own trace cache
+        assert made == sorted(["hidden.json", run.json_path.name]), made
+        assert listener.connections == 0, "the learner's file reached a server on this machine"
+        assert not unchecked_bytecode(), "unchecked bytecode was planted beside the course's sources"
+        if stderr_apart:  # a cold tracer's command line names the file: none of its processes may be alive
+            assert not processes_running(ATTACKS / name), "a process of the learner's file outlived the grader"
+    if name == "phone_home.py" and not confined:
+        assert listener.connections > 0, "the attack never reached the server"
+    if name == "fork_at_import.py" and not confined:
         pids = [int(p) for p in fork_pids.read_text().split()] if fork_pids.exists() else []
         assert pids, "the attack never forked"
         assert not [p for p in pids if alive(p)], "a process the learner's file forked outlived the grader"
-    if name == "forge_json.py":
-        time.sleep(1.0)  # the daemon, if it were alive, rewrites the report ten times a second
+    if name == "forge_json.py" and not confined:
         assert forge_pid.exists() and not alive(int(forge_pid.read_text()))
-        again = json.loads(run.json_path.read_text())
-        assert [r["status"] for r in again["results"]] == [status], "the report was rewritten after the grader wrote it"
+    if name == "kill_the_judge.py":
+        assert not (tmp_path / PICKLE_RAN).exists()
+    if name == "gpu_from_the_tracer.py":
+        assert " 0 device(s)" in result["message"] or "device(s)" not in result["message"], result["message"]
     if name == "plant_in_cache.py":
         assert not (cache / PLANTED).exists(), "a file planted in the compile cache survived"
     if name == "link_in_cache.py":
-        assert (tmp_path / "tilelang-course-attack-planted-folder").is_dir(), "the attack never ran"
+        assert (tmp_path / "tilelang-course-attack-planted-folder").is_dir() != confined, "the attack never ran"
         assert not (cache / LINK).is_symlink(), "a link planted in the compile cache survived"
     if name == "tamper_cache_in_place.py":
         existing = cache / EXISTING
@@ -124,6 +224,11 @@ def judged(grade, name: str, device: str, tmp_path: Path, stderr_apart: bool = T
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_attack_fails_on_the_cpu(grade, name, tmp_path):
     judged(grade, name, "cpu", tmp_path)
+
+
+@pytest.mark.parametrize("name", sorted(UNCONFINED))
+def test_attack_fails_unconfined_on_the_cpu(grade, name, tmp_path):
+    judged(grade, name, "cpu", tmp_path, confined=False)
 
 
 @pytest.mark.gpu

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from grader.watch import changed, fingerprints
-from tests.conftest import ROOT
+from tests.conftest import ROOT, GraderRun
 from tests.test_attacks import EXPECTED, judged
 
 WRONG_ADD = ROOT / "tests" / "wrong" / "p02"
@@ -64,27 +64,31 @@ LOOK_AROUND = """
 import os, json
 from pathlib import Path
 
-Path({out!r}).write_text(json.dumps({{
+raise RuntimeError("SEEN " + json.dumps({{
     "fds": sorted(int(fd) for fd in os.listdir("/proc/self/fd")),
     "env": sorted(os.environ),
-    "session": os.getsid(0),
-    "parent_session": os.getsid(os.getppid()),
+    "processes": sorted(int(p.name) for p in Path("/proc").glob("[0-9]*")),
+    "hidden": Path({hidden!r}).read_text(),
+    "socket_folder": [p.name for p in Path({socket!r}).iterdir()],
 }}))
 """ + (ROOT / "tests" / "attacks" / "patch_compare.py").read_text().split('"""', 2)[2]
 
 
-def test_the_forked_tracer_holds_no_descriptor_or_variable_of_the_judge(warm_grade, tmp_path):
-    out = tmp_path / "seen.json"
+def test_the_forked_tracer_is_sandboxed_and_holds_nothing_of_the_judge(warm_grade, warm_server, tmp_path):
+    """What the tracer forked from a warm judge sees, sent back as its error line (the only way out)."""
     learner = tmp_path / "look_around.py"
-    learner.write_text(LOOK_AROUND.format(out=str(out)))
     hidden = tmp_path / "hidden.json"
     hidden.write_text('{"cases": []}')
+    learner.write_text(LOOK_AROUND.format(hidden=str(hidden), socket=str(Path(warm_server.path).parent)))
     env = {"TILELANG_COURSE_HIDDEN_CASES": str(hidden), "GITHUB_TOKEN": "secret"}
-    warm_grade("08", "--file", str(learner), "-k", "gemv", "--exact", "--case", "square_256", env=env)
-    seen = json.loads(out.read_text())
+    run = warm_grade("08", "--file", str(learner), "-k", "gemv", "--exact", "--case", "square_256", env=env)
+    (result,) = run.results("gemv")
+    seen = json.loads(result["message"].split("SEEN ", 1)[1])
     assert set(seen["fds"]) <= {0, 1, 2, 3, max(seen["fds"])}  # the listing's own descriptor is the last
     assert not [name for name in seen["env"] if name.startswith("TILELANG_COURSE_") or name == "GITHUB_TOKEN"]
-    assert seen["session"] != seen["parent_session"]
+    assert seen["processes"] == [1]  # no other process (the judge, the server, the notebook) can be seen
+    assert seen["hidden"] == ""  # the hidden cases file reads as /dev/null
+    assert seen["socket_folder"] == []  # the warm server's socket cannot be reached to start a check
 
 
 def test_the_server_ends_with_the_session_that_started_it():
@@ -154,26 +158,19 @@ def _wait_for(log: Path, marker: str, count: int, timeout: float) -> None:
         time.sleep(0.5)
 
 
-COUNTED = (
-    (ROOT / "solutions" / "p02_vector_add.py").read_text()
-    + """
-from pathlib import Path
-
-with Path(COUNTER).open("a") as counter:  # one line per time the tracer imports this file
-    counter.write("imported\\n")
-"""
-)
+def _asked(run: GraderRun) -> int:
+    """How many cases the run's tracer traced (the rest came from the warm trace cache)."""
+    return run.doc["runs"][0]["startup_seconds"]["tracer_asked"]
 
 
 def test_an_unchanged_kernel_is_not_traced_again_when_warm(warm_grade, grade, tmp_path):
-    counter = tmp_path / "imports.txt"
     learner = tmp_path / "mine.py"
-    learner.write_text(COUNTED.replace("COUNTER", repr(str(counter)), 1))
+    learner.write_text((ROOT / "solutions" / "p02_vector_add.py").read_text())
     args = ("02", "--file", str(learner), "-k", "add", "--exact")
     first, second = warm_grade(*args), warm_grade(*args)
     assert first.code == second.code == 0 and _verdicts(first) == _verdicts(second)
-    assert counter.read_text().count("imported") == 1  # the second check found every trace cached
+    assert _asked(first) > 0 and _asked(second) == 0  # the second check found every trace cached
     learner.write_text(learner.read_text() + "\n# an edit\n")
-    assert warm_grade(*args).code == 0 and counter.read_text().count("imported") == 2
-    grade(*args)  # a cold run never uses the cache
-    assert counter.read_text().count("imported") == 3
+    edited = warm_grade(*args)
+    assert edited.code == 0 and _asked(edited) == _asked(first)
+    assert _asked(grade(*args)) == _asked(first)  # a cold run never uses the cache

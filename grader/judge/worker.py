@@ -251,7 +251,12 @@ def _serve(conn: Any, request: dict[str, Any], tracer: Any, guard: Any, started:
     guard.undo()  # and nothing it wrote into the compile cache is loaded
     stopped = time.perf_counter()
     builds = {} if device.problem else start_builds(ctx, work, traced)
-    timings = {"trace_s": stopped - planned, "admit_s": time.perf_counter() - stopped, "traced_cases": len(work)}
+    timings = {
+        "trace_s": stopped - planned,
+        "admit_s": time.perf_counter() - stopped,
+        "traced_cases": len(work),
+        "tracer_asked": tracer.next_id,  # cases the tracer traced: the others came from a warm check's trace cache
+    }
     conn.send({"event": "timings", "timings": timings})
     for kernel, case in work:
         conn.send({"event": "case_start", "kernel": kernel.function, "case": case.name})
