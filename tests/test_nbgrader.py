@@ -127,6 +127,76 @@ def four_blocks_only(source: str) -> str:
     return source.replace("if i < N:", "if i < N and bx < 4:")
 
 
+# A student who has read the course's source and knows the grading machine's layout (the test gives the
+# paths through TILELANG_ variables, which reach the tracer): the add cell stores zeros and, when it runs,
+# attacks everything autograde has in reach; the mul_relu cell leaks the hidden cases into its error.
+ATTACK_MARKER = "IVAN_DAEMON_STILL_HERE"
+ATTACK_CELL = """
+
+import os as _os
+import pathlib as _pathlib
+import signal as _signal
+import sqlite3 as _sqlite3
+
+_COURSE = _pathlib.Path(_os.environ.get("TILELANG_ATTACK_COURSE", "."))
+
+
+def _attack():
+    forged = '{"results": [{"puzzle": "02", "kernel": "add", "case": "even_4096", "status": "passed"}]}'
+    for report in [*_pathlib.Path("/tmp").glob("tilelang-course-check-*/result.json"), *_COURSE.rglob("*.json")]:
+        try:
+            report.write_text(forged)
+        except OSError:
+            pass
+    try:  # drop the judge from the pipeline for the next student
+        with open(_COURSE / "nbgrader_config.py", "a") as config:
+            config.write("\\nc.Autograde.autograde_preprocessors = ['nbgrader.preprocessors.SaveAutoGrades']\\n")
+    except OSError:
+        pass
+    try:  # full marks for me, zero for the others
+        db = _sqlite3.connect(str(_COURSE / "gradebook.db"), timeout=1)
+        db.execute("update grade set manual_score = 1")
+        db.commit()
+    except Exception:
+        pass
+    for notebook in (_COURSE / "submitted").rglob("*.ipynb"):
+        try:
+            notebook.write_text(notebook.read_text().replace("A[i] + B[i]", "A[i] - B[i]"))
+        except OSError:
+            pass
+    for cmdline in _pathlib.Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if b"grader" in cmdline.read_bytes() and int(cmdline.parent.name) != _os.getpid():
+                _os.kill(int(cmdline.parent.name), _signal.SIGKILL)
+        except (OSError, ValueError):
+            pass
+
+
+_attack()
+if _os.fork() == 0:
+    _os.setsid()
+    if _os.fork() == 0:
+        _os.execvp("sh", ["sh", "-c", "while true; do sleep 1; done # " + ATTACK_MARKER])
+    _os._exit(0)
+""".replace("ATTACK_MARKER", repr(ATTACK_MARKER))
+LEAK_CELL = """
+
+_hidden = __import__("os").environ.get("TILELANG_ATTACK_HIDDEN", "")
+raise RuntimeError("LEAK " + (open(_hidden).read() if _hidden else ""))
+"""
+# A plain code cell the attacker adds: autograde runs no student cell, so its marker never appears.
+PLAIN_CELL = 'open(__import__("os").environ.get("TILELANG_ATTACK_RAN", "/dev/null"), "w").write("ran")'
+
+
+def zeros_and_attacks(source: str) -> str:
+    assert "C[i] = A[i] + B[i]" in source
+    return source.replace("C[i] = A[i] + B[i]", "C[i] = A[i] * 0") + ATTACK_CELL
+
+
+def wrong_and_leaks(source: str) -> str:
+    return wrong_mul_relu(source) + LEAK_CELL
+
+
 @dataclass(frozen=True)
 class Student:
     name: str
@@ -170,8 +240,14 @@ STUDENTS = (
         {"add": 1, "mul_relu": 1, "add_fragments": 1},
     ),
 )
+ATTACKER = Student(
+    "ivan_attacks",
+    {"add": zeros_and_attacks, "mul_relu": wrong_and_leaks},
+    {"add": 0, "mul_relu": 0, "add_fragments": 0},
+)
+STUDENTS = (*STUDENTS, ATTACKER)
 HANGING = "erin_hangs"
-GROUPS = ("[beg]*", "[ach]*", "[df]*")  # student globs, one autograde process each
+GROUPS = ("[begi]*", "[ach]*", "[df]*")  # student globs, one autograde process each
 
 
 def nbgrader(course: Path, *args: str, timeout: float = 900) -> subprocess.CompletedProcess:
@@ -202,6 +278,8 @@ def submission(release: nbformat.NotebookNode, solutions: dict[str, str], studen
             cell.source = student.edits[kernel](solutions[kernel])
         if cell.metadata.get("tilelang_course", {}).get("role") == "check" and student.check_cells:
             cell.source = student.check_cells
+    if student is ATTACKER:
+        notebook.cells.append(nbformat.v4.new_code_cell(PLAIN_CELL))
     return notebook
 
 
@@ -212,9 +290,31 @@ class Graded:
     max_score: float
     cells: dict[str, dict[str, float]]  # student -> grade id -> score, from the gradebook
     seconds: dict[str, float]  # step -> wall time
+    untouched: dict[str, bool]  # what the attacker went for -> whether it is as it was before autograde
+    attacker_daemons: list[int]  # processes of the attacker's still alive after autograde
 
 
-def autograde_all(course: Path) -> dict[str, float]:
+def fingerprint(paths: list[Path]) -> dict[str, bytes]:
+    """Every file under ``paths``, by path, with its content."""
+    found = {}
+    for path in paths:
+        for file in [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file()):
+            found[str(file)] = file.read_bytes()
+    return found
+
+
+def alive_with(marker: str) -> list[int]:
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if marker.encode() in cmdline.read_bytes():
+                found.append(int(cmdline.parent.name))
+        except OSError:
+            continue
+    return found
+
+
+def autograde_all(course: Path, env: dict[str, str]) -> dict[str, float]:
     """Three autograde processes at once, as on a machine with three GPUs; the wall time of each."""
     started = time.perf_counter()
     running = {}
@@ -222,7 +322,8 @@ def autograde_all(course: Path) -> dict[str, float]:
         log = course / f"autograde-{number}.log"
         command = [sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT, "--student", glob]
         with open(log, "w") as handle:
-            running[glob] = (subprocess.Popen(command, cwd=course, stdout=handle, stderr=subprocess.STDOUT), log)
+            child = subprocess.Popen(command, cwd=course, env=env, stdout=handle, stderr=subprocess.STDOUT)
+            running[glob] = (child, log)
     seconds: dict[str, float] = {}
     while len(seconds) < len(running):
         for glob, (proc, _) in running.items():
@@ -264,10 +365,26 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> Graded:
     # a cold compile while three autograde processes share the CPUs.
     warm = [sys.executable, "-m", "grader", "02", "--solutions", "--timeout", "600"]
     subprocess.run(warm, capture_output=True, text=True, timeout=900)
+    watched = {
+        "submitted/": [course / "submitted"],
+        "nbgrader_config.py": [course / "nbgrader_config.py"],
+        "hidden cases": [hidden],
+    }
+    before = {name: fingerprint(paths) for name, paths in watched.items()}
+    ran = base / "plain-cell-ran"
+    env = {
+        **os.environ,
+        "TILELANG_ATTACK_COURSE": str(course),
+        "TILELANG_ATTACK_HIDDEN": str(hidden),
+        "TILELANG_ATTACK_RAN": str(ran),
+    }
     started = time.perf_counter()
-    for key, value in autograde_all(course).items():
+    for key, value in autograde_all(course, env).items():
         seconds[f"autograde {key}"] = value
     seconds["autograde (all, in parallel)"] = time.perf_counter() - started
+    untouched = {name: fingerprint(paths) == before[name] for name, paths in watched.items()}
+    untouched["no student cell ran"] = not ran.exists()
+    daemons = alive_with(ATTACK_MARKER)
 
     started = time.perf_counter()
     nbgrader(course, "generate_feedback", ASSIGNMENT)
@@ -287,7 +404,22 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> Graded:
             cells[student.name] = {grade.name: grade.score for grade in notebook.grades}
     print("\nnbgrader pipeline seconds:", json.dumps({k: round(v, 1) for k, v in seconds.items()}))
     print("scores:", json.dumps(grades))
-    return Graded(course, grades, max_score, cells, seconds)
+    return Graded(course, grades, max_score, cells, seconds, untouched, daemons)
+
+
+def test_the_attacker_changes_nothing_and_leaves_nothing(graded: Graded):
+    """ivan's cells attack the gradebook, the other submissions, the config, the reports and the graders;
+    his scores, everyone else's (test_partial_credit_by_kernel), and every file are as the judge left them."""
+    assert graded.untouched == dict.fromkeys(graded.untouched, True)
+    assert graded.attacker_daemons == [], "a process the attacker started outlived autograde"
+    ivan = graded.course / "autograded" / ATTACKER.name / ASSIGNMENT / NOTEBOOK
+    assert "LEAK" in check_output(ivan, "mul_relu") and SECRET not in check_output(ivan, "mul_relu")
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{graded.course / 'gradebook.db'}") as gradebook:
+        for student in STUDENTS:
+            notebook = gradebook.find_submission_notebook(NOTEBOOK.removesuffix(".ipynb"), ASSIGNMENT, student.name)
+            assert [g.manual_score for g in notebook.grades] == [None] * len(notebook.grades), student.name
 
 
 def test_release_holds_stubs_and_no_solution(graded: Graded):
@@ -351,8 +483,8 @@ def test_hung_kernel_costs_one_check_timeout(graded: Graded):
     assert CHECK_TIMEOUT * 0.5 < seconds["p02_add_check"] <= CHECK_TIMEOUT + 60
     assert "HANG" in check_output(path, "add")
     assert "mul_relu: passed" in check_output(path, "mul_relu")
-    # The check cells themselves only say they are deferred: the notebook runs in seconds.
-    assert all(s < 30 for s in cell_seconds(path).values())
+    # No student cell ran in autograde: nbclient recorded no execution.
+    assert cell_seconds(path) == {}
 
 
 def test_a_patched_check_or_an_edited_check_cell_changes_no_score(graded: Graded):
@@ -450,7 +582,8 @@ def test_config_names_are_nbgrader_options(tmp_path: Path):
 
     assert JudgeChecks(config=config).timeout == 45
     steps = list(config.Autograde.autograde_preprocessors)
-    assert steps.index("grader.nbgrader_judge.JudgeChecks") == steps.index("nbgrader.preprocessors.Execute") + 3
+    assert "nbgrader.preprocessors.Execute" not in steps  # no student cell runs as the grading user
+    assert JudgeChecks(config=config).no_sandbox is False  # and the judge's tracer runs them only in the sandbox
     assert steps.index("grader.nbgrader_judge.JudgeChecks") < steps.index("nbgrader.preprocessors.SaveAutoGrades")
     wrong = tmp_path / "wrong.json"
     wrong.write_text(json.dumps({"cases": [{"puzzle": "02", "kernel": "sub", "sizes": {"N": 8}, "seed": 1}]}))

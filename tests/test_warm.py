@@ -60,6 +60,12 @@ def test_attack_fails_through_the_warm_grader(warm_grade, name, tmp_path):
     judged(warm_grade, name, "cpu", tmp_path, stderr_apart=False)
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_attack_fails_through_the_warm_grader_on_the_gpu(warm_grade, name, tmp_path):
+    judged(warm_grade, name, "cuda", tmp_path, stderr_apart=False)
+
+
 LOOK_AROUND = """
 import os, json
 from pathlib import Path

@@ -1,0 +1,162 @@
+"""The sandbox (grader/judge/sandbox.py) on its own, and the grader where this machine cannot make one.
+
+The first tests run a shell command in the sandbox through the cold path's launcher and look at what it
+can see and do. The rest run the grader inside a user namespace whose ``user.max_user_namespaces`` is 0,
+a real machine without namespaces as far as the grader can tell (as under Ubuntu's AppArmor rule): a
+learner's check runs with one line saying it is not isolated; every instructor path refuses to grade
+unless told --no-sandbox.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from grader.judge import sandbox
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux namespaces only")
+SOLVED = ROOT / "solutions" / "p02_vector_add.py"
+
+
+def confined(tmp_path: Path, script: str, *hide: Path, timeout: float = 60) -> subprocess.CompletedProcess:
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    covered = [part for path in hide for part in ("--hide", str(path))]
+    command = [sys.executable, "-m", "grader.judge.sandbox", str(work), *covered, "--", "sh", "-c", script]
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+
+
+def test_this_machine_makes_the_sandbox():
+    assert sandbox.available() == ""  # CI's machine and the H200 host both can: a failure here is real
+
+
+def test_inside_only_the_private_folder_is_writable(tmp_path: Path):
+    outside = tmp_path / "outside.txt"
+    done = confined(
+        tmp_path,
+        f"echo x > {outside} 2>/dev/null && echo WROTE-OUTSIDE;"
+        f"echo x > {ROOT}/planted 2>/dev/null && echo WROTE-COURSE;"
+        "echo x > ./mine && cat ./mine; pwd",
+    )
+    assert done.returncode == 0, done.stderr
+    assert "WROTE" not in done.stdout and not outside.exists() and not (ROOT / "planted").exists()
+    assert done.stdout.split() == ["x", str(tmp_path / "work")]
+    assert list((tmp_path / "work").iterdir()) == []  # the private folder was a tmpfs: nothing stays
+
+
+def test_inside_no_process_network_capability_or_hidden_path_is_in_reach(tmp_path: Path):
+    secret_file, secret_folder = tmp_path / "hidden.json", tmp_path / "course"
+    secret_file.write_text("the instructor's cases")
+    secret_folder.mkdir()
+    (secret_folder / "gradebook.db").write_text("scores")
+    script = (
+        f"ls /proc | grep -c '^[0-9]'; cat {secret_file}; ls -A {secret_folder} | wc -l; "
+        "grep CapEff /proc/self/status; cat /sys/class/net/*/operstate 2>/dev/null | sort | uniq -c; "
+        "ls /sys/class/net; (mount -o remount,rw / 2>/dev/null && echo REMOUNTED) || true"
+    )
+    done = confined(tmp_path, script, secret_file, secret_folder)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert int(lines[0]) <= 3  # sh, ls, grep: the sandbox's own processes, nothing of the judge
+    assert "the instructor's cases" not in done.stdout and lines[1] == "0"
+    assert "CapEff:\t0000000000000000" in done.stdout and "REMOUNTED" not in done.stdout
+    assert done.stdout.split()[-1] == "lo"  # no interface but the loopback
+
+
+def test_killing_the_waiter_ends_everything_inside(tmp_path: Path):
+    work = tmp_path / "work"
+    work.mkdir()
+    script = "sleep 300 & sh -c 'setsid sleep 301' & sleep 302"
+    waiter = subprocess.Popen([sys.executable, "-m", "grader.judge.sandbox", str(work), "--", "sh", "-c", script])
+    time.sleep(1.0)
+    inside = [p for p in Path("/proc").glob("[0-9]*/cmdline") if b"sleep\x0030" in _read(p)]
+    assert len(inside) == 3
+    waiter.send_signal(signal.SIGKILL)
+    waiter.wait()
+    time.sleep(0.5)
+    assert [p for p in Path("/proc").glob("[0-9]*/cmdline") if b"sleep\x0030" in _read(p)] == []
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""
+
+
+# ------------------------------------------------------------------ a machine that cannot make namespaces
+
+NO_NAMESPACES = ["unshare", "--user", "--map-current-user", "sh", "-c"]
+RESTRICT = 'echo 0 > /proc/sys/user/max_user_namespaces && exec "$@"'
+
+
+def without_namespaces(*command: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """``command`` in a user namespace that may create no other: sandbox.available() fails there."""
+    if shutil.which("unshare") is None:
+        pytest.skip("util-linux's unshare is not installed")
+    full = [*NO_NAMESPACES, RESTRICT, "sh", *command]
+    return subprocess.run(
+        full, cwd=ROOT, capture_output=True, text=True, timeout=600, env={**os.environ, **(env or {})}
+    )
+
+
+def hidden_file(tmp_path: Path) -> dict[str, str]:
+    path = tmp_path / "hidden.json"
+    path.write_text(json.dumps({"cases": []}))
+    return {"TILELANG_COURSE_HIDDEN_CASES": str(path)}
+
+
+def test_the_probe_says_why_without_namespaces():
+    done = without_namespaces(sys.executable, "-c", "from grader.judge import sandbox; print(sandbox.available())")
+    assert "unshare" in done.stdout, done.stdout + done.stderr
+
+
+def test_a_learners_check_runs_unconfined_and_says_so():
+    grade = [sys.executable, "-m", "grader", "02", "--file", str(SOLVED), "-k", "add", "--exact", "--case", "tail_1000"]
+    done = without_namespaces(*grade)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "not isolated: this machine cannot make a sandbox" in done.stdout
+    assert "PASS  tail_1000" in done.stdout
+
+
+def test_hidden_cases_refuse_to_grade_unconfined_unless_told(tmp_path: Path):
+    grade = [sys.executable, "-m", "grader", "02", "--file", str(SOLVED), "-k", "add", "--exact", "--case", "tail_1000"]
+    refused = without_namespaces(*grade, env=hidden_file(tmp_path))
+    assert refused.returncode != 0
+    assert "refusing to grade" in refused.stdout + refused.stderr and "--no-sandbox" in refused.stdout + refused.stderr
+    assert "PASS" not in refused.stdout
+    told = without_namespaces(*grade, "--no-sandbox", env=hidden_file(tmp_path))
+    assert told.returncode == 0, told.stdout + told.stderr
+    assert "not isolated (--no-sandbox)" in told.stdout and "PASS  tail_1000" in told.stdout
+
+
+def test_autograde_shards_refuse_unconfined_unless_told(tmp_path: Path):
+    shards = [sys.executable, "-m", "grader", "autograde-shards", "ps1", "--shards", "1", "--course", str(tmp_path)]
+    refused = without_namespaces(*shards)
+    assert refused.returncode == 2 and "refusing to grade" in refused.stderr, refused.stderr
+    (tmp_path / "nbgrader_config.py").write_text("")
+    (tmp_path / "submitted").mkdir()
+    told = without_namespaces(*shards, "--no-sandbox")
+    assert (
+        "refusing" not in told.stderr and "shard 0/1" in told.stdout + (tmp_path / "logs/ps1/shard-0.log").read_text()
+    )
+
+
+def test_nbgrader_judge_refuses_unconfined_unless_told():
+    script = (
+        "from grader.nbgrader_judge import JudgeChecks, SandboxRefused\n"
+        "try:\n    JudgeChecks().sandbox_env()\nexcept SandboxRefused as e:\n    print('REFUSED', e)\n"
+        "print('TOLD', JudgeChecks(no_sandbox=True).sandbox_env())\n"
+    )
+    done = without_namespaces(sys.executable, "-c", script)
+    assert "REFUSED refusing to grade" in done.stdout and "--JudgeChecks.no_sandbox=True" in done.stdout, done.stderr
+    assert "TOLD {'TILELANG_COURSE_SANDBOX': 'off'}" in done.stdout
