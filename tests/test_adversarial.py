@@ -340,7 +340,7 @@ def test_save_failures_writes_the_case_and_the_replay_command_reproduces_it(grad
     assert result["tile_map"] == {"output": "C", "tile": [256], "grid": [4], "cell": [1], "wrong": [1, 1, 1, 1]}
     path = Path(result["saved"])
     assert path == saved / "p02_add_tail_1000.pt" and path.is_file()
-    record = torch.load(path, weights_only=False)
+    record = torch.load(path, weights_only=True)
     # the case's seed, the offset (0), and the judge's draw from the kernel's TIR
     assert 2102 <= record["seed"] < 2102 + 2**30 and record["seed_offset"] == 0
     assert record["sizes"] == {"N": 1000} and record["params"]["BLOCK"] == 256
@@ -464,6 +464,6 @@ def test_save_failures_on_the_gpu_records_the_device(grade, tmp_path: Path):
     run = grade_02(grade, "zeros.py", "add", "--save-failures", str(tmp_path), device="cuda")
     plain(run)
     result = only(run, "add")
-    record = torch.load(result["saved"], weights_only=False)
+    record = torch.load(result["saved"], weights_only=True)
     assert record["versions"]["device"] == torch.cuda.get_device_name()
     assert result["replay"].endswith("--device cuda")
