@@ -249,7 +249,10 @@ def _run_grader(
             code: int | None = child.returncode
         except subprocess.TimeoutExpired:
             _kill_group(child)
-            output, _ = child.communicate()
+            try:  # bounded too: a process outside the group could hold the pipe open
+                output, _ = child.communicate(timeout=10)
+            except subprocess.TimeoutExpired:
+                output = b""
             code = None
         finally:
             if child.returncode is None:  # interrupted (the stop button): stop the grader and its workers

@@ -93,6 +93,28 @@ def _read(path: Path) -> bytes:
         return b""
 
 
+SLOW_IMPORT = SOLVED.read_text() + "\n\nimport time\n\ntime.sleep(4)  # the tracer stays alive a while\n"
+
+
+def test_a_grader_leaves_what_another_compiled_meanwhile_in_the_cache(tmp_path: Path):
+    """Confined, a tracer writes nothing, so the judge undoes nothing: an entry another grader writes into
+    the shared compile cache while this one traces survives (unconfined, the cache guard deletes it)."""
+    cache, learner = tmp_path / "cache", tmp_path / "slow.py"
+    cache.mkdir()
+    learner.write_text(SLOW_IMPORT)
+    command = [sys.executable, "-m", "grader", "02", "--file", str(learner), "-k", "add", "--exact"]
+    command += ["--case", "tail_1000"]
+    for extra, survives in (([], True), (["--no-sandbox"], False)):
+        env = {**os.environ, "TILELANG_CACHE_DIR": str(cache)}
+        grader = subprocess.Popen([*command, *extra], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
+        time.sleep(2.0)  # the tracer is asleep in the file's import
+        other = cache / f"another-graders-kernel{len(extra)}.so"
+        other.write_bytes(b"compiled by another grader")
+        output, _ = grader.communicate(timeout=300)
+        assert grader.returncode == 0, output
+        assert other.exists() == survives, (extra, output)
+
+
 # ------------------------------------------------------------------ a machine that cannot make namespaces
 
 NO_NAMESPACES = ["unshare", "--user", "--map-current-user", "sh", "-c"]
