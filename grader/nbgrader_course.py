@@ -289,6 +289,9 @@ def sbatch_text(course: Course) -> str:
 #   sbatch --array=3 slurm/{SBATCH} ps1 10         # shard 3 of those 10 again (name the count)
 #   python -m grader autograde-status ps1           # graded, failed, missing
 #
+# Each task refuses to grade where its node cannot make the grader's sandbox (Linux user namespaces);
+# TILELANG_COURSE_SANDBOX=off sbatch ... grades there anyway, with student code unconfined.
+#
 # Every task deals the submitted students into SHARDS shards the same way and grades its own, one
 # `nbgrader autograde --student S --force` each, into the gradebook of nbgrader_config.py (a server
 # for several machines: --db of nbgrader-course) and into logs/ASSIGNMENT/S.log. A student the

@@ -72,6 +72,15 @@ def test_inside_no_process_network_capability_or_hidden_path_is_in_reach(tmp_pat
     assert done.stdout.split()[-1] == "lo"  # no interface but the loopback
 
 
+def test_a_sandbox_that_cannot_be_made_runs_nothing(tmp_path: Path):
+    marker = tmp_path / "ran"
+    missing = tmp_path / "no-such-folder"
+    command = [sys.executable, "-m", "grader.judge.sandbox", str(missing), "--", "touch", str(marker)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert done.returncode == sandbox.FAILED and not marker.exists()
+    assert done.stderr.startswith("sandbox: ") and str(missing) in done.stderr
+
+
 def test_killing_the_waiter_ends_everything_inside(tmp_path: Path):
     work = tmp_path / "work"
     work.mkdir()

@@ -53,6 +53,9 @@ PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 1, 24, 38
 GPU_DEVICES = ("/dev/nvidia*", "/dev/nvidia-caps/*", "/dev/dri/*")
 
 
+FAILED = 3  # the exit status of a launcher (or a forked tracer's waiter) that could not confine: never ran it
+
+
 class Unavailable(OSError):
     """This machine will not make the namespaces; the message says which step failed and why."""
 
@@ -134,9 +137,9 @@ def enter(writable: Path, hide: list[Path] | tuple[Path, ...] = ()) -> None:
     os.close(ready_read)
     try:
         _confine(libc, writable, hide)
-    except BaseException as error:  # the waiter says why and exits 3: never run unconfined
+    except BaseException as error:  # the waiter says why and exits FAILED: never run unconfined
         os.write(ready_write, f"{error}".encode()[:4000] or b"failed")
-        os._exit(3)
+        os._exit(FAILED)
     os.close(ready_write)
 
 
@@ -329,7 +332,7 @@ def main(argv: list[str]) -> None:
         enter(writable, hide)
     except Unavailable as error:
         sys.stderr.write(f"sandbox: {error}\n")
-        os._exit(3)
+        os._exit(FAILED)
     os.execvp(command[0], command)
 
 

@@ -137,8 +137,13 @@ class ForkedTracer:
                 os.dup2(output_fd, 2)
                 os.dup2(reply_fd, cls.REPLY_FD)
                 os.closerange(cls.REPLY_FD + 1, os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 65536)
-                if hide is not None:
-                    sandbox.enter(work, hide)  # this process waits outside; its child goes on, confined
+                if hide is not None:  # confined from here on; this process stays outside as the waiter
+                    try:
+                        sandbox.enter(work, hide)
+                    except sandbox.Unavailable as error:
+                        os.write(2, f"sandbox: {error}\n".encode())
+                        code = sandbox.FAILED
+                        raise
                 os.chdir(work)
                 environment = tracer_env(work)
                 os.environ.clear()
@@ -287,6 +292,8 @@ class Tracer:
             code = self.process.wait(timeout=5)
         except subprocess.TimeoutExpired:
             code = None
+        if code == sandbox.FAILED:
+            return f"the grader could not make its sandbox {when}: {self._said('sandbox: ') or 'no reason given'}"
         if code is not None and code < 0:
             return (
                 f"the process that reads your file was killed by signal {-code} {when}: most often it ran out of "
@@ -296,6 +303,15 @@ class Tracer:
             f"the process that reads your file ended {when} (exit code {code}): something in the graded file "
             "ended it (sys.exit, os._exit, quit, closing a file descriptor); a puzzle file only defines functions"
         )
+
+    def _said(self, prefix: str) -> str:
+        """The last line of the tracer's output that starts with ``prefix``, without it."""
+        if self.output is None:
+            return ""
+        self.output.seek(0)
+        lines = [line for line in self.output.read()[-65536:].decode(errors="replace").splitlines() if line]
+        found = [line.removeprefix(prefix) for line in lines if line.startswith(prefix)]
+        return found[-1][:500] if found else ""
 
     def stop(self) -> None:
         """Kill the tracer, everything it started, and every orphan it left to this process."""
