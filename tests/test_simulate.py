@@ -423,6 +423,30 @@ def halo_copy(A, BLOCK: int):
     return B
 
 
+@tilelang.jit
+def halo_copy_from_a_variable(A, BLOCK: int):
+    N = T.const("N")
+    A: T.Tensor((N,), T.float32)
+    B = T.empty((N,), T.float32)
+    with T.Kernel(T.ceildiv(N, BLOCK), threads=32) as bx:
+        window = T.alloc_fragment((BLOCK,), T.float32)
+        start = T.alloc_var(T.int32)
+        start = bx * BLOCK - 1
+        T.copy(A[start], window)
+        T.copy(window, B[bx * BLOCK])
+    return B
+
+
+def test_a_negative_tile_start_read_from_a_variable_zero_fills():
+    """A start kept in a T.alloc_var is a load from a local buffer: TileLang cannot fold it, so it guards the
+    copy (its CUDA tests the start against 0, checked below) and the element before the tensor reads 0."""
+    out = run(halo_copy_from_a_variable, {"A": torch.arange(1.0, 9.0), "B": torch.zeros(8)}, N=8, BLOCK=8)["B"]
+    assert out.tolist() == [0, 1, 2, 3, 4, 5, 6, 7]
+    tir = halo_copy_from_a_variable.get_tir(N=8, BLOCK=8)
+    compiled = tilelang.compile(tir, target={"kind": "cuda", "arch": "sm_90a"})
+    assert "(0 <= (start + " in compiled.get_kernel_source()  # the guard that makes the fill a zero
+
+
 def test_provably_negative_tile_start_is_flagged_but_a_runtime_one_zero_fills():
     # One block: bx * BLOCK - 1 folds to -1, which TileLang turns into "from the end" indexing.
     with pytest.raises(SimulationError, match="starts at index -1, which TileLang can prove"):

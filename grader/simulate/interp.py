@@ -661,10 +661,12 @@ class Interpreter:
 
     def provably_constant(self, expr: Any) -> bool:
         """True when TileLang can fold ``expr`` to a constant at compile time: every variable in
-        it is a block index of a grid dimension of extent 1."""
+        it is a block index of a grid dimension of extent 1, and it reads nothing from memory (a
+        value kept in a T.alloc_var or any buffer is known only at run time, and TileLang guards it)."""
         found: list[Any] = []
-        self.tir.stmt_functor.post_order_visit(expr, lambda n: found.append(n) if isinstance(n, self.tir.Var) else None)
-        return all(self.block_extents.get(v) == 1 for v in found)
+        kinds = (self.tir.Var, self.tir.BufferLoad)
+        self.tir.stmt_functor.post_order_visit(expr, lambda n: found.append(n) if isinstance(n, kinds) else None)
+        return all(isinstance(n, self.tir.Var) and self.block_extents.get(n) == 1 for n in found)
 
     def check_lane_access(self, node: Any) -> None:
         """A fragment element belongs to one thread: inside T.Parallel an iteration may read its
