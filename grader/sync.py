@@ -42,6 +42,13 @@ def check_pair(stub: Path, solution: Path) -> list[str]:
         problems.append(
             f"{stub.name}: differs from the solution outside TODO regions (first at region-reduced line {line})"
         )
+    for number, (region, answer) in enumerate(zip(stub_regions, solution_regions), 1):
+        # The header says what the region asks for: nbgrader-course and the notebooks pair regions by it.
+        if region.splitlines()[0].strip() != answer.splitlines()[0].strip():
+            problems.append(
+                f"{stub.name}: TODO region {number}'s header {region.splitlines()[0].strip()!r} differs from the "
+                f"solution's {answer.splitlines()[0].strip()!r}"
+            )
     for number, region in enumerate(stub_regions, 1):
         body = region.splitlines()[1:-1]
         code = [line.strip() for line in body if not STUB_LINE.match(line)]

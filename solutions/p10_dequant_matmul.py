@@ -336,7 +336,7 @@ def dequant_matmul_decode(A, B, S, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STA
     C = T.empty((M, N), T.float16)
 
     with T.Kernel(T.ceildiv(N, BLOCK_N), T.ceildiv(M, BLOCK_M), threads=THREADS) as (bx, by):
-        # TODO begin: C^T = W A^T with W unpacked from its bits straight into the MMA's register operand
+        # TODO begin: C^T = W A^T, with W unpacked from its bits straight into the MMA's registers
         G = K // NG
         A_tile = T.alloc_shared((BLOCK_M, BLOCK_K), T.float16)
         packed = T.alloc_shared((BLOCK_N, BLOCK_K // 2), T.uint8)

@@ -78,6 +78,18 @@ def test_sync_check_catches_a_leaked_answer_and_drift(tmp_path):
     assert any("holds code" in p for p in leaky)
     assert any("does not raise NotImplementedError" in p for p in leaky)
     assert any("outside TODO regions" in p for p in sync.check_pair(tmp_path / "drift.py", tmp_path / "solution.py"))
+    (tmp_path / "renamed.py").write_text(stub.replace("# TODO begin", "# TODO begin: something else,", 1))
+    renamed = sync.check_pair(tmp_path / "renamed.py", tmp_path / "solution.py")
+    assert [p for p in renamed if "TODO region 1's header" in p], renamed
+
+
+def test_the_instructors_first_command_makes_a_course_of_every_puzzle(tmp_path):
+    """`python -m grader nbgrader-course DIR`, as the README's instructor section starts: all ten puzzles."""
+    from grader.nbgrader_course import main as make_course
+
+    assert make_course([str(tmp_path / "course")]) == 0
+    made = sorted(p.name for p in (tmp_path / "course" / "source" / "ps1").glob("*.ipynb"))
+    assert made == sorted(f"{path.stem}.ipynb" for path in SOLUTIONS.values())
 
 
 def test_every_known_wrong_kernel_declares_what_it_is_about():
