@@ -454,3 +454,17 @@ def test_provably_negative_tile_start_is_flagged_but_a_runtime_one_zero_fills():
     # Two blocks: the start is only known at run time, and T.copy's guard fills a zero.
     out = run(halo_copy, {"A": torch.arange(1.0, 9.0), "B": torch.zeros(8)}, N=8, BLOCK=4)["B"]
     assert out.tolist() == [0, 1, 2, 3, 4, 5, 6, 7]
+
+
+def test_a_tma_store_at_an_unaligned_tail_fails_on_the_cpu_as_on_the_gpu(grade):
+    """The H200 wrote 3 elements past Y at L = 37 (scripts/p09/tma_store_tail.py: a 1-D TMA store writes whole
+    16-byte units). The judge reads the TMA store in the kernel's compiled CUDA, and the simulator fails the
+    case with the GPU's sentence; the reference, which stores from a fragment, passes the same case."""
+    wrong = ROOT / "tests" / "wrong" / "p09" / "naive_store_through_shared_tile.py"
+    chosen = ("-k", "conv1d_naive", "--exact", "--case", "short_37_k31", "--device", "cpu")
+    (result,) = grade("09", "--file", str(wrong), *chosen).results("conv1d_naive")
+    assert result["status"] == "failed", result
+    assert result["message"].startswith("simulated on CPU: wrote outside the output Y: 3 element(s) after it")
+    assert "TMA store" in result["message"]
+    (reference,) = grade("09", "--solutions", *chosen).results("conv1d_naive")
+    assert reference["status"] == "passed", reference

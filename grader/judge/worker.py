@@ -517,7 +517,7 @@ def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Build | None) ->
         )
     drawn = replace(ctx, draw=input_draw(ctx, build.tir, case))
     if ctx.device.mode == "cpu":
-        result = simulate_and_compare(drawn, kernel, case, build.tir)
+        result = simulate_and_compare(drawn, kernel, case, build.tir, compiled)
     else:
         result = run_and_compare(drawn, kernel, case, compiled)
     result.seconds = time.perf_counter() - started
@@ -617,7 +617,9 @@ def fail_by_tir(result: CaseResult, sentences: list[str], right_numbers: str, ca
     result.details = result.details + [f"also: {s}" for s in listed]
 
 
-def simulate_and_compare(ctx: Context, kernel: Kernel, case: Case, tir: Any) -> CaseResult:
+def simulate_and_compare(ctx: Context, kernel: Kernel, case: Case, tir: Any, compiled: Any = None) -> CaseResult:
+    """The case on the CPU simulator; ``compiled`` (the kernel TileLang built for the profile) tells it how
+    the GPU would store: its CUDA is the evidence for what the TIR alone does not say."""
     from grader.compare import compare
     from grader.run import changed_inputs, make_inputs, poisoned_outputs
     from grader.simulate import SimulationError, Unsupported, simulate
@@ -627,7 +629,7 @@ def simulate_and_compare(ctx: Context, kernel: Kernel, case: Case, tir: Any) -> 
     outputs = poisoned_outputs(kernel, case, "cpu")
     tensors = {t.name: x for t, x in zip(kernel.inputs + kernel.outputs, inputs + outputs)}
     try:
-        simulate(tir, tensors, ctx.device.profile)
+        simulate(tir, tensors, ctx.device.profile, tma_stores="tl::tma_store(" in kernel_source(compiled))
     except SimulationError as error:
         return _result(ctx, kernel, case, outcome.FAILED, f"simulated on CPU: {error}")
     except Unsupported as error:
@@ -642,6 +644,14 @@ def simulate_and_compare(ctx: Context, kernel: Kernel, case: Case, tir: Any) -> 
     result.message = f"simulated on CPU: {result.message}"
     result = with_side_effects(result, changed_inputs(pristine, inputs, [t.name for t in kernel.inputs]))
     return keep_failure(ctx, kernel, case, result, pristine, outputs)
+
+
+def kernel_source(compiled: Any) -> str:
+    """The CUDA TileLang generated for a compiled kernel, or "" where there is none to read."""
+    try:
+        return str(compiled.get_kernel_source()) if compiled is not None else ""
+    except Exception:  # a build that kept no source: the simulator assumes plain stores
+        return ""
 
 
 def with_side_effects(result: CaseResult, side_effects: list[str]) -> CaseResult:

@@ -11,15 +11,16 @@ from grader.simulate.interp import Interpreter, SimulationError, Unsupported
 __all__ = ["SimulationError", "Unsupported", "simulate"]
 
 
-def simulate(tir: Any, tensors: dict[str, torch.Tensor], profile: Any = None) -> None:
+def simulate(tir: Any, tensors: dict[str, torch.Tensor], profile: Any = None, tma_stores: bool = False) -> None:
     """Run the kernel's TIR on CPU tensors, writing its outputs in place, with the shared memory
-    limit of ``profile`` (a grader.devices.Profile; Hopper's by default)."""
+    limit of ``profile`` (a grader.devices.Profile; Hopper's by default). ``tma_stores``: the kernel's
+    compiled CUDA stores shared tiles with TMA, whose 1-D stores write whole 16-byte units at a tail."""
     previous = torch.get_num_threads()
     torch.set_num_threads(1)  # a loaded 2-core machine runs tiny ops far faster single-threaded
     try:
         limits = (
             {} if profile is None else {"shared_limit": profile.shared_per_block, "gpu": f"a block on {profile.label}"}
         )
-        Interpreter(tir, tensors, **limits).run()
+        Interpreter(tir, tensors, **limits, tma_stores=tma_stores).run()
     finally:
         torch.set_num_threads(previous)

@@ -298,11 +298,19 @@ def shared_memory_plan(func: Any, block: Any = None, size: Any = None) -> Shared
 
 class Interpreter:
     def __init__(
-        self, func: Any, tensors: dict[str, torch.Tensor], shared_limit: int = SHARED_LIMIT, gpu: str = "a Hopper block"
+        self,
+        func: Any,
+        tensors: dict[str, torch.Tensor],
+        shared_limit: int = SHARED_LIMIT,
+        gpu: str = "a Hopper block",
+        tma_stores: bool = False,
     ):
         from tilelang import tvm
 
         self.shared_limit, self.gpu = shared_limit, gpu  # the GPU profile's per-block limit, and its name
+        # The kernel's CUDA stores shared tiles to global memory with TMA (tl::tma_store): a 1-D store then
+        # writes whole 16-byte units at the tensor's end (scripts/p09/tma_store_tail.py measured it).
+        self.tma_stores = tma_stores
 
         self.tir = tvm.tirx
         self.func = func
