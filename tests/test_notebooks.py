@@ -18,7 +18,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader.discover import puzzle_files
+from grader.discover import CELL_END, puzzle_files
 from grader.nb import RED
 from grader.notebooks import (
     BENCH_COMMENT,
@@ -420,7 +420,8 @@ def _record_and_check(shell, capsys) -> None:
     magics = shell.magics_manager.registry["PuzzleMagics"]
     assert magics.puzzle_id == "08" and shell.user_ns["y"] == 2 and shell.user_ns["x"] == 10
     text, starts = magics.module_text()
-    assert text == "x = 10\n\n\ny = x + 1\n\n\n" and starts == [(1, "first"), (4, "second")]
+    end = f"\n{CELL_END}\n"  # each cell's end, where the tracer runs the module cell by cell
+    assert text == f"x = 10\n{end}y = x + 1\n{end}" and starts == [(1, "first"), (4, "second")]
     result = check("gemv")
     assert not result.passed and "run the cell that starts with %%puzzle gemv" in capsys.readouterr().out
     with pytest.raises(CheckFailed, match="no cell defines it yet") as failed:

@@ -88,6 +88,9 @@ def tracer_env(folder: Path) -> dict[str, str]:
         PYTHONPATH=os.pathsep.join(paths),
         PYTHONDONTWRITEBYTECODE="1",
         TMPDIR=str(folder),
+        # Its own compile cache in its private folder: TileLang makes its cache's folders at import, which the
+        # sandbox's read-only filesystem refuses, and a tracer has nothing to compile or to take from the judge's.
+        TILELANG_CACHE_DIR=str(Path(folder) / "tilelang-cache"),
         TILELANG_PRINT_ON_COMPILATION="0",
         PYTHONWARNINGS="ignore",
     )
