@@ -96,9 +96,15 @@ def attack(
     env = {"TILELANG_COURSE_HIDDEN_CASES": str(hidden)} if hidden else {}
     env["TILELANG_ATTACK_DIR"] = str(folder)
     env["TILELANG_ATTACK_PORT"] = str(port)
+    env["TILELANG_ATTACK_CACHE"] = str(judges_cache())
     env["GITHUB_TOKEN"] = "secret-token-the-tracer-must-not-see"
     chosen = ["-k", "gemv", "--exact", "--case", CASE, "--device", device, *extra]
     return grade("08", "--file", str(ATTACKS / name), *chosen, env=env)
+
+
+def judges_cache() -> Path:
+    """The compile cache the judge loads from (the tracer gets a private one of its own)."""
+    return Path(os.environ.get("TILELANG_CACHE_DIR") or Path.home() / ".tilelang" / "cache")
 
 
 class Listener:
@@ -138,12 +144,14 @@ def unchecked_bytecode() -> list[Path]:
     return found
 
 
-def processes_running(path: Path) -> list[int]:
-    """Processes whose command line names ``path`` (a cold tracer's does), not zombies."""
+def processes_running(path: Path, folder: Path) -> list[int]:
+    """Live processes of this test's run of ``path``: the command line names the file (a cold tracer's does)
+    and the environment names the test's folder (another test may grade the same file meanwhile)."""
     found = []
     for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
         try:
-            if str(path).encode() in cmdline.read_bytes() and alive(int(cmdline.parent.name)):
+            ours = f"TILELANG_ATTACK_DIR={folder}".encode() in (cmdline.parent / "environ").read_bytes().split(b"\0")
+            if ours and str(path).encode() in cmdline.read_bytes() and alive(int(cmdline.parent.name)):
                 found.append(int(cmdline.parent.name))
         except OSError:
             continue
@@ -163,7 +171,7 @@ def judged(grade, name: str, device: str, tmp_path: Path, stderr_apart: bool = T
     hidden = tmp_path / "hidden.json"
     hidden.write_text('{"cases": [], "note": "the instructor\'s secret"}')
     fork_pids, forge_pid = tmp_path / FORK_PIDS, tmp_path / FORGE_PID
-    cache = Path(os.environ.get("TILELANG_CACHE_DIR") or Path.home() / ".tilelang" / "cache")
+    cache = judges_cache()
     if name == "tamper_cache_in_place.py":
         cache.mkdir(parents=True, exist_ok=True)
         (cache / EXISTING).write_bytes(ORIGINAL)
@@ -197,7 +205,8 @@ def judged(grade, name: str, device: str, tmp_path: Path, stderr_apart: bool = T
         assert listener.connections == 0, "the learner's file reached a server on this machine"
         assert not unchecked_bytecode(), "unchecked bytecode was planted beside the course's sources"
         if stderr_apart:  # a cold tracer's command line names the file: none of its processes may be alive
-            assert not processes_running(ATTACKS / name), "a process of the learner's file outlived the grader"
+            left = processes_running(ATTACKS / name, tmp_path)
+            assert not left, "a process of the learner's file outlived the grader"
     if name == "phone_home.py" and not confined:
         assert listener.connections > 0, "the attack never reached the server"
     if name == "fork_at_import.py" and not confined:

@@ -7,7 +7,9 @@ from pathlib import Path
 import tilelang
 import tilelang.language as T
 
-cache = Path(os.environ.get("TILELANG_CACHE_DIR") or Path.home() / ".tilelang" / "cache")
+# The judge's compile cache: the tracer's own TILELANG_CACHE_DIR is a private folder, so the test names the
+# judge's (on a learner's machine it is ~/.tilelang/cache, which any student can guess).
+cache = Path(os.environ.get("TILELANG_ATTACK_CACHE") or Path.home() / ".tilelang" / "cache")
 cache.mkdir(parents=True, exist_ok=True)
 (cache / "tilelang-course-attack-planted.so").write_bytes(b"not a library")
 

@@ -9,7 +9,9 @@ from pathlib import Path
 import tilelang
 import tilelang.language as T
 
-cache = Path(os.environ.get("TILELANG_CACHE_DIR") or Path.home() / ".tilelang" / "cache")
+# The judge's compile cache: the tracer's own TILELANG_CACHE_DIR is a private folder, so the test names the
+# judge's (on a learner's machine it is ~/.tilelang/cache, which any student can guess).
+cache = Path(os.environ.get("TILELANG_ATTACK_CACHE") or Path.home() / ".tilelang" / "cache")
 target = cache / "tilelang-course-attack-existing.bin"
 if target.exists():
     before = os.stat(target)
