@@ -111,10 +111,10 @@ def test_no_tensor_is_shared_between_cases_and_outputs_start_poisoned(monkeypatc
     seen: list[dict[str, torch.Tensor]] = []
     real = grader.simulate.simulate
 
-    def spy(tir, tensors, *limits):
+    def spy(tir, tensors, *limits, **evidence):
         assert torch.isnan(tensors["C"]).all()  # poisoned before every run
         seen.append(dict(tensors))
-        real(tir, tensors, *limits)
+        real(tir, tensors, *limits, **evidence)
 
     monkeypatch.setattr(grader.simulate, "simulate", spy)
     solution = ROOT / "solutions" / "p02_vector_add.py"
