@@ -110,11 +110,11 @@ class JudgeChecks(NbGraderPreprocessor):
         if not checks:
             return nb, resources
         self._sandbox = self.sandbox_env()  # before grading anything: refused, nothing is scored
-        cells, failed = puzzle_cells(nb), set()
+        cells = puzzle_cells(nb)
         # One grader run per distinct module: normally one per notebook.
         groups: dict[tuple[str, str], tuple[list[tuple[int, str]], list[tuple[NotebookNode, str]]]] = {}
         for cell, puzzle_id, kernel in checks:
-            module, starts = module_text(cells, failed, keep=kernel)
+            module, starts = module_text(cells, set(), keep=kernel)  # none ran here, so none is known to raise
             groups.setdefault((puzzle_id, module), (starts, []))[1].append((cell, kernel))
         for (puzzle_id, module), (starts, members) in groups.items():
             self._judge(puzzle_id, module, starts, members)

@@ -36,6 +36,7 @@ import os
 import re
 import signal
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -253,9 +254,9 @@ def _probe() -> str:
         try:
             os.close(read_end)
             os.dup2(write_end, 2)  # where the waiter says why a step inside failed
-            with _temporary_folder() as folder:
+            with tempfile.TemporaryDirectory(prefix="tilelang-course-sandbox-") as folder:
                 try:
-                    enter(folder, ())
+                    enter(Path(folder), ())
                 except Unavailable as error:
                     os.write(write_end, str(error).encode()[:2000])
                     os._exit(1)
@@ -271,14 +272,6 @@ def _probe() -> str:
     if os.waitstatus_to_exitcode(status) == 0:
         return ""
     return problem.decode(errors="replace") or f"the trial sandbox ended with status {status}"
-
-
-@contextlib.contextmanager
-def _temporary_folder():
-    import tempfile
-
-    with tempfile.TemporaryDirectory(prefix="tilelang-course-sandbox-") as folder:
-        yield Path(folder)
 
 
 HOW_TO_ENABLE = (
