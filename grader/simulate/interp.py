@@ -46,11 +46,13 @@ PY_OPS = {
 
 
 class SimulationError(Exception):
-    """The kernel does something the GPU would not do correctly (learner's bug)."""
+    """The kernel does something the GPU would not do correctly (learner's bug). ``race``: the two
+    blocks and the element, when that something is a race between blocks (races.Race)."""
 
-    def __init__(self, message: str, line: int | None = None):
+    def __init__(self, message: str, line: int | None = None, race: Any = None):
         super().__init__(message)
         self.line = line
+        self.race = race
 
 
 class Unsupported(Exception):
@@ -296,6 +298,14 @@ def shared_memory_plan(func: Any, block: Any = None, size: Any = None) -> Shared
     return SharedPlan(total, staged)
 
 
+def _flat(data: torch.Tensor, indices: list[torch.Tensor]) -> torch.Tensor:
+    """Row-major positions in ``data`` (contiguous) of the elements at ``indices``, one tensor per axis."""
+    flat = torch.zeros(indices[0].shape if indices else (1,), dtype=torch.int64)
+    for index, stride in zip(indices, data.stride()):
+        flat = flat + index.reshape(flat.shape).to(torch.int64) * stride
+    return flat.reshape(-1)
+
+
 class Interpreter:
     def __init__(
         self,
@@ -304,8 +314,11 @@ class Interpreter:
         shared_limit: int = SHARED_LIMIT,
         gpu: str = "a Hopper block",
         tma_stores: bool = False,
+        reverse_blocks: bool = False,
     ):
         from tilelang import tvm
+
+        from grader.simulate.races import RaceWatch, written_globals
 
         self.shared_limit, self.gpu = shared_limit, gpu  # the GPU profile's per-block limit, and its name
         # The kernel's CUDA stores shared tiles to global memory with TMA (tl::tma_store): a 1-D store then
@@ -314,6 +327,9 @@ class Interpreter:
 
         self.tir = tvm.tirx
         self.func = func
+        # Blocks run last to first: a result that depends on the order shows in one of the two orders.
+        self.reverse_blocks = reverse_blocks
+        self.block_vars: list[Any] = []  # the blockIdx loops we are inside, outermost first
         self.env: dict[Any, Any] = {}
         self.buffers: dict[Any, torch.Tensor] = {}
         self.scopes: dict[Any, str] = {}
@@ -335,6 +351,7 @@ class Interpreter:
                 raise Unsupported(f"the scalar parameter {param}")
             self.buffers[buffer.data] = tensors[buffer.name]
             self.scopes[buffer.data] = "global"
+        self.races = RaceWatch(written_globals(func, self.tir))
 
     def reinterprets(self, func: Any) -> bool:
         dtypes: dict[Any, set[str]] = {}
@@ -351,7 +368,12 @@ class Interpreter:
 
     # ------------------------------------------------------------------ statements
     def run(self) -> None:
-        self.stmt(self.func.body)
+        from grader.simulate.races import RaceError
+
+        try:
+            self.stmt(self.func.body)
+        except RaceError as error:
+            raise SimulationError(str(error), race=error.race) from None
 
     def stmt(self, node: Any) -> None:
         t = self.tir
@@ -416,9 +438,17 @@ class Interpreter:
             if not tag.startswith("blockIdx"):
                 raise Unsupported(f"a loop bound to {tag}")
             self.block_extents[node.loop_var] = extent
-            for index in range(start, start + extent):
-                self.env[node.loop_var] = index
-                self.stmt(node.body)
+            if not self.block_vars:
+                self.races.new_launch()  # blocks of different launches never overlap in time
+            self.block_vars.append(node.loop_var)
+            order = range(start, start + extent)
+            try:
+                for index in reversed(order) if self.reverse_blocks else order:
+                    self.env[node.loop_var] = index
+                    self.races.enter_block(tuple(int(self.env[v]) for v in self.block_vars))
+                    self.stmt(node.body)
+            finally:
+                self.block_vars.pop()
         elif kind == self.tir.ForKind.PARALLEL:
             axis = self.lanes.take()
             self.env[node.loop_var] = lane(extent, axis) + start
@@ -494,6 +524,9 @@ class Interpreter:
         ):
             position = tuple(int(i) for i in indices)
             if self.scalar_in_bounds(node.buffer, position):
+                if self.scopes[node.buffer.data] == "global":
+                    where = [torch.tensor([p]) for p in position]
+                    self.watch_write(node.buffer, data, where, torch.as_tensor(value, dtype=data.dtype).reshape(1))
                 data[position] = value
             return
         grids = torch.broadcast_tensors(
@@ -511,6 +544,8 @@ class Interpreter:
         flat_indices = [kept(g) for g in index_grids]
         inside = self.in_global_bounds(node.buffer, flat_indices)
         flat_indices = [f[inside] for f in flat_indices]
+        if self.scopes[node.buffer.data] == "global":
+            self.watch_write(node.buffer, data, flat_indices, kept(value_grid)[inside].to(data.dtype))
         data.index_put_(tuple(flat_indices), kept(value_grid)[inside].to(data.dtype))
         if product is not None:
             exact = kept(torch.broadcast_to(product, value_grid.shape))[inside]
@@ -616,10 +651,13 @@ class Interpreter:
             return self.load_private(node.buffer, indices)
         if self.scopes[node.buffer.data] == "local.fragment" and self.parallel_vars:
             self.check_lane_access(node)
+        is_global = self.scopes[node.buffer.data] == "global"
         if not any(isinstance(i, torch.Tensor) for i in indices):
             position = tuple(int(i) for i in indices)
             if not self.scalar_in_bounds(node.buffer, position):
                 return torch.zeros((), dtype=data.dtype)
+            if is_global:
+                self.watch_read(node.buffer, data, [torch.tensor([p]) for p in position])
             return data[position].clone()  # a value, as the register the GPU loads it into: not a view
         grids = torch.broadcast_tensors(*[self.as_tensor(i) for i in indices])
         if self._mask is not None:
@@ -627,9 +665,32 @@ class Interpreter:
             *grids, mask = torch.broadcast_tensors(*grids, self._mask)
             grids = [torch.where(mask, g, torch.zeros_like(g)) for g in grids]
         inside = self.in_global_bounds(node.buffer, [g.reshape(-1) for g in grids]).reshape(grids[0].shape)
+        if is_global:
+            read = inside if self._mask is None else inside & mask
+            self.watch_read(node.buffer, data, [g[read] for g in grids])
         safe = [torch.where(inside, g, torch.zeros_like(g)) for g in grids]
         values = data[tuple(safe)]
         return torch.where(inside, values, torch.zeros((), dtype=values.dtype))
+
+    def watch_read(self, buffer: Any, data: torch.Tensor, indices: list[torch.Tensor]) -> None:
+        """Record that the current block read these elements of a global buffer (races.py)."""
+        if buffer.data in self.races.watched and data.is_contiguous():
+            flat = _flat(data, indices)
+            self.races.read(buffer.data, data, buffer.name, list(data.shape), flat)
+
+    def watch_write(
+        self, buffer: Any, data: torch.Tensor, indices: list[torch.Tensor], values: torch.Tensor, atomic: bool = False
+    ) -> None:
+        """Record that the current block is about to write ``values`` to these elements (races.py)."""
+        if buffer.data in self.races.watched and data.is_contiguous():
+            flat = _flat(data, indices)
+            before = data.reshape(-1)[flat]
+            changed = (
+                (before != values) & ~(torch.isnan(before) & torch.isnan(values))
+                if before.is_floating_point()
+                else before != values
+            )
+            self.races.write(buffer.data, data, buffer.name, list(data.shape), flat, changed, atomic)
 
     def shape_of(self, buffer: Any) -> list[int]:
         shape = self.shapes.get(buffer)

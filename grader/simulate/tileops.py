@@ -59,12 +59,18 @@ def copy(sim: Interpreter, call: Any, add: bool = False) -> None:
     if sim.tma_stores and not add and src.scope.startswith("shared") and dst.scope == "global":
         tma_tail(dst)
     values = torch.zeros(shape, dtype=src.data.dtype)
-    values[src_ok] = src.data[tuple(i[src_ok] for i in src_index)]
+    read = tuple(i[src_ok] for i in src_index)
+    if src.scope == "global":
+        sim.watch_read(src.buffer, src.data, list(read))
+    values[src_ok] = src.data[read]
     where = tuple(i[dst_ok] for i in dst_index)
     if add:  # in the destination's dtype, as the GPU's atomic adds
-        dst.data[where] = dst.data[where] + values[dst_ok].to(dst.data.dtype)
+        written = dst.data[where] + values[dst_ok].to(dst.data.dtype)
     else:
-        dst.data[where] = values[dst_ok].to(dst.data.dtype)
+        written = values[dst_ok].to(dst.data.dtype)
+    if dst.scope == "global":
+        sim.watch_write(dst.buffer, dst.data, list(where), written, atomic=add)
+    dst.data[where] = written
 
 
 TMA_UNIT = 16  # bytes: a TMA store writes the innermost dimension of its box in whole units of this size
@@ -93,7 +99,8 @@ def tma_tail(dst: Region) -> None:
 def atomic_add(sim: Interpreter, call: Any) -> None:
     """T.atomic_add(dst, src_tile): dst += src, element by element, in dst's dtype; reads past an edge of
     src give zeros and adds past an edge of dst are dropped, as for T.copy. Blocks run one after another
-    here, so atomicity is free; only the order of the additions differs from the GPU's."""
+    here, so atomicity is free; only the order of the additions differs from the GPU's. races.py fails a
+    launch whose other blocks read or store the elements it adds to."""
     copy(sim, call, add=True)
 
 
@@ -122,6 +129,13 @@ def _indices(side: Region, shape: list[int], grid: tuple) -> tuple[list[torch.Te
 def fill(sim: Interpreter, call: Any) -> None:
     dst = region(sim, call.args[0])
     value = sim.expr(call.args[1])
+    if dst.scope == "global":  # T.fill / T.clear of a global region: a plain store of every element
+        grid = torch.meshgrid(*[torch.arange(b, b + e) for b, e in zip(dst.base, dst.extents)], indexing="ij")
+        inside = torch.ones(grid[0].shape, dtype=torch.bool)
+        for index, extent in zip(grid, dst.data.shape):
+            inside &= index < extent
+        values = torch.full((int(inside.sum()),), float(value), dtype=dst.data.dtype)
+        sim.watch_write(dst.buffer, dst.data, [g[inside] for g in grid], values)
     dst.view().fill_(value.item() if isinstance(value, torch.Tensor) else value)
 
 

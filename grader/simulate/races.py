@@ -1,0 +1,161 @@
+"""Races between the blocks of one launch.
+
+The simulator runs a launch's blocks one after another, so a block sees every write of the blocks
+before it. A GPU runs them at the same time, in no set order, and a block may read an element before
+or after another block changes it. This module keeps, per element of each global buffer the launch
+writes, which block last changed it without an atomic, which block added to it atomically, and the
+lowest and highest block that read it. Two blocks that touch one element, one of them changing it
+without an atomic, are a race whatever order the GPU picks; so are a read and an atomic add from
+different blocks (the reader sees some of the sum). Writes that leave an element as it was (two
+blocks storing the same value) are no race: every order gives the same result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+NONE = -1
+
+
+@dataclass
+class Race:
+    """Two blocks of one launch touch one element of ``buffer`` in an order-dependent way: ``first`` (in
+    the simulator's order) did ``did_first`` to it, then ``second`` did ``did_second`` ("read", "store",
+    "add": an atomic add)."""
+
+    buffer: str
+    element: tuple[int, ...]
+    first: tuple[int, ...]
+    did_first: str
+    second: tuple[int, ...]
+    did_second: str
+
+    def sentence(self) -> str:
+        where = f"`{self.buffer}[{', '.join(map(str, self.element))}]`"
+        verbs = {"read": "reads it", "store": "stores to it without an atomic", "add": "adds to it atomically"}
+        one, other = _name(self.first), _name(self.second)
+        if self.did_first == self.did_second == "store":
+            how = f"blocks {one} and {other} both store to it, different values, without an atomic"
+        else:
+            how = f"block {one} {verbs[self.did_first]} and block {other} {verbs[self.did_second]}"
+        return (
+            f"two blocks of one launch race on {where}: {how}. A GPU runs a launch's blocks at the same time, "
+            "in no set order, so the result depends on which gets there first. Give each block its own "
+            "elements, or add across blocks with T.atomic_add and read the sums in a later launch"
+        )
+
+
+def _name(block: tuple[int, ...]) -> str:
+    return str(block[0]) if len(block) == 1 else "(" + ", ".join(map(str, block)) + ")"
+
+
+class Element:
+    """The history of one buffer's elements in the current launch (flat, over the buffer's storage)."""
+
+    def __init__(self, numel: int):
+        self.writer = torch.full((numel,), NONE, dtype=torch.int64)
+        self.adder = torch.full((numel,), NONE, dtype=torch.int64)
+        self.first_reader = torch.full((numel,), NONE, dtype=torch.int64)
+        self.last_reader = torch.full((numel,), NONE, dtype=torch.int64)
+
+
+class RaceWatch:
+    """Which global elements each block of the current launch touched; ``check_*`` raise Race."""
+
+    def __init__(self, watched: set[Any]):
+        self.watched = watched  # buffer data vars some launch writes (buffers only read cannot race)
+        self.history: dict[Any, Element] = {}
+        self.blocks: list[tuple[int, ...]] = []  # block number -> its blockIdx values
+        self.numbers: dict[tuple[int, ...], int] = {}
+        self.block = NONE
+
+    def new_launch(self) -> None:
+        self.history.clear()
+        self.blocks.clear()
+        self.numbers.clear()
+        self.block = NONE
+
+    def enter_block(self, index: tuple[int, ...]) -> None:
+        number = self.numbers.get(index)
+        if number is None:
+            number = self.numbers[index] = len(self.blocks)
+            self.blocks.append(index)
+        self.block = number
+
+    def _element(self, data_var: Any, storage: torch.Tensor) -> Element | None:
+        if self.block == NONE or data_var not in self.watched:
+            return None
+        element = self.history.get(data_var)
+        if element is None:
+            element = self.history[data_var] = Element(storage.numel())
+        return element
+
+    def _race(self, name: str, shape: list[int], flat: torch.Tensor, other: torch.Tensor, did: str, i_do: str) -> Race:
+        """The first element of ``flat`` where ``other`` names another block, which ``did`` to it."""
+        hit = int(torch.nonzero((other != NONE) & (other != self.block))[0, 0])
+        coords = tuple(int(c) for c in torch.unravel_index(flat[hit], shape)) if shape else ()
+        return Race(name, coords, self.blocks[int(other[hit])], did, self.blocks[self.block], i_do)
+
+    def _check(self, name: str, shape: list[int], flat: torch.Tensor, i_do: str, others: list) -> None:
+        for other, did in others:
+            if bool(((other != NONE) & (other != self.block)).any()):
+                raise RaceError(self._race(name, shape, flat, other, did, i_do))
+
+    def read(self, data_var: Any, storage: torch.Tensor, name: str, shape: list[int], flat: torch.Tensor) -> None:
+        element = self._element(data_var, storage)
+        if element is None or flat.numel() == 0:
+            return
+        self._check(name, shape, flat, "read", [(element.writer[flat], "store"), (element.adder[flat], "add")])
+        first = element.first_reader[flat]
+        element.first_reader[flat] = torch.where(first == NONE, self.block, first)
+        element.last_reader[flat] = self.block
+
+    def write(
+        self,
+        data_var: Any,
+        storage: torch.Tensor,
+        name: str,
+        shape: list[int],
+        flat: torch.Tensor,
+        changed: torch.Tensor,
+        atomic: bool = False,
+    ) -> None:
+        """``flat`` elements written; ``changed``: where the value differs from the element's before."""
+        element = self._element(data_var, storage)
+        if element is None or flat.numel() == 0:
+            return
+        touched = flat if atomic else flat[changed]
+        if touched.numel() == 0:
+            return
+        first, last = element.first_reader[touched], element.last_reader[touched]
+        other_reader = torch.where(first != self.block, first, last)
+        others = [(element.writer[touched], "store"), (other_reader, "read")]
+        if not atomic:
+            others.append((element.adder[touched], "add"))
+        self._check(name, shape, touched, "add" if atomic else "store", others)
+        (element.adder if atomic else element.writer)[touched] = self.block
+
+
+class RaceError(Exception):
+    def __init__(self, race: Race):
+        super().__init__(race.sentence())
+        self.race = race
+
+
+def written_globals(func: Any, tir: Any) -> set[Any]:
+    """The data vars of global buffers the kernel writes: stores, and tile-op regions marked as written
+    (a ``tl.region``'s second argument is its access mask: 1 read, 2 write, 3 both)."""
+    found: set[Any] = set()
+
+    def visit(node: Any) -> None:
+        if isinstance(node, tir.BufferStore):
+            found.add(node.buffer.data)
+        elif isinstance(node, tir.Call) and node.op.name == "tl.region":
+            if int(node.args[1]) & 2:
+                found.add(node.args[0].buffer.data)
+
+    tir.stmt_functor.post_order_visit(func.body, visit)
+    return found
