@@ -23,6 +23,10 @@ class Comparison:
     max_abs_error: float
     max_rel_error: float
     details: list[str] = field(default_factory=list)
+    infinite: int = 0  # elements that are +inf or -inf
+    shape: tuple[int, ...] = ()
+    # (axis, k): the wrong elements are exactly the last k positions along one axis, all still NaN
+    unwritten_end: tuple[int, int] | None = None
     hint: str = ""
     # Which tiles of the launch grid are wrong, for drawing: {"tile": [...], "wrong": [[0/1, ...]] or [0/1, ...],
     # "grid": tiles per axis, "cell": tiles per map cell along each axis (above 1 when merged)}
@@ -88,6 +92,8 @@ def compare(
         never_written=int(nan.sum().item()),
         max_abs_error=max_abs,
         max_rel_error=max_rel,
+        infinite=int(torch.isinf(got).sum().item()),
+        shape=tuple(want.shape),
     )
     if wrong == 0:
         return result
@@ -107,8 +113,24 @@ def compare(
         largest = want.abs().max().item()
         result.hint = _underflow_hint(name, largest) if largest < TINY else _zero_hint(name)
     else:
-        result.hint = _hint(result, bad, tile, tiles.only_tail if tiles else False)
+        result.unwritten_end = _unwritten_end(bad, nan)
+        result.hint = _hint(name, actual.dtype, result, tile, tiles.only_tail if tiles else False)
     return result
+
+
+def _unwritten_end(bad: torch.Tensor, nan: torch.Tensor) -> tuple[int, int] | None:
+    """(axis, k) when the wrong elements are exactly the last k positions along one axis (every element
+    there, nothing else) and all of them still hold the NaN the output starts as; else None."""
+    if not bool((bad == nan).all()):
+        return None
+    for axis, extent in enumerate(bad.shape):
+        others = [d for d in range(bad.dim()) if d != axis]
+        along = bad.all(dim=others) if others else bad  # positions along the axis that are wrong everywhere
+        anywhere = bad.any(dim=others) if others else bad
+        k = int(along.sum().item())
+        if 0 < k < extent and bool(along[extent - k :].all()) and not bool(anywhere[: extent - k].any()):
+            return axis, k
+    return None
 
 
 # Values below this are "tiny": the product of two of them is under float16's smallest normal number
@@ -155,7 +177,9 @@ def _wrong_tiles(bad: torch.Tensor, tile: tuple[int | None, ...]) -> TileSummary
             index = [slice(None)] * len(sizes)
             index[axis] = -1
             partial[tuple(index)] = True
-    only_tail = bool(partial.any()) and not bool((per_tile & ~partial).any())
+    # Partial tiles alone are wrong while some whole tile is right (when every tile is partial, as for a size
+    # below the block, that says nothing about the edge).
+    only_tail = bool(partial.any()) and bool((~partial).any()) and not bool((per_tile & ~partial).any())
     coords = torch.nonzero(per_tile).tolist()[:SHOW_FIRST]
     listed = ", ".join(str(c[0]) if len(c) == 1 else "(" + ", ".join(map(str, c)) + ")" for c in coords)
     more = "" if wrong_tiles <= SHOW_FIRST else ", ..."
@@ -192,10 +216,10 @@ def _map_lines(shown: torch.Tensor, cells: list[int]) -> list[str]:
     return [f"tile map (x wrong, . right{merged}; a row of marks per row of tiles):", *rows[:MAP_ROWS_SHOWN], *more]
 
 
-def _hint(result: Comparison, bad: torch.Tensor, tile: tuple[int | None, ...], only_tail: bool) -> str:
+def _hint(name: str, dtype: torch.dtype, result: Comparison, tile: tuple[int | None, ...], only_tail: bool) -> str:
     """The likely cause, read from the pattern of the wrong elements. The output starts filled with NaN,
     so NaN marks an element never written (or computed from an uninitialised buffer); a finite wrong
-    value marks an element written with the wrong number."""
+    value marks an element written with the wrong number; an infinite one, a value that overflowed."""
     nan, values = result.never_written, result.wrong - result.never_written
     if nan == result.total:
         return (
@@ -203,6 +227,30 @@ def _hint(result: Comparison, bad: torch.Tensor, tile: tuple[int | None, ...], o
             "T.copy into it there, at the right offset? (A result computed from a tile never cleared or "
             "loaded is NaN too.)"
         )
+    if result.infinite:
+        kind = str(dtype).removeprefix("torch.")
+        largest = f" ({torch.finfo(dtype).max:g} in {kind})" if dtype.is_floating_point else ""
+        return (
+            f"{result.infinite} element(s) of {name} are infinite: a value grew past the largest its type "
+            f"holds{largest}, or was divided by 0. Compute in float32 (T.cast) and cast once when storing; "
+            "check divisors and what goes into T.exp."
+        )
+    if result.unwritten_end is not None:
+        axis, k = result.unwritten_end
+        extent, block = result.shape[axis], tile[axis] if axis < len(tile) else None
+        last = extent - (extent - 1) // block * block if block else None  # the last tile's length on this axis
+        where = f" along dimension {axis}" if len(result.shape) > 1 else ""
+        if last is not None and k < last:  # the block that owns them ran and wrote the rest of its tile
+            return (
+                f"The last {k} element(s) of {name}{where} were never written, though their block wrote the rest "
+                "of its tile: a guard or loop bound stops short of the end (`i < N - 1` or `range(N - 1)` where "
+                "`i < N` or `range(N)` is meant)."
+            )
+        if last is None:
+            return (
+                f"The last {k} element(s) of {name}{where} were never written and everything before them is right: "
+                "a guard, a loop bound or the number of blocks stops short of the end."
+            )
     if only_tail and values == 0:
         return (
             "The partial tiles at the edge were never written: launch enough blocks to cover the "
