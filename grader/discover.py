@@ -77,7 +77,9 @@ def load_puzzle(module: ModuleType) -> Puzzle:
     puzzle = factory()
     if not isinstance(puzzle, Puzzle):
         raise TypeError(f"puzzle() in {module.__file__} returned {type(puzzle).__name__}, not a Puzzle")
-    return puzzle
+    from grader.budget import with_budget
+
+    return with_budget(puzzle)  # every case's simulate decided: the marks, then the budget
 
 
 @dataclass(frozen=True)
@@ -120,12 +122,14 @@ def wrong_kernels(root: Path) -> list[WrongKernel]:
 class ConceptKernel:
     """A kernel under tests/concept/ that computes the right numbers without the construct its puzzle
     teaches: the grader's own test data. It declares PUZZLE, KERNELS (comma-separated) and WANTS, a
-    phrase the concept check's sentence must contain."""
+    phrase the concept check's sentence must contain, and may declare INSTEAD, a phrase the sentence's
+    "your kernel ..." part (what the kernel used in place of the construct) must contain."""
 
     path: Path
     puzzle_id: str
     kernels: tuple[str, ...]
     wants: str
+    instead: str = ""
 
 
 def concept_kernels(root: Path) -> list[ConceptKernel]:
@@ -133,5 +137,9 @@ def concept_kernels(root: Path) -> list[ConceptKernel]:
     for path in sorted((root / "tests" / "concept").glob("*.py")):
         text = path.read_text()
         kernels = tuple(k for k in _declared(text, "KERNELS").split(",") if k)
-        found.append(ConceptKernel(path, _declared(text, "PUZZLE"), kernels, _declared(text, "WANTS")))
+        found.append(
+            ConceptKernel(
+                path, _declared(text, "PUZZLE"), kernels, _declared(text, "WANTS"), _declared(text, "INSTEAD")
+            )
+        )
     return found

@@ -133,6 +133,11 @@ def torch_conv1d_channels(X, W):
 # The zero padding is free: `T.copy` fills the part of the window before 0 or past L with zeros,
 # exactly the "same" padding.
 #
+# Store the outputs from the fp32 fragment, `T.copy(acc, Y[...])`, or from an fp16 fragment. Do not
+# convert them into an fp16 shared tile and `T.copy` that to Y: on Hopper TileLang 0.1.15 makes that
+# 1-D store a TMA store, which writes on to the next 16-byte boundary past Y's end (3 elements at
+# L = 37, 5 at L = 4099 on the H200; puzzle 01's "Who guards the edge" says more).
+#
 # What to watch for: fp32 accumulation (the `fir_100000_k1001` case sums 1001 terms); and a TileLang
 # trap described in the spec: a start index that TileLang can *prove* negative is read Python-style
 # from the end of the tensor. With two or more blocks along L the window start `bx * BLOCK_L - P` is

@@ -6,6 +6,8 @@ large vector is the memory bandwidth that every later memory-bound puzzle is com
 
 Input ``A``: an fp16 vector of N. Output ``B``: an fp16 vector of N with ``B[i] = A[i]``.
 The three kernels compute the same thing and differ in how the work is spread over the GPU.
+Each is graded on its numbers and on the construct its rung teaches, read from the kernel's TIR:
+right numbers reached another way are refused, with the construct the grader found instead.
 
 ``copy_serial``
     A single block: ``T.Kernel(1, threads=THREADS)``. A ``T.serial`` loop walks the vector
@@ -109,6 +111,13 @@ def torch_copy(A):
 #
 # It is correct and slow: one block runs on one SM while the other 131 idle. The bench case shows by
 # how much.
+#
+# **What the grader checks here, and why.** The numbers, and in the kernel's TIR a `T.Parallel` loop:
+# this rung is about deciding yourself which thread copies which element. One `T.copy(A, B)`, the way
+# the original tilelang-puzzles course starts, gives the right numbers and is still refused, because
+# `T.copy` makes that decision for you (kernel 3 comes back to it). A plain `T.serial` loop over every
+# element is refused too: each of the block's threads runs the whole loop, so every element is copied
+# THREADS times. The refusal names what your kernel used instead.
 
 
 # %% copy_serial
@@ -188,6 +197,13 @@ def copy_threads(A, BLOCK: int, THREADS: int = 256):
 # give zeros and writes past it are dropped. With N a multiple of the block TileLang also proves the
 # check always true, removes it, and moves 16 bytes per instruction. This is the tile style every
 # later puzzle is written in: load tiles, compute on tiles, store tiles.
+#
+# **What the grader checks here, and why.** Two `T.copy` calls with a fragment between them. One
+# `T.copy` from a slice of A straight into B (the original course's block copy), or a tile staged in
+# shared memory alone (`T.alloc_shared`), gives the right numbers and is refused: the point of the
+# rung is the tile in registers, because that is where later puzzles compute (the sums of puzzle 02,
+# the reductions of 05, the accumulator of `T.gemm` in 08). An element-by-element `T.Parallel` loop is
+# kernel 2 again.
 
 
 # %% copy_tiles
@@ -222,6 +238,14 @@ def copy_tiles(A, BLOCK: int, THREADS: int = 256):
 # result: a maximum over negative values, the sum of a softmax's exponentials, a count. Then the
 # padding must be set to what leaves the result alone (minus infinity for a maximum), as puzzle 06
 # does.
+#
+# **One exception, on Hopper (sm_90a: H100, H200).** There TileLang 0.1.15 compiles a `T.copy` from a
+# 1-D shared tile (`T.alloc_shared`) to global memory into a TMA store (`tl::tma_store`), which writes
+# whole 16-byte units: at the tensor's end it writes on to the next 16-byte boundary, up to 7 fp16
+# elements past the end, over whatever lies there (3 past a 37-element output and 5 past a
+# 4099-element one on the H200). The grader catches it on the CPU too. Store from a fragment, as
+# kernel 3 does (TileLang guards those stores), or write the shared tile out with a guarded
+# `T.Parallel` loop.
 
 # %% [notebook]
 # import tilelang
@@ -274,7 +298,10 @@ def puzzle() -> Puzzle:
             Kernel(
                 function="copy_serial",
                 concepts=(
-                    parallel_loop("each step's THREADS elements handed to the threads with T.Parallel(THREADS)"),
+                    parallel_loop(
+                        "each step's THREADS elements handed to the threads by your own T.Parallel(THREADS) loop "
+                        "(the rung is about writing that mapping)"
+                    ),
                 ),
                 title="Copy with one block and a serial loop",
                 tiles={"B": ("THREADS",)},
@@ -306,7 +333,8 @@ def puzzle() -> Puzzle:
                 function="copy_tiles",
                 concepts=(
                     tiles_through_fragments(
-                        "the tile moved with T.copy from A into a fragment (T.alloc_fragment), then with T.copy into B"
+                        "the tile moved with T.copy from A into a fragment (T.alloc_fragment), then with T.copy into B "
+                        "(the register tile later puzzles compute on)"
                     ),
                 ),
                 title="Copy tile by tile with T.copy through a fragment",
@@ -333,7 +361,7 @@ def puzzle() -> Puzzle:
 # - `T.Parallel` spreads a loop over the block's threads; `T.serial` is a plain loop.
 # - Round the grid up with `T.ceildiv`. TileLang guards every global access past a tensor's end
 #   (reads give 0, writes are dropped), `T.copy` included; guard by hand where those zeros would
-#   change a result.
+#   change a result. On Hopper, store 1-D tiles from a fragment, not from shared memory.
 # - One block uses one SM: a kernel needs many blocks to use the GPU.
 #
 # **Next:** puzzle 02 computes something on the way through, and fuses two steps into one pass.

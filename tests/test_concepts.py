@@ -8,7 +8,7 @@ import tilelang
 import tilelang.language as T
 
 from grader import outcome
-from grader.concepts import staged_store, swizzled
+from grader.concepts import Concept, Miss, staged_store, swizzled
 from grader.discover import ConceptKernel, concept_kernels, load_module, load_puzzle, puzzle_files
 from tests.conftest import ROOT
 from tests.inprocess import grade_simulated, spec
@@ -49,6 +49,36 @@ def test_right_numbers_the_wrong_way_fail_with_what_the_puzzle_wants(concept: Co
     # simulated cases keep their prefix, so the closing summary counts them
     assert result.message.startswith("simulated on CPU: the numbers are right, but the puzzle wants "), result.message
     assert concept.wants in " ".join([result.message, *result.details]), (result.message, result.details)
+    # and, read from the same TIR, what the kernel used instead
+    assert concept.instead in " ".join([result.message, *result.details]), (result.message, result.details)
+
+
+# Concept kernels whose check cannot name what the kernel did instead (the TIR shows nothing to name).
+NOTHING_TO_NAME = {"p08_matmul_streamk_whole_last_wave"}
+
+
+@pytest.mark.parametrize(
+    ("concept", "kernel"),
+    [(c, k) for c in CONCEPT_KERNELS for k in c.kernels if c.path.stem not in NOTHING_TO_NAME],
+    ids=lambda value: value.path.stem if isinstance(value, ConceptKernel) else value,
+)
+def test_each_missed_concept_names_what_the_kernel_used_instead(concept: ConceptKernel, kernel: str):
+    """Every sentence, not only the first: each missed concept of the kernel says "your kernel ..."."""
+    module = load_module(concept.path)
+    declared = spec(concept.puzzle_id).kernel(kernel)
+    case = next(c for c in declared.cases if c.simulate)
+    tir = getattr(module, kernel).get_tir(**case.sizes, **case.params)
+    misses = [m for c in declared.concepts if (m := c.miss(tir))]
+    assert misses, concept.path
+    for miss in misses:
+        assert miss.instead, (concept.path.stem, miss.wants)
+        assert miss.sentence() == f"{miss.wants}; your kernel {miss.instead}"
+
+
+def test_a_missed_concept_with_nothing_to_name_reads_as_before():
+    assert Miss("the tile through a fragment").sentence() == "the tile through a fragment"
+    assert Concept("wanted", lambda tir: False).check(None) == "wanted"
+    assert Concept("wanted", lambda tir: True).check(None) is None
 
 
 def test_every_rung_of_puzzle_08_checks_its_lesson_and_has_a_kernel_that_breaks_it():
@@ -64,11 +94,12 @@ def test_matmul_tuned_as_plain_pipelined_misses_both_of_its_own_checks():
     assert result.status == outcome.FAILED
     assert result.message == (
         "simulated on CPU: the numbers are right, but the puzzle wants the blocks launched in panels with "
-        "T.use_swizzle(panel_size=PANEL), so neighbours share L2"
+        "T.use_swizzle(panel_size=PANEL), so neighbours share L2; your kernel launches its blocks in plain order "
+        "(no T.use_swizzle)"
     )
     assert result.details == [
         "also: the puzzle wants the accumulator stored through a shared tile: T.copy(acc, C_tile), then "
-        "T.copy(C_tile, C[...])"
+        "T.copy(C_tile, C[...]); your kernel copies the accumulator acc straight into C with T.copy"
     ]
 
 
@@ -131,10 +162,13 @@ def _shared_tile_not_from_the_accumulator(A, BLOCK_M: int, BLOCK_N: int):
 def test_swizzle_and_staged_store_are_read_from_the_tir_one_at_a_time():
     swizzle, staged = swizzled("swizzle"), staged_store("staged")
     only_swizzled = _swizzled_direct_store.get_tir(**TUNED)
-    assert swizzle.check(only_swizzled) is None and staged.check(only_swizzled) == "staged"
+    assert swizzle.check(only_swizzled) is None
+    assert staged.check(only_swizzled) == "staged; your kernel copies the accumulator acc straight into C with T.copy"
     only_staged = _staged_not_swizzled.get_tir(**TUNED)
-    assert swizzle.check(only_staged) == "swizzle" and staged.check(only_staged) is None
-    # a shared tile on the way to C counts only when what goes into it is the T.gemm accumulator
+    assert swizzle.check(only_staged) == "swizzle; your kernel launches its blocks in plain order (no T.use_swizzle)"
+    assert staged.check(only_staged) is None
+    # a shared tile on the way to C counts only when what goes into it is the T.gemm accumulator; with no
+    # accumulator there is nothing to name
     no_gemm = _shared_tile_not_from_the_accumulator.get_tir(M=128, N=128, BLOCK_M=64, BLOCK_N=64)
     assert staged.check(no_gemm) == "staged"
 

@@ -6,6 +6,7 @@ import tilelang.language as T
 PUZZLE = "01"
 KERNELS = "copy_serial,copy_threads"
 WANTS = "T.Parallel"
+INSTEAD = "with no T.Parallel: every thread of the block runs that whole loop"
 
 
 @tilelang.jit

@@ -6,6 +6,7 @@ import tilelang.language as T
 PUZZLE = "01"
 KERNELS = "copy_tiles"
 WANTS = "T.copy from A into a fragment"
+INSTEAD = "your kernel writes B element by element in a T.Parallel loop, with no T.copy"
 
 
 @tilelang.jit
