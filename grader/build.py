@@ -39,22 +39,26 @@ class Signature:
     function: str
     tensors: tuple[str, ...]
     blocks: tuple[str, ...]
+    outputs: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, kernel: Kernel) -> Signature:
         blocks = sorted({name for case in kernel.cases for name in case.params})
-        return cls(kernel.function, tuple(t.name for t in kernel.inputs), tuple(blocks))
+        return cls(
+            kernel.function, tuple(t.name for t in kernel.inputs), tuple(blocks), tuple(t.name for t in kernel.outputs)
+        )
 
 
 class BuildFailed(Exception):
     """TileLang rejected the kernel. ``summary`` is for the learner, ``trace`` for --verbose."""
 
-    def __init__(self, summary: str, location: str, trace: str, hint: str = ""):
+    def __init__(self, summary: str, location: str, trace: str, hint: str = "", details: tuple[str, ...] = ()):
         super().__init__(summary)
         self.summary = summary
         self.location = location
         self.trace = trace
         self.hint = hint
+        self.details = details  # lines shown under the verdict: the generated CUDA line nvcc rejected, say
 
 
 def learner_location(error: BaseException, source: Path) -> str:
@@ -95,16 +99,112 @@ def tvm_location(error: BaseException) -> str:
     return f"{Path(match.group(1)).name}:{match.group(2)}" if match else ""
 
 
-def explain(error: BaseException, source: Path, signature: Signature | None = None) -> BuildFailed:
+# What newcomers write for a dtype, and TileLang's name for it.
+_DTYPE_NAMES = {
+    "fp16": "float16",
+    "half": "float16",
+    "f16": "float16",
+    "fp32": "float32",
+    "f32": "float32",
+    "float": "float32",
+    "single": "float32",
+    "bf16": "bfloat16",
+    "fp64": "float64",
+    "double": "float64",
+    "int": "int32",
+    "i32": "int32",
+    "fp8": "float8_e4m3fn",
+}
+_DTYPE_HINT = (
+    "Use a dtype TileLang names: T.float16, T.bfloat16, T.float32, T.int8, T.int32, ... (a string must be one of "
+    "those names, 'float32'; float8 is T.float8_e4m3fn or T.float8_e5m2)."
+)
+
+
+def nvcc_errors(text: str) -> list[tuple[int, str]]:
+    """(line of the generated .cu file, nvcc's message) for each error in a TileLang compile failure's text
+    ("... Compilation error: ... tvm_kernels.cu(23): error: ..."), in order; [] if it holds none."""
+    _, found, output = text.partition("Compilation error:")
+    if not found:
+        return []
+    return [(int(m.group(1)), m.group(2).strip()) for m in re.finditer(r"\.cu\((\d+)\): error: (.*)", output)]
+
+
+def generated_line(text: str, line: int) -> str:
+    """Line ``line`` of the CUDA source TileLang prints before "Compilation error:", stripped ("" if absent)."""
+    code = text.partition("Compilation error:")[0].splitlines()
+    return code[line - 1].strip() if 0 < line <= len(code) else ""
+
+
+def _nvcc_failure(text: str, trace: str, where: str, signature: Signature | None) -> BuildFailed:
+    errors = nvcc_errors(text)
+    line, message = errors[0]
+    kernel = f" for `{signature.function}`" if signature else ""
+    summary = f"nvcc rejected the CUDA that TileLang generated{kernel}: {message}"
+    code = generated_line(text, line)
+    details = (f"generated CUDA, line {line}: {code[:200]}",) if code else ()
+    overload = re.search(r'no instance of (?:overloaded )?function "(\w+)"', message)
+    if overload:
+        hint = (
+            f"CUDA has no `{overload.group(1)}` for the types it was given: compute in float32 (T.cast the "
+            "operands, then cast the result once when storing), or use the T.* function the puzzle names."
+        )
+    else:
+        hint = (
+            "TileLang accepted the kernel, but CUDA does not compile what it made of it: look at the operation on "
+            "the generated line above (most often a math function or a conversion on a dtype CUDA lacks)."
+        )
+    return BuildFailed(summary, where, trace, hint, details)
+
+
+def _cuda_type(match: re.Match, source: Path) -> str:
+    """'file:line' of the first line of the learner's file that names the dtype CUDA has no type for."""
+    dtype = re.sub(r"x\d+$", "", match.group(1))  # float8x2: a vector of float8
+    try:
+        lines = source.read_text().splitlines()
+    except OSError:
+        return ""
+    pattern = re.compile(rf"""(['"]|\bT\.){re.escape(dtype)}\b""")
+    return next((f"{source.name}:{n}" for n, text in enumerate(lines, 1) if pattern.search(text)), "")
+
+
+def explain(
+    error: BaseException, source: Path, signature: Signature | None = None, function_end: int = 0
+) -> BuildFailed:
     """The learner-facing BuildFailed for an exception raised while tracing or compiling a kernel:
-    one sentence, the learner's file:line, and what to try for the failures newcomers meet."""
+    one sentence, the learner's file:line, and what to try for the failures newcomers meet.
+    ``function_end`` is the last line of the kernel's function, where a missing ``return`` belongs."""
     trace = traceback.format_exc()
     where = learner_location(error, source) or tvm_location(error)
     summary, hint = summarize(error), ""
     text = str(error)
+    name = f"`{signature.function}`" if signature else "the kernel"
     if signature is not None and isinstance(error, TypeError) and (argument := _argument_problem(text, signature)):
         return BuildFailed(argument, "", trace)
-    if isinstance(error, AssertionError) and "to_buffer_region" in trace:
+    if nvcc_errors(text):
+        return _nvcc_failure(text, trace, where, signature)
+    if "Infinite while loop detected" in text:
+        summary = (
+            "a `while` loop whose condition is always true (`while True`) would never end, and TileLang refuses it"
+        )
+        hint = (
+            "Give the loop a number of steps: for k in T.serial(n), with n the steps the sizes need. A T.While "
+            "needs a condition that a value the loop changes makes false (a T.alloc_var), and a kernel has no break."
+        )
+    elif "Not all tensor allocated from `T.empty` are returned" in text:
+        outputs = ", ".join(signature.outputs) if signature and signature.outputs else ""
+        summary = f"{name} makes its output with T.empty but does not return it"
+        hint = (
+            f"End the kernel as the stub does, with `return {outputs}`."
+            if outputs
+            else ("End the kernel as the stub does, returning every tensor made with T.empty.")
+        )
+        where = where or (f"{source.name}:{function_end}" if function_end else "")
+    elif match := re.search(r"Cannot convert type (\w+) to CUDA type", text):
+        summary = f"CUDA has no type for the dtype `{match.group(1)}` used in {name}"
+        hint = _DTYPE_HINT
+        where = where or _cuda_type(match, source)
+    elif isinstance(error, AssertionError) and "to_buffer_region" in trace:
         summary = "T.copy cannot match the region it copies from with the region it copies to"
         hint = (
             "Give both sides of T.copy the same number of dimensions: a (BLOCK_M, BLOCK_N) tile is copied "
@@ -147,6 +247,18 @@ def explain(error: BaseException, source: Path, signature: Signature | None = No
             "over its whole declared shape, or in a tile operation (T.copy, T.reduce_*, T.gemm), or declare it "
             "with T.alloc_shared."
         )
+    elif match := re.search(r"unknown dtype `([^`]+)`|module 'tilelang.language' has no attribute '(\w+)'", text):
+        given = match.group(1) or match.group(2)
+        known = _DTYPE_NAMES.get(given.lower())
+        if match.group(1) or known:
+            summary = f"`{given}` is not a dtype TileLang knows"
+            hint = f"Write T.{known} (or the string '{known}')." if known else _DTYPE_HINT
+        else:
+            summary = f"TileLang has no `T.{given}`"
+            hint = (
+                "Check the spelling against the puzzle's text and the stub: TileLang's names are T.Kernel, "
+                "T.Parallel, T.serial, T.copy, T.alloc_fragment, ... and the dtypes T.float16, T.float32, ..."
+            )
     elif re.search(r"Expected integer argument|dtype|data type", text, re.I):
         hint = (
             "An operation got a value of a dtype it does not take: convert it first with T.cast(value, T.int32) "
@@ -235,3 +347,12 @@ def compile_tir(
         if "CUDA installation" in message or "nvcc" in message.lower() and "not found" in message.lower():
             raise BuildFailed(NVCC_HELP, "", traceback.format_exc()) from error
         raise explain(error, source, Signature.of(kernel) if kernel else None) from error
+
+
+def function_end(function: Any) -> int:
+    """The last line of a @tilelang.jit function's body in its file (0 if it cannot be read)."""
+    code = getattr(getattr(getattr(function, "func", None), "orig_func", None), "__code__", None)
+    try:
+        return max((line for _, _, line in code.co_lines() if line), default=0) if code else 0
+    except (AttributeError, TypeError):
+        return 0

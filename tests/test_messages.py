@@ -5,6 +5,8 @@ puzzle."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import torch
 
 from grader.compare import compare
@@ -101,3 +103,121 @@ def test_only_the_partial_tile_wrong_beside_right_whole_tiles_still_says_so():
     got = want.to(torch.float16)
     got[97] += 50
     assert compare("C", got, want, FP16, tile=(32,)).hint.startswith("Only the partial tiles at the edge are wrong")
+
+
+# ------------------------------------------------------------------ what TileLang or nvcc rejects
+
+
+def explained(error: BaseException, source: Path = Path("mine.py"), **kwargs):
+    from grader.build import Signature, explain
+
+    signature = Signature("add", ("A", "B"), ("BLOCK",), ("C",))
+    try:
+        raise error
+    except type(error) as raised:
+        return explain(raised, source, signature, **kwargs)
+
+
+NVCC_TEXT = """extern "C" __global__ void add_kernel(half_t* C) {
+  if (((int)threadIdx.x) < 125) {
+    C[0] = hpow(A[0], B[0]);
+  }
+}
+
+Compilation error:
+/x/common.h(621): warning #1444-D: type "longlong4" was declared deprecated
+/tmp/tmpab/tvm_kernels.cu(3): error: no instance of overloaded function "hpow" matches the argument list
+/tmp/tmpab/tvm_kernels.cu(9): error: something else
+2 errors detected in the compilation of "/tmp/tmpab/tvm_kernels.cu".
+Command: /usr/local/bin/nvcc -ccbin=/usr/bin/g++ --cubin -O3 -arch=sm_90a -o /tmp/tmpab/tvm_kernels.cubin
+"""
+
+
+def test_nvcc_error_is_shown_rather_than_its_command():
+    failed = explained(RuntimeError(NVCC_TEXT))
+    assert failed.summary == (
+        'nvcc rejected the CUDA that TileLang generated for `add`: no instance of overloaded function "hpow" matches '
+        "the argument list"
+    )
+    assert "Command" not in failed.summary and "--cubin" not in failed.summary
+    assert failed.details == ("generated CUDA, line 3: C[0] = hpow(A[0], B[0]);",)
+    assert failed.hint.startswith("CUDA has no `hpow` for the types it was given: compute in float32")
+
+
+def test_infinite_while_loop_is_named():
+    text = "Infinite while loop detected in TileLang\nCondition: True(<class 'bool'>) => True(<class 'bool'>)\n"
+    failed = explained(RuntimeError(text))
+    assert "`while True`" in failed.summary and "Condition" not in failed.summary
+    assert "T.serial" in failed.hint
+
+
+def test_a_missing_return_names_the_output_and_the_function_end():
+    failed = explained(RuntimeError("Not all tensor allocated from `T.empty` are returned"), function_end=42)
+    assert failed.summary == "`add` makes its output with T.empty but does not return it"
+    assert failed.location == "mine.py:42"
+    assert failed.hint == "End the kernel as the stub does, with `return C`."
+
+
+def test_a_dtype_cuda_lacks_is_found_in_the_learners_file(tmp_path):
+    source = tmp_path / "mine.py"
+    source.write_text("x = 1\n\n    acc = T.cast(A[i], 'float23')\n")
+    failed = explained(RuntimeError("InternalError: Cannot convert type float23x2 to CUDA type"), source)
+    assert failed.summary == "CUDA has no type for the dtype `float23x2` used in `add`"
+    assert failed.location == "mine.py:3"
+    assert "T.float16" in failed.hint
+
+
+def test_a_newcomers_dtype_spelling_gets_tilelangs_name():
+    failed = explained(ValueError("unknown dtype `fp16`"))
+    assert failed.summary == "`fp16` is not a dtype TileLang knows"
+    assert failed.hint == "Write T.float16 (or the string 'float16')."
+    failed = explained(AttributeError("module 'tilelang.language' has no attribute 'half'"))
+    assert failed.hint == "Write T.float16 (or the string 'float16')."
+    assert explained(AttributeError("module 'tilelang.language' has no attribute 'Paralel'")).summary == (
+        "TileLang has no `T.Paralel`"
+    )
+
+
+# ------------------------------------------------------------------ end to end, on learner-style kernels
+
+
+def learner_copy(tmp_path: Path, puzzle: str, edits: list[tuple[str, str]], name: str = "mine.py") -> Path:
+    """A copy of the course's solution of ``puzzle`` (pNN_*.py) with each (old, new) edit made once, in order,
+    each after the previous one: a learner's file with a few mistakes in it."""
+    from tests.conftest import ROOT
+
+    text = next((ROOT / "solutions").glob(f"p{puzzle}_*.py")).read_text()
+    at = 0
+    for old, new in edits:
+        at = text.index(old, at)
+        text = text[:at] + new + text[at + len(old) :]
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_rejected_kernels_say_why_end_to_end(grade, tmp_path):
+    path = learner_copy(
+        tmp_path,
+        "02",
+        [
+            ("    C[i] = A[i] + B[i]", "    C[i] = T.pow(A[i], B[i])"),  # add: fp16 pow, which nvcc has no overload for
+            ("if i < N:\n                C[i] = T.max", "while True:\n                C[i] = T.max"),  # mul_relu
+            # add_fragments: `return C` deleted
+            ("T.copy(c, C[bx * BLOCK])\n        # TODO end\n\n    return C\n", "T.copy(c, C[bx * BLOCK])\n"),
+        ],
+    )
+    run = grade("02", "--file", str(path), "--case", "tail_1000")
+    assert run.code == 1
+    add, mul_relu, fragments = (run.results(k)[0] for k in ("add", "mul_relu", "add_fragments"))
+    assert add["status"] == mul_relu["status"] == fragments["status"] == "error"
+    assert add["message"].startswith("nvcc rejected the CUDA that TileLang generated for `add`: ")
+    assert '"hpow"' in add["message"] and "Command:" not in add["message"]
+    assert add["details"][0].startswith("generated CUDA, line ")
+    assert mul_relu["message"].startswith("a `while` loop whose condition is always true")
+    assert "(mine.py:" in mul_relu["message"]
+    assert fragments["message"].startswith("`add_fragments` makes its output with T.empty but does not return it")
+    assert (
+        "(mine.py:" in fragments["message"] and fragments["hint"] == "End the kernel as the stub does, with `return C`."
+    )
+    assert "Traceback" not in run.out

@@ -248,6 +248,7 @@ class Tracer:
             "known": list(known),
             "tensors": list(signature.tensors),
             "blocks": list(signature.blocks),
+            "outputs": list(signature.outputs),
             "arguments": arguments,
         }
         try:

@@ -482,7 +482,16 @@ def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Build | None) ->
         )
     except BuildFailed as error:
         where = f" ({error.location})" if error.location else ""
-        return _result(ctx, kernel, case, outcome.ERROR, error.summary + where, trace=error.trace, hint=error.hint)
+        return _result(
+            ctx,
+            kernel,
+            case,
+            outcome.ERROR,
+            error.summary + where,
+            trace=error.trace,
+            hint=error.hint,
+            details=list(error.details),
+        )
     from grader.static_checks import empty_launch, floor_problems, never_initialized
 
     tensors = kernel.inputs + kernel.outputs

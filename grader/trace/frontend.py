@@ -18,6 +18,7 @@ from grader.build import (
     NotImplementedYet,
     Signature,
     explain,
+    function_end,
     learner_location,
     out_of_memory,
     summarize,
@@ -132,7 +133,7 @@ def trace(function: Any, signature: Signature, arguments: dict[str, Any], source
     except NotImplementedError as error:
         raise NotImplementedYet(str(error) or "not implemented yet") from error
     except Exception as error:
-        raise explain(error, source, signature) from error
+        raise explain(error, source, signature, function_end(function)) from error
 
 
 def trace_tir(function: Any, kernel: Any, case: Any, source: Path) -> Any:

@@ -31,7 +31,7 @@ def answer(module: Any, source: Path, job: dict[str, Any]) -> dict[str, Any]:
     from grader.build import BuildFailed, NotImplementedYet, Signature, explain
     from grader.trace.frontend import OUT_OF_MEMORY, jit_options, kernel_function, out_of_memory, trace
 
-    signature = Signature(job["function"], tuple(job["tensors"]), tuple(job["blocks"]))
+    signature = Signature(job["function"], tuple(job["tensors"]), tuple(job["blocks"]), tuple(job.get("outputs", ())))
     try:
         from tilelang import tvm
 
