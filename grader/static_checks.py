@@ -302,3 +302,78 @@ def empty_launch(tir: Any, sizes: Mapping[str, int], params: Mapping[str, Any], 
                 )
             return f"{first}: its blocks step {short.step} along {names.where}, so launch {names.ceil} of them"
     return f"{first}. Launch at least one block: round the count up with T.ceildiv(size, BLOCK)"
+
+
+# ------------------------------------------------------------------ a reduction that restarts every step
+
+_REDUCE_NAMES = {"sum": "T.reduce_sum", "max": "T.reduce_max", "min": "T.reduce_min", "abssum": "T.reduce_abssum"}
+
+
+def _reads(body: Any, buffer: Any) -> bool:
+    """Whether ``body`` reads ``buffer``: an element load, or a tile op's region in read mode."""
+    from tilelang import tvm
+
+    regions: list[tuple[Any, bool]] = []  # (the region's load, whether the region is read)
+    loads: list[Any] = []
+
+    def visit(node: Any) -> None:
+        if isinstance(node, tvm.tirx.Call) and getattr(node.op, "name", "") == "tl.region" and node.args:
+            regions.append((node.args[0], _const(node.args[1]) in (1, 3)))  # 1 read, 2 write, 3 both
+        elif isinstance(node, tvm.tirx.BufferLoad) and node.buffer.same_as(buffer):
+            loads.append(node)
+
+    tvm.tirx.stmt_functor.post_order_visit(body, visit)
+    if any(read and load.buffer.same_as(buffer) for load, read in regions if getattr(load, "buffer", None) is not None):
+        return True
+    return any(not any(load.same_as(region) for region, _ in regions) for load in loads)
+
+
+def reduce_restarts(tir: Any) -> list[str]:
+    """A sentence for each tile reduction that clears its destination (``clear=True``, the default) inside
+    a T.serial or T.Pipelined loop of more than one step, where the loop neither reads the destination nor
+    reduces into it with clear=False, and the reduction is not under an ``if``: each step throws the
+    previous steps' result away, so only the last step's tile counts. (Online softmax reduces each tile with
+    clear=True too, but reads the tile's maximum in the same step.)"""
+    from tilelang import tvm
+
+    problems: list[str] = []
+
+    def visit_loop(loop: Any) -> None:
+        if not isinstance(loop, tvm.tirx.For) or loop.kind not in (tvm.tirx.ForKind.SERIAL, tvm.tirx.ForKind.UNROLLED):
+            return
+        if (_const(loop.extent) or 2) < 2:
+            return
+        kind = "T.Pipelined" if "num_stages" in loop.annotations else "T.serial"
+        reduces: list[tuple[Any, Any]] = []  # (the reduce call, its destination) in the loop
+        guarded: list[Any] = []  # calls under an if inside the loop (`if k == 0: ... clear=True`)
+
+        def under_if(inner: Any) -> None:
+            if isinstance(inner, tvm.tirx.Evaluate):
+                guarded.append(inner.value)
+
+        def visit(node: Any) -> None:
+            if isinstance(node, tvm.tirx.Evaluate) and isinstance(node.value, tvm.tirx.Call):
+                call = node.value
+                if getattr(call.op, "name", "") == "tl.tileop.reduce" and len(call.args) >= 5:
+                    reduces.append((call, region_buffer(call.args[1])))
+            elif isinstance(node, tvm.tirx.IfThenElse):
+                tvm.tirx.stmt_functor.post_order_visit(node, under_if)
+
+        tvm.tirx.stmt_functor.post_order_visit(loop.body, visit)
+        for call, buffer in reduces:
+            if buffer is None or str(buffer.scope()) == "global" or not _is_true(call.args[4]):
+                continue
+            accumulates = any(b is not None and b.same_as(buffer) and not _is_true(c.args[4]) for c, b in reduces)
+            if accumulates or any(call.same_as(g) for g in guarded) or _reads(loop.body, buffer):
+                continue
+            op = _REDUCE_NAMES.get(str(call.args[2]).strip('"'), "T.reduce")
+            name = buffer.name
+            problems.append(
+                f"{op} into `{name}` inside the {kind} loop over `{loop.loop_var.name}` clears `{name}` on every "
+                f"step (clear=True is its default) and nothing in the loop reads it, so only the last step's tile "
+                f"counts: T.clear({name}) once before the loop and pass clear=False, or add the tiles into a "
+                "float32 fragment and reduce once after the loop"
+            )
+
+    tvm.tirx.stmt_functor.post_order_visit(tir.body, visit_loop)
+    return list(dict.fromkeys(problems))

@@ -221,3 +221,69 @@ def test_rejected_kernels_say_why_end_to_end(grade, tmp_path):
         "(mine.py:" in fragments["message"] and fragments["hint"] == "End the kernel as the stub does, with `return C`."
     )
     assert "Traceback" not in run.out
+
+
+# ------------------------------------------------------------------ T.reduce_sum's clear=True inside the loop
+
+REDUCE_EACH_TILE = [
+    (
+        """        partial = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float32)
+        sums = T.alloc_fragment((BLOCK_M,), T.float32)
+        T.clear(partial)
+        for k in T.serial(T.ceildiv(N, BLOCK_N)):
+            T.copy(A[bx * BLOCK_M, k * BLOCK_N], tile)
+            for i, j in T.Parallel(BLOCK_M, BLOCK_N):
+                partial[i, j] += T.cast(tile[i, j], T.float32)
+        T.reduce_sum(partial, sums, dim=1)
+""",
+        """        sums = T.alloc_fragment((BLOCK_M,), T.float32)
+        T.clear(sums)
+        for k in T.serial(T.ceildiv(N, BLOCK_N)):
+            T.copy(A[bx * BLOCK_M, k * BLOCK_N], tile)
+            T.reduce_sum(tile, sums, dim=1{clear})
+""",
+    )
+]
+
+
+def traced_tir(path: Path, puzzle: str, kernel: str, case: str):
+    from grader.discover import load_module, load_puzzle
+    from grader.trace.frontend import kernel_function, trace_tir
+    from tests.conftest import ROOT
+
+    spec = load_puzzle(load_module(next((ROOT / "solutions").glob(f"p{puzzle}_*.py")))).kernel(kernel)
+    return trace_tir(kernel_function(load_module(path), spec), spec, spec.case(case), path)
+
+
+def test_reduce_sum_clearing_on_every_tile_is_named_from_the_tir(tmp_path):
+    from grader.static_checks import reduce_restarts
+
+    ((old, new),) = REDUCE_EACH_TILE
+    trap = learner_copy(tmp_path, "05", [(old, new.format(clear=""))], "trap.py")
+    right = learner_copy(tmp_path, "05", [(old, new.format(clear=", clear=False"))], "right.py")
+    found = reduce_restarts(traced_tir(trap, "05", "row_sum_tiled", "odd_127x129"))
+    assert found == [
+        "T.reduce_sum into `sums` inside the T.serial loop over `k` clears `sums` on every step (clear=True is its "
+        "default) and nothing in the loop reads it, so only the last step's tile counts: T.clear(sums) once before "
+        "the loop and pass clear=False, or add the tiles into a float32 fragment and reduce once after the loop"
+    ]
+    assert reduce_restarts(traced_tir(right, "05", "row_sum_tiled", "odd_127x129")) == []
+    # the course's own kernel, and one that clears on the first tile only (under an if), are not flagged
+    from tests.conftest import ROOT
+
+    assert (
+        reduce_restarts(traced_tir(ROOT / "solutions" / "p05_reduce_sum.py", "05", "row_sum_tiled", "odd_127x129"))
+        == []
+    )
+    first = ROOT / "tests" / "right" / "p05" / "row_sum_tiled_first_tile_clears.py"
+    assert reduce_restarts(traced_tir(first, "05", "row_sum_tiled", "odd_127x129")) == []
+
+
+def test_reduce_sum_trap_is_the_hint_end_to_end(grade, tmp_path):
+    ((old, new),) = REDUCE_EACH_TILE
+    path = learner_copy(tmp_path, "05", [(old, new.format(clear=""))])
+    run = grade("05", "--file", str(path), "-k", "row_sum_tiled", "--case", "odd_127x129")
+    (result,) = run.results("row_sum_tiled")
+    assert result["status"] == "failed"
+    assert result["hint"].startswith("the likely cause: T.reduce_sum into `sums` inside the T.serial loop over `k`")
+    assert "Nearly every element is wrong" not in run.out

@@ -492,7 +492,7 @@ def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Build | None) ->
             hint=error.hint,
             details=list(error.details),
         )
-    from grader.static_checks import empty_launch, floor_problems, never_initialized
+    from grader.static_checks import empty_launch, floor_problems, never_initialized, reduce_restarts
 
     tensors = kernel.inputs + kernel.outputs
     # A grid with a zero extent launches nothing (on a GPU, an invalid launch): a FAIL that says why,
@@ -533,7 +533,7 @@ def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Build | None) ->
     # Accumulators nothing cleared can come out right by luck (zeroed registers): the cause, not luck.
     causes = never_initialized(build.tir)
     if result.status == outcome.FAILED:  # a count that rounds down explains a mismatch; it never makes one
-        causes += floor_problems(build.tir, case.sizes, case.params, tensors)
+        causes += floor_problems(build.tir, case.sizes, case.params, tensors) + reduce_restarts(build.tir)
     fail_by_tir(result, causes, "the numbers happen to be right, but ", cause=True)
     missed = [sentence for concept in kernel.concepts if (sentence := concept.check(build.tir))]
     fail_by_tir(result, [f"the puzzle wants {m}" for m in missed], "the numbers are right, but ", cause=False)
