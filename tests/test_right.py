@@ -159,3 +159,18 @@ def test_right_kernel_passes_every_case_on_the_gpu(grade, variant: RightKernel):
     results = run.results(variant.kernel)
     assert results and run.code == 0, "\n".join(f"{r['case']}: {r['status']}: {r['message']}" for r in results)
     assert all(r["status"] == outcome.PASSED for r in results)
+
+
+def test_a_window_start_kept_in_a_local_buffer_is_guarded_by_tilelang():
+    """The evidence behind the simulator zero-filling the halo of conv1d_naive_tap_macro_grid_second_axis
+    (issue 25, item 1): its window start is a load from a T.alloc_local, so TileLang cannot fold it and its
+    CUDA for sm_90a tests the start against 0 before each read of X. The simulator must then read zeros
+    there, not the end of X, as it once did (this variant and the T.alloc_var ones failed every case)."""
+    from grader.experiments import kernel_source
+
+    (variant,) = [v for v in RIGHT_KERNELS if v.path.stem == "conv1d_naive_tap_macro_grid_second_axis"]
+    case = spec("09").kernel("conv1d_naive").case("short_37_k31")
+    cuda = kernel_source(load_module(variant.path).conv1d_naive, **case.sizes, **case.params)
+    assert "0 <= (first[0] + " in cuda
+    (result,) = grade_simulated("09", variant.path, "conv1d_naive", ["short_37_k31"])
+    assert result.status == outcome.PASSED, result.message
