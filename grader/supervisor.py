@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,6 +17,65 @@ from grader.outcome import CaseResult
 from grader.warm import WARM_ENV
 
 Plan = list[tuple[str, list[str]]]
+
+# What the judge says a case's time is going to (its "phase" events): what a case past the time limit was doing.
+COMPILING, SIMULATING, RUNNING = "compiling", "simulating", "running"
+
+
+def oom_kills() -> int | None:
+    """How many processes the kernel's out-of-memory killer has stopped since boot (Linux's /proc/vmstat,
+    cgroup kills included), or None where the machine does not say."""
+    try:
+        with open("/proc/vmstat") as stats:
+            for line in stats:
+                name, _, value = line.partition(" ")
+                if name == "oom_kill":
+                    return int(value)
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def killed_reason(when: str, oom_before: int | None, oom_after: int | None) -> str:
+    """Why the judge died of SIGKILL, from the out-of-memory killer's count before and after."""
+    if oom_before is not None and oom_after is not None and oom_after > oom_before:
+        return (
+            f"the grading process was stopped {when} by the system's out-of-memory killer (the machine ran out of "
+            "memory): look for a buffer or tensor far larger than the case needs"
+        )
+    if oom_before is not None and oom_after is not None:
+        return (
+            f"the grading process was killed (signal 9) {when}, and not by the out-of-memory killer: another "
+            "program, a job time limit or a person stopped it. Run the grader again"
+        )
+    return (
+        f"the grading process was killed (signal 9) {when}: by the system's out-of-memory killer or by another "
+        "program (this machine does not say which). Run the grader again; if it happens again, look for a buffer "
+        "or tensor far larger than the case needs"
+    )
+
+
+def timeout_reason(seconds: float, phase: str) -> tuple[str, str]:
+    """(status, message) for a case the judge did not answer within ``seconds``, from what it was doing."""
+    if phase == COMPILING:
+        return outcome.ERROR, (
+            f"compiling this case took longer than the time limit ({seconds:g} s): not a verdict on the kernel. "
+            "Raise --timeout, or shorten what TileLang unrolls (a T.unroll or a long loop of constant length)"
+        )
+    if phase == SIMULATING:
+        return outcome.TIMED_OUT, (
+            f"simulating this case on the CPU took longer than {seconds:g} s: the kernel loops far longer than the "
+            "sizes need, or never ends (look at each loop's bound); if the loops are right, raise --timeout"
+        )
+    if phase == RUNNING:
+        return outcome.TIMED_OUT, (
+            f"the kernel ran on the GPU for more than {seconds:g} s: it hangs (look for a loop whose bound never "
+            "ends, or one far longer than the sizes need)"
+        )
+    return outcome.TIMED_OUT, (
+        f"no answer within {seconds:g} s: the kernel hangs (look for a loop whose bound never ends, or one far "
+        "longer than the sizes need), or compiling took too long (raise --timeout)"
+    )
 
 
 class PuzzleRun:
@@ -36,6 +96,7 @@ class PuzzleRun:
         self.timings: dict[str, float] = {}
         self._fatal = ""
         self._died = False
+        self._oom_at_start: int | None = None  # the out-of-memory killer's count when the judge started
 
     # ------------------------------------------------------------------ child process
     def _start(self) -> dict[str, Any] | None:
@@ -46,6 +107,7 @@ class PuzzleRun:
         from grader.judge.worker import serve
 
         self._process = context.Process(target=serve, args=(child, self.request), daemon=True)
+        self._oom_at_start = oom_kills()
         self._process.start()
         child.close()
         self._conn = parent
@@ -57,11 +119,12 @@ class PuzzleRun:
             return None  # the caller asks _death_reason why, which also stops the child
         return message
 
-    def _receive(self) -> dict[str, Any] | None:
-        """The child's next message; None if it died (self._died set) or stayed silent past the timeout."""
+    def _receive(self, timeout: float | None = None) -> dict[str, Any] | None:
+        """The child's next message; None if it died (self._died set) or stayed silent past ``timeout``
+        (the case's time limit unless given)."""
         self._died = False
         try:
-            if not self._conn.poll(self.timeout):
+            if not self._conn.poll(self.timeout if timeout is None else max(0.0, timeout)):
                 return None
             return self._conn.recv()
         except (EOFError, OSError):
@@ -135,24 +198,29 @@ class PuzzleRun:
 
     def _drain(self) -> Iterator[CaseResult]:
         current: tuple[str, str] | None = None
+        phase = ""  # what the case in flight is doing, as the judge last said
+        deadline = time.monotonic() + self.timeout  # a phase event does not restart the clock
         while True:
-            message = self._receive()
+            message = self._receive(deadline - time.monotonic())
             if message is None:
                 in_flight = current or self._pending[0]
                 alive = not self._died and self._process is not None and self._process.is_alive()
                 if alive:
-                    status = outcome.TIMED_OUT
-                    reason = (
-                        f"no answer within {self.timeout:g} s: the kernel hangs (look for a loop whose bound "
-                        "never ends, or one far longer than the sizes need), or compiling took too long "
-                        "(raise --timeout)"
-                    )
+                    status, reason = timeout_reason(self.timeout, phase)
                 else:
-                    status = outcome.CRASHED
-                    reason = self._death_reason("while running this case")
+                    status, reason = outcome.CRASHED, self._death_reason("while running this case")
                 self._stop()
+                if status == outcome.ERROR:  # a slow compile costs its own case: the next ones get a fresh judge
+                    self._pending.remove(in_flight)
+                    puzzle = (self.description or {}).get("id", self.request.get("puzzle_id", ""))
+                    yield CaseResult(puzzle, *in_flight, status, {}, reason, self.request.get("kernel_file", ""))
+                    return
                 yield from self._give_up(in_flight[0], in_flight, status, reason)
                 return
+            if message["event"] == "phase":
+                phase = message.get("phase", "")
+                continue
+            deadline = time.monotonic() + self.timeout
             event = message["event"]
             if event == "alive":  # the judge is tracing: each answer from the tracer restarts the clock
                 continue
@@ -160,7 +228,7 @@ class PuzzleRun:
                 self.timings.update(message.get("timings", {}))
                 continue
             if event == "case_start":
-                current = (message["kernel"], message["case"])
+                current, phase = (message["kernel"], message["case"]), ""
             elif event == "result":
                 result = CaseResult.from_dict(message["result"])
                 self._pending.remove((result.kernel, result.case))
@@ -201,10 +269,7 @@ class PuzzleRun:
         if code is None:
             return f"the grading process gave no answer within {self.timeout:g} s {when} (raise --timeout)"
         if code == -9:
-            return (
-                f"the grading process was killed by signal 9 {when}: most often the system ran out of memory; "
-                "look for a buffer or tensor far larger than the case needs"
-            )
+            return killed_reason(when, self._oom_at_start, oom_kills())
         if code < 0:
             return (
                 f"the grading process was killed by signal {-code} {when}: TileLang, the compiler or the GPU driver "

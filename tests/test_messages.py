@@ -9,7 +9,9 @@ from pathlib import Path
 
 import torch
 
+from grader import outcome
 from grader.compare import compare
+from grader.outcome import CaseResult
 from grader.spec import DEFAULT_TOLERANCES
 
 FP16 = DEFAULT_TOLERANCES["float16"]
@@ -287,3 +289,171 @@ def test_reduce_sum_trap_is_the_hint_end_to_end(grade, tmp_path):
     assert result["status"] == "failed"
     assert result["hint"].startswith("the likely cause: T.reduce_sum into `sums` inside the T.serial loop over `k`")
     assert "Nearly every element is wrong" not in run.out
+
+
+# ------------------------------------------------------------------ a case past the time limit, a judge killed
+
+
+def fake_judge(script):
+    """A stand-in for grader.judge.worker.serve that follows ``script(conn, plan)`` after describing a
+    one-kernel puzzle; forked (grader.warm's way of starting a judge), so it needs no import."""
+
+    def serve(conn, request):
+        conn.send(
+            {
+                "event": "described",
+                "device": "test",
+                "mode": "cpu",
+                "puzzle": {"id": "02", "title": "t", "kernels": [{"function": "add", "cases": []}]},
+            }
+        )
+        script(conn, conn.recv()["plan"])
+
+    return serve
+
+
+def supervised(monkeypatch, script, timeout=1.0):
+    from grader import supervisor
+    from grader.judge import worker
+    from grader.warm import WARM_ENV
+
+    monkeypatch.setenv(WARM_ENV, "1")
+    monkeypatch.setattr(worker, "serve", fake_judge(script))
+    run = supervisor.PuzzleRun({"puzzle_id": "02", "kernel_file": "mine.py"}, timeout=timeout)
+    assert run.describe() is not None
+    run.set_plan([("add", "first"), ("add", "second")])
+    return run
+
+
+def compile_forever_then_pass(conn, plan):
+    import time
+
+    kernel, cases = plan[0]
+    conn.send({"event": "case_start", "kernel": kernel, "case": cases[0]})
+    if cases[0] == "first":
+        conn.send({"event": "phase", "phase": "compiling"})
+        time.sleep(60)
+    result = CaseResult("02", kernel, cases[0], outcome.PASSED, {}, "simulated on CPU: max abs err 0")
+    conn.send({"event": "result", "result": result.to_dict()})
+    conn.send({"event": "done"})
+
+
+def test_a_compile_past_the_time_limit_is_not_a_hang_and_the_next_case_runs(monkeypatch):
+    run = supervised(monkeypatch, compile_forever_then_pass)
+    try:
+        first, second = run.result("add", "first"), run.result("add", "second")
+    finally:
+        run.close()
+    assert first.status == outcome.ERROR
+    assert first.message.startswith("compiling this case took longer than the time limit (1 s): not a verdict")
+    assert "hangs" not in first.message
+    assert second.status == outcome.PASSED  # a fresh judge graded it: not skipped
+
+
+def simulate_forever(conn, plan):
+    import time
+
+    conn.send({"event": "case_start", "kernel": "add", "case": "first"})
+    conn.send({"event": "phase", "phase": "compiling"})
+    conn.send({"event": "phase", "phase": "simulating"})
+    time.sleep(60)
+
+
+def test_a_simulation_past_the_time_limit_says_so_and_costs_the_kernel(monkeypatch):
+    run = supervised(monkeypatch, simulate_forever)
+    try:
+        first, second = run.result("add", "first"), run.result("add", "second")
+    finally:
+        run.close()
+    assert first.status == outcome.TIMED_OUT
+    assert first.message.startswith("simulating this case on the CPU took longer than 1 s")
+    assert second.status == outcome.NOT_RUN
+
+
+def killed(conn, plan):
+    import os
+    import signal
+
+    conn.send({"event": "case_start", "kernel": "add", "case": "first"})
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_a_killed_judge_blames_memory_only_when_the_oom_killer_counted_it(monkeypatch):
+    from grader import supervisor
+
+    counts = iter([7, 7])
+    monkeypatch.setattr(supervisor, "oom_kills", lambda: next(counts))
+    run = supervised(monkeypatch, killed, timeout=30)
+    try:
+        crashed = run.result("add", "first")
+    finally:
+        run.close()
+    assert crashed.status == outcome.CRASHED
+    assert "not by the out-of-memory killer" in crashed.message and "ran out of memory" not in crashed.message
+
+    assert "out-of-memory killer (the machine ran out of memory)" in supervisor.killed_reason("now", 7, 8)
+    unknown = supervisor.killed_reason("now", None, None)
+    assert "out-of-memory killer or by another program (this machine does not say which)" in unknown
+
+
+def test_the_oom_count_is_read_where_linux_keeps_it():
+    from grader.supervisor import oom_kills
+
+    found = oom_kills()
+    if Path("/proc/vmstat").is_file() and "oom_kill " in Path("/proc/vmstat").read_text():
+        assert isinstance(found, int) and found >= 0
+    else:
+        assert found is None
+
+
+def judge_pid(grader_pid: int) -> int | None:
+    """The judge: the grader's child started by multiprocessing's spawn."""
+    children = Path(f"/proc/{grader_pid}/task/{grader_pid}/children")
+    for pid in children.read_text().split() if children.exists() else []:
+        try:
+            if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                return int(pid)
+        except OSError:
+            continue
+    return None
+
+
+def test_killing_the_judge_does_not_blame_memory_end_to_end(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from grader.supervisor import oom_kills
+    from tests.conftest import ROOT
+
+    if oom_kills() is None or not Path("/proc/self/task").exists():
+        import pytest
+
+        pytest.skip("needs Linux's /proc (the out-of-memory killer's count, a process's children)")
+    path = learner_copy(tmp_path, "02", [])
+    grader = subprocess.Popen(
+        [sys.executable, "-m", "grader", "02", "--file", str(path), "-k", "add", "--exact", "--case", "tail_1000"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while (pid := judge_pid(grader.pid)) is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert pid is not None, "the judge never started"
+        time.sleep(4)
+        before = oom_kills()
+        os.kill(pid, signal.SIGKILL)
+        out, _ = grader.communicate(timeout=120)
+    finally:
+        if grader.poll() is None:
+            grader.kill()
+    if oom_kills() != before:  # the machine's out-of-memory killer stopped something meanwhile: no verdict here
+        return
+    assert grader.returncode in (1, 2)  # a CRASH, or a puzzle that could not load if it died before describing it
+    assert "the grading process was killed (signal 9)" in out
+    assert "not by the out-of-memory killer" in out and "ran out of memory" not in out

@@ -17,7 +17,7 @@ import logging
 import os
 import time
 import traceback
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -261,6 +261,7 @@ def _serve(conn: Any, request: dict[str, Any], tracer: Any, guard: Any, started:
     for kernel, case in work:
         conn.send({"event": "case_start", "kernel": kernel.function, "case": case.name})
         try:
+            announce_phases(conn, ctx, case, builds.get((kernel.function, case.name)))
             result = grade_case(ctx, kernel, case, builds.get((kernel.function, case.name)))
         except Exception as error:  # a grader bug must still give this case a verdict
             from grader.build import summarize
@@ -283,6 +284,21 @@ def _serve(conn: Any, request: dict[str, Any], tracer: Any, guard: Any, started:
             os._exit(3)
     conn.send({"event": "done"})
     conn.close()
+
+
+def announce_phases(conn: Any, ctx: Context, case: Case, build: Build | None) -> None:
+    """Tell the supervisor where this case's time goes: waiting for its compile (announced only while it is
+    not done), then simulating it on the CPU or running it on the GPU. A case past the time limit is then
+    reported for what it was doing (a slow compile is not a hanging kernel)."""
+    if build is None or ctx.device.problem:
+        return
+    if not build.compiled.done():
+        conn.send({"event": "phase", "phase": "compiling"})
+        wait([build.compiled])
+    if ctx.device.mode == "cuda":
+        conn.send({"event": "phase", "phase": "running"})
+    elif ctx.device.mode == "cpu" and case.simulate:
+        conn.send({"event": "phase", "phase": "simulating"})
 
 
 def block_parameters(spec_module: Any, puzzle: Puzzle) -> dict[str, set[str]]:
