@@ -524,7 +524,7 @@ class Interpreter:
         ):
             position = tuple(int(i) for i in indices)
             if self.scalar_in_bounds(node.buffer, position):
-                if self.scopes[node.buffer.data] == "global":
+                if node.buffer.data in self.races.watched and self.scopes[node.buffer.data] == "global":
                     where = [torch.tensor([p]) for p in position]
                     self.watch_write(node.buffer, data, where, torch.as_tensor(value, dtype=data.dtype).reshape(1))
                 data[position] = value
@@ -544,9 +544,10 @@ class Interpreter:
         flat_indices = [kept(g) for g in index_grids]
         inside = self.in_global_bounds(node.buffer, flat_indices)
         flat_indices = [f[inside] for f in flat_indices]
-        if self.scopes[node.buffer.data] == "global":
-            self.watch_write(node.buffer, data, flat_indices, kept(value_grid)[inside].to(data.dtype))
-        data.index_put_(tuple(flat_indices), kept(value_grid)[inside].to(data.dtype))
+        values = kept(value_grid)[inside].to(data.dtype)
+        if node.buffer.data in self.races.watched and self.scopes[node.buffer.data] == "global":
+            self.watch_write(node.buffer, data, flat_indices, values)
+        data.index_put_(tuple(flat_indices), values)
         if product is not None:
             exact = kept(torch.broadcast_to(product, value_grid.shape))[inside]
             self.keep_exact(node.buffer, data, flat_indices, exact)
@@ -651,12 +652,13 @@ class Interpreter:
             return self.load_private(node.buffer, indices)
         if self.scopes[node.buffer.data] == "local.fragment" and self.parallel_vars:
             self.check_lane_access(node)
-        is_global = self.scopes[node.buffer.data] == "global"
+        # a global buffer some launch writes: the races between blocks are watched on it (races.py)
+        watched = node.buffer.data in self.races.watched and self.scopes[node.buffer.data] == "global"
         if not any(isinstance(i, torch.Tensor) for i in indices):
             position = tuple(int(i) for i in indices)
             if not self.scalar_in_bounds(node.buffer, position):
                 return torch.zeros((), dtype=data.dtype)
-            if is_global:
+            if watched:
                 self.watch_read(node.buffer, data, [torch.tensor([p]) for p in position])
             return data[position].clone()  # a value, as the register the GPU loads it into: not a view
         grids = torch.broadcast_tensors(*[self.as_tensor(i) for i in indices])
@@ -665,7 +667,7 @@ class Interpreter:
             *grids, mask = torch.broadcast_tensors(*grids, self._mask)
             grids = [torch.where(mask, g, torch.zeros_like(g)) for g in grids]
         inside = self.in_global_bounds(node.buffer, [g.reshape(-1) for g in grids]).reshape(grids[0].shape)
-        if is_global:
+        if watched:
             read = inside if self._mask is None else inside & mask
             self.watch_read(node.buffer, data, [g[read] for g in grids])
         safe = [torch.where(inside, g, torch.zeros_like(g)) for g in grids]
