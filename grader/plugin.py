@@ -37,6 +37,10 @@ class GradeState:
     runs: dict[Path, PuzzleRun] = field(default_factory=dict)
     results: list[CaseResult] = field(default_factory=list)
     announced: set[tuple[str, str]] = field(default_factory=set)
+    # An error printed in full (report.repeat_key) -> "kernel case" that printed it; a later case of the same
+    # kernel that repeats one waits in ``folded``, and they print as one line (report.repeated_line)
+    shown: dict[tuple[str, ...], str] = field(default_factory=dict)
+    folded: list[CaseResult] = field(default_factory=list)
 
 
 STATE = pytest.StashKey[GradeState]()
@@ -275,15 +279,48 @@ def _is_graded(report: pytest.TestReport, config: pytest.Config) -> bool:
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
     yield
     if isinstance(item, CaseItem) and item.result is not None:
-        _print_case(item)
+        _print_case(item, nextitem)
 
 
-def _print_case(item: CaseItem) -> None:
+def _print_case(item: CaseItem, nextitem: pytest.Item | None = None) -> None:
+    """The case's lines; an error that repeats one printed in full above is held back, and the kernel's
+    repeats print as one line before its next other verdict or after its last case."""
     state = _state(item.config)
     writer = item.config.pluginmanager.get_plugin("terminalreporter")
     if writer is None:
         return
     result = item.result
+    key = report.repeat_key(str(item.path), result)
+    if key is not None and key in state.shown:
+        state.folded.append(result)
+    else:
+        _print_folded(item, writer)
+        _announce(item, writer, result)
+        colour = {"green": result.status == outcome.PASSED, "yellow": result.status == outcome.COMPILED}
+        lines = report.case_lines(result, item.config.getoption("grade_verbose"))
+        writer.write_line(lines[0], red=not any(colour.values()), **colour)
+        for line in lines[1:]:
+            writer.write_line(line)
+        if key is not None:
+            state.shown[key] = f"{result.kernel} {result.case}"
+    if not (isinstance(nextitem, CaseItem) and nextitem.path == item.path and nextitem.kernel == item.kernel):
+        _print_folded(item, writer)
+
+
+def _print_folded(item: CaseItem, writer: Any) -> None:
+    state = _state(item.config)
+    if not state.folded:
+        return
+    first = state.folded[0]
+    _announce(item, writer, first)
+    printed = state.shown[report.repeat_key(str(item.path), first)]
+    writer.write_line(report.repeated_line(state.folded, printed), red=True)
+    state.folded = []
+
+
+def _announce(item: CaseItem, writer: Any, result: CaseResult) -> None:
+    """The puzzle's heading before its first line, the kernel's name before the kernel's first line."""
+    state = _state(item.config)
     run = state.runs[item.path.resolve()]
     puzzle_key = (str(item.path), "")
     if puzzle_key not in state.announced:
@@ -297,11 +334,6 @@ def _print_case(item: CaseItem) -> None:
     if kernel_key not in state.announced:
         state.announced.add(kernel_key)
         writer.write_line(f" {result.kernel}")
-    colour = {"green": result.status == outcome.PASSED, "yellow": result.status == outcome.COMPILED}
-    lines = report.case_lines(result, item.config.getoption("grade_verbose"))
-    writer.write_line(lines[0], red=not any(colour.values()), **colour)
-    for line in lines[1:]:
-        writer.write_line(line)
 
 
 def _shown(path: Path) -> str:

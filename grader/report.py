@@ -50,6 +50,28 @@ def case_lines(result: CaseResult, verbose: bool = False) -> list[str]:
     return lines
 
 
+# Verdicts whose words repeat from case to case when the cause is the file or the kernel, not the case: a
+# syntax error, a rejected kernel, a machine that cannot grade. Printed in full once, then folded.
+FOLDED = (outcome.ERROR, outcome.SETUP)
+FOLD_NAMES = 4  # case names listed on a folded line
+
+
+def repeat_key(source: str, result: CaseResult) -> tuple[str, ...] | None:
+    """What makes two cases' verdicts the same words (file, status, message, hint, details), or None for a
+    verdict that is never folded."""
+    if result.status not in FOLDED:
+        return None
+    return (source, result.status, result.message, result.hint, *result.details)
+
+
+def repeated_line(results: list[CaseResult], first: str) -> str:
+    """One line for cases whose verdict repeats ``first``'s ("kernel case") word for word."""
+    label = LABELS.get(results[0].status, results[0].status)
+    names = " ".join(r.case for r in results[:FOLD_NAMES]) + (" ..." if len(results) > FOLD_NAMES else "")
+    more = " more" if first.startswith(f"{results[0].kernel} ") else ""  # the first was this kernel's own
+    return f"  {label:5} " + tr(f"{len(results)}{more} case(s) ({names}): the same as {first} above")
+
+
 def bench_lines(results: list[CaseResult]) -> list[str]:
     rows = [r for r in results if r.bench is not None]
     if not rows:

@@ -457,3 +457,41 @@ def test_killing_the_judge_does_not_blame_memory_end_to_end(tmp_path):
     assert grader.returncode in (1, 2)  # a CRASH, or a puzzle that could not load if it died before describing it
     assert "the grading process was killed (signal 9)" in out
     assert "not by the out-of-memory killer" in out and "ran out of memory" not in out
+
+
+# ------------------------------------------------------------------ one error, printed once
+
+
+def test_repeated_errors_fold_into_one_line():
+    from grader import report
+
+    def error(kernel, case, message="mine.py:3: syntax error"):
+        return CaseResult("08", kernel, case, outcome.ERROR, {}, message)
+
+    first = error("gemv", "square_256")
+    assert report.repeat_key("mine.py", first) == report.repeat_key("mine.py", error("gemv", "tail_1000"))
+    assert report.repeat_key("mine.py", first) != report.repeat_key("mine.py", error("gemv", "x", "other"))
+    failed = CaseResult("08", "gemv", "a", outcome.FAILED, {}, "3 of 9 output elements wrong")
+    assert report.repeat_key("mine.py", failed) is None  # numbers differ case by case: never folded
+    same = [error("gemv", f"case_{n}") for n in range(6)]
+    assert report.repeated_line(same, "gemv square_256") == (
+        "  ERROR 6 more case(s) (case_0 case_1 case_2 case_3 ...): the same as gemv square_256 above"
+    )
+    other = [error("matmul_naive", "square_256")]
+    assert report.repeated_line(other, "gemv square_256") == (
+        "  ERROR 1 case(s) (square_256): the same as gemv square_256 above"
+    )
+
+
+def test_a_missing_parenthesis_is_printed_once_end_to_end(grade, tmp_path):
+    path = learner_copy(
+        tmp_path, "08", [("T.Kernel(T.ceildiv(M, BLOCK_M), threads", "T.Kernel(T.ceildiv(M, BLOCK_M, threads")]
+    )
+    run = grade("08", "--file", str(path))
+    assert run.code == 1
+    assert set(run.statuses().values()) == {"error"}
+    assert run.out.count("syntax error") == 1, run.out
+    kernels = {r["kernel"] for r in run.results()}
+    assert all(f" {k}\n" in run.out for k in kernels)  # each kernel still has its heading and a line
+    assert run.out.count("the same as gemv square_256 above") == len(kernels)
+    assert len(run.out.strip().splitlines()) <= 2 * len(kernels) + 5
