@@ -178,8 +178,9 @@ def test_a_race_names_the_blocks_by_their_grid_position():
     race, sentence = race_of(
         rows_into_one_row, {"X": torch.randn(16, 16), "Y": torch.zeros(16, 16)}, M=16, N=16, BLOCK=8
     )
+    # (blockIdx.x, blockIdx.y), named as the kernel names them: block rows 0 and 1 of block column 0
     assert race.element == (0, 0) and race.first == (0, 0) and race.second == (0, 1), race
-    assert "blocks (0, 0) and (0, 1) both store to it, different values, without an atomic" in sentence
+    assert "blocks (bx=0, by=0) and (bx=0, by=1) both store to it, different values, without an atomic" in sentence
 
 
 def test_a_workspace_cleared_in_one_launch_and_added_to_in_the_next_is_no_race():

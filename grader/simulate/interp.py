@@ -329,7 +329,7 @@ class Interpreter:
         self.func = func
         # Blocks run last to first: a result that depends on the order shows in one of the two orders.
         self.reverse_blocks = reverse_blocks
-        self.block_vars: list[Any] = []  # the blockIdx loops we are inside, outermost first
+        self.block_vars: list[tuple[str, Any]] = []  # (blockIdx.x/y/z, loop var) of the loops we are inside
         self.env: dict[Any, Any] = {}
         self.buffers: dict[Any, torch.Tensor] = {}
         self.scopes: dict[Any, str] = {}
@@ -440,15 +440,17 @@ class Interpreter:
             self.block_extents[node.loop_var] = extent
             if not self.block_vars:
                 self.races.new_launch()  # blocks of different launches never overlap in time
-            self.block_vars.append(node.loop_var)
+            self.block_vars.append((tag, node.loop_var))
+            self.block_vars.sort(key=lambda pair: pair[0])  # blockIdx.x, .y, .z: the grid's order
             order = range(start, start + extent)
             try:
                 for index in reversed(order) if self.reverse_blocks else order:
                     self.env[node.loop_var] = index
-                    self.races.enter_block(tuple(int(self.env[v]) for v in self.block_vars))
+                    axes = tuple(str(v.name) for _, v in self.block_vars)
+                    self.races.enter_block(tuple(int(self.env[v]) for _, v in self.block_vars), axes)
                     self.stmt(node.body)
             finally:
-                self.block_vars.pop()
+                self.block_vars.remove((tag, node.loop_var))
         elif kind == self.tir.ForKind.PARALLEL:
             axis = self.lanes.take()
             self.env[node.loop_var] = lane(extent, axis) + start

@@ -28,15 +28,16 @@ class Race:
 
     buffer: str
     element: tuple[int, ...]
-    first: tuple[int, ...]
+    first: tuple[int, ...]  # blockIdx.x, .y, .z
     did_first: str
     second: tuple[int, ...]
     did_second: str
+    axes: tuple[str, ...] = ()  # the kernel's names for them (bx, by)
 
     def sentence(self) -> str:
         where = f"`{self.buffer}[{', '.join(map(str, self.element))}]`"
         verbs = {"read": "reads it", "store": "stores to it without an atomic", "add": "adds to it atomically"}
-        one, other = _name(self.first), _name(self.second)
+        one, other = _name(self.first, self.axes), _name(self.second, self.axes)
         if self.did_first == self.did_second == "store":
             how = f"blocks {one} and {other} both store to it, different values, without an atomic"
         else:
@@ -48,8 +49,12 @@ class Race:
         )
 
 
-def _name(block: tuple[int, ...]) -> str:
-    return str(block[0]) if len(block) == 1 else "(" + ", ".join(map(str, block)) + ")"
+def _name(block: tuple[int, ...], axes: tuple[str, ...]) -> str:
+    if len(block) == 1:
+        return str(block[0])
+    if len(axes) == len(block):
+        return "(" + ", ".join(f"{a}={b}" for a, b in zip(axes, block)) + ")"
+    return "(" + ", ".join(map(str, block)) + ")"
 
 
 class Element:
@@ -71,6 +76,7 @@ class RaceWatch:
         self.blocks: list[tuple[int, ...]] = []  # block number -> its blockIdx values
         self.numbers: dict[tuple[int, ...], int] = {}
         self.block = NONE
+        self.axes: tuple[str, ...] = ()
 
     def new_launch(self) -> None:
         self.history.clear()
@@ -78,7 +84,8 @@ class RaceWatch:
         self.numbers.clear()
         self.block = NONE
 
-    def enter_block(self, index: tuple[int, ...]) -> None:
+    def enter_block(self, index: tuple[int, ...], axes: tuple[str, ...] = ()) -> None:
+        self.axes = axes
         number = self.numbers.get(index)
         if number is None:
             number = self.numbers[index] = len(self.blocks)
@@ -97,7 +104,7 @@ class RaceWatch:
         """The first element of ``flat`` where ``other`` names another block, which ``did`` to it."""
         hit = int(torch.nonzero((other != NONE) & (other != self.block))[0, 0])
         coords = tuple(int(c) for c in torch.unravel_index(flat[hit], shape)) if shape else ()
-        return Race(name, coords, self.blocks[int(other[hit])], did, self.blocks[self.block], i_do)
+        return Race(name, coords, self.blocks[int(other[hit])], did, self.blocks[self.block], i_do, self.axes)
 
     def _check(self, name: str, shape: list[int], flat: torch.Tensor, i_do: str, others: list) -> None:
         for other, did in others:
