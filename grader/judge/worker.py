@@ -654,7 +654,13 @@ def simulate_and_compare(ctx: Context, kernel: Kernel, case: Case, tir: Any, com
     outputs = poisoned_outputs(kernel, case, "cpu")
     tensors = {t.name: x for t, x in zip(kernel.inputs + kernel.outputs, inputs + outputs)}
     try:
-        simulate(tir, tensors, ctx.device.profile, tma_stores="tl::tma_store(" in kernel_source(compiled))
+        simulate(
+            tir,
+            tensors,
+            ctx.device.profile,
+            tma_stores="tl::tma_store(" in kernel_source(compiled),
+            reverse_blocks=reversed_blocks(kernel, case),
+        )
     except SimulationError as error:
         return _result(ctx, kernel, case, outcome.FAILED, f"simulated on CPU: {error}")
     except Unsupported as error:
@@ -669,6 +675,13 @@ def simulate_and_compare(ctx: Context, kernel: Kernel, case: Case, tir: Any, com
     result.message = f"simulated on CPU: {result.message}"
     result = with_side_effects(result, changed_inputs(pristine, inputs, [t.name for t in kernel.inputs]))
     return keep_failure(ctx, kernel, case, result, pristine, outputs)
+
+
+def reversed_blocks(kernel: Kernel, case: Case) -> bool:
+    """Every other case runs its blocks last to first, so a result that depends on their order cannot
+    pass every case (races the simulator names are caught in either order)."""
+    names = [c.name for c in kernel.cases]
+    return case.name in names and names.index(case.name) % 2 == 1
 
 
 def kernel_source(compiled: Any) -> str:
