@@ -475,3 +475,71 @@ def _staged_store_instead(tir: Any) -> str | None:
         if src in accumulators and _scope(dst) == "global":
             return f"copies the accumulator {src.name} straight into {dst.name} with T.copy"
     return None
+
+
+def _launch_writes(tir: Any, name: str) -> list[dict[str, int]]:
+    """Per launch (a top-level ``T.Kernel``: a blockIdx loop not inside another), how often the kernel
+    writes the global buffer ``name``: {"atomic": T.atomic_add calls, "plain": T.copy / T.fill / stores}."""
+    from tilelang import tvm
+
+    tir_ = tvm.tirx
+    launches: list[dict[str, int]] = []
+
+    def count(node: Any, into: dict[str, int]) -> None:
+        if isinstance(node, tir_.BufferStore) and node.buffer.name == name:
+            into["plain"] += 1
+        elif isinstance(node, tir_.Call) and node.op.name.startswith("tl.tileop."):
+            for arg in node.args:
+                if isinstance(arg, tir_.Call) and arg.op.name == "tl.region" and int(arg.args[1]) & 2:
+                    if arg.args[0].buffer.name == name:
+                        into["atomic" if node.op.name == "tl.tileop.atomicadd" else "plain"] += 1
+
+    def visit(node: Any) -> None:
+        binding = getattr(node, "thread_binding", None)
+        if isinstance(node, tir_.For) and binding is not None and binding.thread_tag.startswith("blockIdx"):
+            writes = {"atomic": 0, "plain": 0}
+            tir_.stmt_functor.post_order_visit(node.body, lambda n: count(n, writes))
+            launches.append(writes)
+            return
+        for child in _children(node):
+            visit(child)
+
+    visit(tir.body)
+    return launches
+
+
+def _children(node: Any) -> list[Any]:
+    from tilelang import tvm
+
+    tir_ = tvm.tirx
+    if isinstance(node, tir_.SeqStmt):
+        return list(node.seq)
+    if isinstance(node, tir_.IfThenElse):
+        return [node.then_case] + ([node.else_case] if node.else_case is not None else [])
+    if isinstance(node, tir_.SBlockRealize):
+        return [node.block]
+    body = getattr(node, "body", None)
+    return [body] if body is not None else []
+
+
+def adds_only_atomically(name: str, wants: str) -> Concept:
+    """Some launch adds into the global buffer ``name`` with T.atomic_add, and the launches that do write
+    it no other way: a stream-K fix-up whose blocks share a tile (one atomic add somewhere beside a
+    T.copy read-add-store is still a race between blocks)."""
+
+    def holds(tir: Any) -> bool:
+        adding = [w for w in _launch_writes(tir, name) if w["atomic"]]
+        return bool(adding) and not any(w["plain"] for w in adding)
+
+    def instead(tir: Any) -> str | None:
+        launches = _launch_writes(tir, name)
+        if not any(w["atomic"] for w in launches):
+            return f"adds nothing into {name} with T.atomic_add"
+        if any(w["atomic"] and w["plain"] for w in launches):
+            return (
+                f"also stores into {name} with T.copy or an assignment in the launch that adds to it, where "
+                "other blocks add to the same tile at the same time"
+            )
+        return None
+
+    return Concept(wants, holds, instead=instead)

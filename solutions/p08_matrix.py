@@ -138,6 +138,7 @@ import tilelang
 import tilelang.language as T
 
 from grader.concepts import (
+    adds_only_atomically,
     gemm_operands_in_shared,
     parallel_loop,
     pipelined,
@@ -943,7 +944,7 @@ def puzzle() -> Puzzle:
         *pipeline,
         in_shared,
         staged_store("the whole tiles stored through a shared tile: T.copy(acc, C_tile), then T.copy(C_tile, C[...])"),
-        uses_tile_op("tl.tileop.atomicadd", "the parts of a shared tile added into `partial` with T.atomic_add"),
+        adds_only_atomically("partial", "the parts of a shared tile added into `partial` with T.atomic_add only"),
     )
     return Puzzle(
         id="08",

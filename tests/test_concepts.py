@@ -179,3 +179,26 @@ def test_the_reference_matmul_tuned_has_both_in_its_tir():
     case = spec("08").kernel("matmul_tuned").case("odd_127x129x131")
     tir = matmul_tuned.get_tir(**case.sizes, **case.params)
     assert swizzled("s").check(tir) is None and staged_store("t").check(tir) is None
+
+
+def _streamk_tir(path):
+    from grader.trace.frontend import kernel_function, load_learner, trace_tir
+
+    kernel = spec("08").kernel("matmul_streamk")
+    case = next(c for c in kernel.cases if c.simulate)
+    module, problem, _ = load_learner(path)
+    assert not problem, problem
+    return trace_tir(kernel_function(module, kernel), kernel, case, path)
+
+
+def test_streamk_fix_up_must_add_only_atomically_not_beside_one_atomic_add_of_zero():
+    from grader.concepts import adds_only_atomically
+
+    concept = adds_only_atomically("partial", "only atomic adds")
+    assert concept.check(_streamk_tir(ROOT / "solutions" / "p08_matrix.py")) is None
+    # T.copy read, add, T.copy store, plus one T.atomic_add of zero: a race between blocks
+    racy = concept.miss(_streamk_tir(ROOT / "tests" / "wrong" / "p08" / "matmul_streamk_race_read_add_store.py"))
+    assert racy is not None and "also stores into partial" in racy.sentence(), racy
+    # a plain T.copy of each part, no atomic at all
+    copied = concept.miss(_streamk_tir(ROOT / "tests" / "wrong" / "p08" / "matmul_streamk_copy_not_add.py"))
+    assert copied is not None and copied.instead == "adds nothing into partial with T.atomic_add", copied
