@@ -6,9 +6,12 @@ Exit codes: 0 every case passed (or compiled, without a GPU), 1 some case failed
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from grader.discover import course_root, normalize_id, puzzle_files, puzzle_id_of
@@ -53,7 +56,12 @@ def parser() -> argparse.ArgumentParser:
         help="with --bench: time the bench cases with this block parameter instead (e.g. --param BLOCK_N=128); "
         "repeatable; the graded cases are not run",
     )
-    p.add_argument("--json", type=Path, metavar="PATH", help="write machine-readable results to PATH")
+    p.add_argument(
+        "--json",
+        type=Path,
+        metavar="PATH",
+        help="write machine-readable results to PATH (-: to stdout, and the report to stderr)",
+    )
     p.add_argument(
         "--device",
         choices=("auto", "cuda", "cpu", "compile"),
@@ -231,7 +239,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     # Only the grader's own plugin: another installed pytest plugin must not print into a learner's run.
     os.environ.setdefault("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-    code = pytest.main(pytest_args(args, chosen))
+    with stopped_by_ctrl_c(), json_on_stdout(args):
+        code = pytest.main(pytest_args(args, chosen))
     if code == pytest.ExitCode.OK:
         return EXIT_OK
     if code == pytest.ExitCode.TESTS_FAILED:
@@ -240,11 +249,57 @@ def main(argv: Sequence[str] | None = None) -> int:
         chosen_by = " ".join(
             f"{flag} {value!r}" for flag, value in (("-k", args.kernels), ("--case", args.cases)) if value
         )
-        print(f"grader: nothing matched {chosen_by}" if chosen_by else "grader: nothing to grade", file=sys.stderr)
+        if not chosen_by:  # with -k or --case the plugin said what matched nothing and which names exist
+            print("grader: nothing to grade", file=sys.stderr)
         return EXIT_USAGE
     if code == pytest.ExitCode.USAGE_ERROR:
         return EXIT_USAGE
     return EXIT_FAILED
+
+
+EXIT_INTERRUPTED = 130  # the shell's code for a program stopped by Ctrl-C (128 + SIGINT)
+
+
+@contextlib.contextmanager
+def stopped_by_ctrl_c() -> Iterator[None]:
+    """While grading, Ctrl-C stops the judges, deletes their temporary folders and exits with one line
+    (no pytest banner, no traceback)."""
+
+    error_fd = os.dup(2)  # the terminal itself: pytest may have fd 2 captured when Ctrl-C comes
+
+    def stop(signum: int, frame: object) -> None:
+        from grader.supervisor import stop_all
+
+        stop_all()
+        sys.stdout.flush()
+        line = tr("grader: stopped (Ctrl-C); the cases above were graded, the rest were not")
+        os.write(error_fd, f"\n{line}\n".encode())
+        os._exit(EXIT_INTERRUPTED)
+
+    previous = signal.signal(signal.SIGINT, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        os.close(error_fd)
+
+
+@contextlib.contextmanager
+def json_on_stdout(args: argparse.Namespace) -> Iterator[None]:
+    """``--json -``: the JSON document alone on stdout (for a pipe), the report on stderr."""
+    if args.json is None or str(args.json) != "-":
+        yield
+        return
+    with tempfile.TemporaryDirectory(prefix="tilelang-course-json-") as folder:
+        args.json = Path(folder) / "results.json"
+        try:
+            with contextlib.redirect_stdout(sys.stderr):
+                yield
+        finally:
+            if args.json.is_file():
+                sys.stdout.write(args.json.read_text())
+                sys.stdout.flush()
+            args.json = Path("-")
 
 
 def print_hint(args: argparse.Namespace) -> int:

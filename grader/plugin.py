@@ -258,6 +258,37 @@ def pytest_collection_finish(session: pytest.Session) -> None:
             chosen.setdefault(item.path.resolve(), []).append((item.kernel, item.case))
     for path, run in state.runs.items():
         run.set_plan(chosen.get(path, []))
+    if not session.items:
+        for line in unmatched_lines(session.config, state):
+            print(tr(line), file=sys.stderr)
+
+
+def unmatched_lines(config: pytest.Config, state: GradeState) -> list[str]:
+    """When -k or --case matched nothing: say so, and list the names that would have matched (public
+    cases only), one line per puzzle."""
+    opt = config.getoption
+    asked = [(flag, opt(name)) for flag, name in (("-k", "grade_kernels"), ("--case", "grade_cases")) if opt(name)]
+    if not asked:
+        return []
+    wanted = [n.strip() for n in opt("grade_kernels").split(",") if n.strip()]
+    lines = []
+    for run in state.runs.values():
+        kernels = {
+            k["function"]: [c["name"] for c in k["cases"] if not c["name"].startswith("hidden_")]
+            for k in (run.description or {}).get("kernels", [])
+        }
+        if not kernels:
+            continue
+        matched = [k for k in kernels if not wanted or _wanted(k, wanted, opt("grade_kernels_exact"))]
+        said = " ".join(f"{flag} {value!r}" for flag, value in asked)
+        puzzle = (run.description or {}).get("id", "")
+        if not matched:
+            names = f"its kernels: {', '.join(kernels)}"
+        else:
+            names = "; ".join(f"the cases of {k}: {', '.join(kernels[k])}" for k in matched[:3])
+            names += "; ..." if len(matched) > 3 else ""
+        lines.append(f"grader: nothing in puzzle {puzzle} matched {said}; {names}")
+    return lines
 
 
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config):

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import shutil
+import tempfile
 import time
+import weakref
 from collections.abc import Iterator
 from typing import Any
 
@@ -20,6 +23,15 @@ Plan = list[tuple[str, list[str]]]
 
 # What the judge says a case's time is going to (its "phase" events): what a case past the time limit was doing.
 COMPILING, SIMULATING, RUNNING = "compiling", "simulating", "running"
+
+
+_RUNS: weakref.WeakSet[PuzzleRun] = weakref.WeakSet()  # every run with a judge that may be alive
+
+
+def stop_all() -> None:
+    """Stop every judge this process started and delete their temporary folders (Ctrl-C in the CLI)."""
+    for run in list(_RUNS):
+        run.close()
 
 
 def oom_kills() -> int | None:
@@ -97,6 +109,8 @@ class PuzzleRun:
         self._fatal = ""
         self._died = False
         self._oom_at_start: int | None = None  # the out-of-memory killer's count when the judge started
+        self._scratch = ""  # the judge's temporary folder (TMPDIR), deleted when it stops
+        _RUNS.add(self)
 
     # ------------------------------------------------------------------ child process
     def _start(self) -> dict[str, Any] | None:
@@ -106,7 +120,9 @@ class PuzzleRun:
         parent, child = context.Pipe()
         from grader.judge.worker import serve
 
-        self._process = context.Process(target=serve, args=(child, self.request), daemon=True)
+        self._scratch = tempfile.mkdtemp(prefix="tilelang-course-judge-")
+        request = {**self.request, "scratch": self._scratch}
+        self._process = context.Process(target=serve, args=(child, request), daemon=True)
         self._oom_at_start = oom_kills()
         self._process.start()
         child.close()
@@ -141,6 +157,9 @@ class PuzzleRun:
         if self._conn is not None:
             self._conn.close()
         self._process = self._conn = None
+        if self._scratch:  # the judge is gone: what it (TileLang, nvcc) left in its temporary folder goes too
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = ""
 
     def close(self) -> None:
         self._stop()

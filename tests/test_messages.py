@@ -495,3 +495,95 @@ def test_a_missing_parenthesis_is_printed_once_end_to_end(grade, tmp_path):
     assert all(f" {k}\n" in run.out for k in kernels)  # each kernel still has its heading and a line
     assert run.out.count("the same as gemv square_256 above") == len(kernels)
     assert len(run.out.strip().splitlines()) <= 2 * len(kernels) + 5
+
+
+# ------------------------------------------------------------------ the command line
+
+
+def grader_command(*args: str, **kwargs):
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    return subprocess.run(
+        [sys.executable, "-m", "grader", *args], cwd=ROOT, capture_output=True, text=True, timeout=600, **kwargs
+    )
+
+
+def test_json_dash_writes_the_document_to_stdout_and_the_report_to_stderr(tmp_path):
+    import json
+
+    done = grader_command("02", "--solutions", "-k", "add", "--exact", "--case", "tail_1000", "--json", "-")
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)  # stdout holds the JSON document and nothing else
+    assert [(r["kernel"], r["case"], r["status"]) for r in document["results"]] == [("add", "tail_1000", "passed")]
+    assert "PASS  tail_1000" in done.stderr
+    assert not (Path(__file__).resolve().parent.parent / "-").exists()
+
+
+def test_no_match_lists_the_names_that_exist():
+    kernels = grader_command("02", "-k", "ad_fragments")
+    assert kernels.returncode == 2
+    assert "grader: nothing in puzzle 02 matched -k 'ad_fragments'; its kernels: add, mul_relu, add_fragments" in (
+        kernels.stderr
+    )
+    cases = grader_command("02", "-k", "mul_relu", "--case", "tail_100")
+    assert cases.returncode == 2
+    line = next(line for line in cases.stderr.splitlines() if line.startswith("grader: nothing in puzzle 02"))
+    assert line.startswith(
+        "grader: nothing in puzzle 02 matched -k 'mul_relu' --case 'tail_100'; the cases of mul_relu: "
+    )
+    assert "tail_1000" in line and "hidden_" not in line
+
+
+def test_ctrl_c_stops_quietly_and_leaves_no_temporary_folders(tmp_path):
+    import glob
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.conftest import ROOT
+
+    # a kernel whose simulation takes long: Ctrl-C lands while the judge works
+    path = learner_copy(
+        tmp_path,
+        "02",
+        [
+            (
+                "            if i < N:\n                C[i] = A[i] + B[i]",
+                "            if i < N:\n                acc = T.alloc_var(T.float32)\n                acc = 0.0\n"
+                "                for r in T.unroll(6000):\n                    acc += T.cast(A[i], T.float32) * 0.0\n"
+                "                C[i] = A[i] + B[i] + T.cast(acc, T.float16)",
+            )
+        ],
+    )
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    grader = subprocess.Popen(
+        [sys.executable, "-m", "grader", "02", "--file", str(path), "-k", "add", "--exact"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,  # its own process group, as a terminal's foreground job is
+        env={**os.environ, "TMPDIR": str(scratch)},  # where its judges' folders are made
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not glob.glob(str(scratch / "tilelang-course-judge-*")) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        time.sleep(6)  # tracing and compiling under way
+        os.killpg(grader.pid, signal.SIGINT)  # what Ctrl-C in a terminal sends
+        out, _ = grader.communicate(timeout=60)
+    finally:
+        if grader.poll() is None:
+            grader.kill()
+    assert grader.returncode == 130, out
+    assert out.rstrip().endswith("grader: stopped (Ctrl-C); the cases above were graded, the rest were not")
+    assert "KeyboardInterrupt" not in out and "!!!!" not in out and "Traceback" not in out
+    time.sleep(1)
+    assert not glob.glob(str(scratch / "tilelang-course-judge-*"))
+    assert not [p for p in scratch.rglob("*") if p.name.startswith(("tvm_kernels", "tmpxft"))]

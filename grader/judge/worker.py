@@ -140,6 +140,18 @@ def limit_memory(device: Device, gigabytes: float) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
+def use_scratch(folder: str) -> None:
+    """Make ``folder`` (the supervisor's, which it deletes once this process is gone) where this process and
+    what it starts put temporary files: TileLang's kernel sources, nvcc's intermediates. A judge that is
+    killed (a timeout, Ctrl-C) then leaves nothing behind in /tmp."""
+    if not folder:
+        return
+    import tempfile
+
+    os.environ["TMPDIR"] = folder
+    tempfile.tempdir = folder
+
+
 def capture_output() -> None:
     """Send this process's stdout and stderr (fd 1 and 2) to /dev/null: whatever a kernel prints
     from the GPU (printf), and TileLang's and nvcc's noise, can never pass for a verdict line. Verdicts
@@ -153,6 +165,7 @@ def capture_output() -> None:
 def serve(conn: Any, request: dict[str, Any]) -> None:
     started = time.perf_counter()
     capture_output()
+    use_scratch(request.get("scratch", ""))
     from grader.hidden import hidden_file
     from grader.judge import reaper
     from grader.judge.sandbox import policy
