@@ -13,8 +13,9 @@ notebook, and the cases are shown only as ``hidden_1``, ``hidden_2``, ... in eve
     }
 
 ``sizes`` must bind exactly the sizes the kernel's own cases bind; ``params`` are the block
-parameters (defaults of the kernel apply to those left out); ``simulate`` (default false) lets a
-small case run in the CPU simulator when there is no GPU; ``scales`` and ``for_gpus`` (block parameters
+parameters (defaults of the kernel apply to those left out); ``simulate`` true makes the CPU simulator
+run the case where there is no GPU, false never (left out, the kernel's budget decides:
+grader.budget); ``scales`` and ``for_gpus`` (block parameters
 per GPU profile, e.g. ``{"sm_75": {"BLOCK_N": 64}}``) are as in :class:`Case`. A case whose block does not
 fit a GPU's shared memory, with no ``for_gpus`` entry for it, counts as not applicable there.
 """
@@ -94,7 +95,7 @@ def hidden_cases(kernel: Kernel, entries: list[dict[str, Any]], puzzle_id: str) 
                 {k: int(v) for k, v in entry["sizes"].items()},
                 dict(entry.get("params", {})),
                 seed=int(entry["seed"]),
-                simulate=bool(entry.get("simulate", False)),
+                simulate=bool(entry["simulate"]) if "simulate" in entry else None,
                 scales={k: float(v) for k, v in entry.get("scales", {}).items()},
                 for_gpus=dict(entry.get("for_gpus", {})),
             )
@@ -111,8 +112,10 @@ def with_hidden_cases(puzzle: Puzzle, path: Path | None = None) -> Puzzle:
     unknown = {e["kernel"] for e in entries if e["puzzle"].zfill(2) == puzzle.id} - {k.function for k in puzzle.kernels}
     if unknown:
         raise HiddenCasesError(f"hidden cases file {path} names kernels puzzle {puzzle.id} lacks: {sorted(unknown)}")
+    from grader.budget import admitted
+
     kernels = tuple(
-        dataclasses.replace(kernel, cases=kernel.cases + hidden_cases(kernel, entries, puzzle.id))
+        admitted(dataclasses.replace(kernel, cases=kernel.cases + hidden_cases(kernel, entries, puzzle.id)))
         for kernel in puzzle.kernels
     )
     return dataclasses.replace(puzzle, kernels=kernels)

@@ -63,7 +63,8 @@ DEFAULT_TOLERANCES: Mapping[str, Tolerance] = {
 class Case:
     """One graded run: sizes, block parameters, seed; ``bench`` marks the case used for timing.
 
-    ``simulate`` marks small cases cheap enough for the CPU simulator. ``scales`` multiplies named
+    ``simulate`` marks a case the CPU simulator runs where there is no GPU (True) or never runs (False);
+    left None, the kernel's simulation budget decides (grader.budget). ``scales`` multiplies named
     float inputs, for cases that need large values (softmax logits that overflow exp).
     """
 
@@ -72,7 +73,7 @@ class Case:
     params: Mapping[str, Any]
     seed: int
     bench: bool = False
-    simulate: bool = False
+    simulate: bool | None = None  # None: grader.budget decides when the puzzle is loaded
     scales: Mapping[str, float] = field(default_factory=dict)  # multiply these inputs (e.g. large logits)
     # Block parameters per GPU profile (grader.devices): keys are profile names, space-separated
     # ("sm_86 sm_89"), values override ``params`` there, or say why no parameters fit that GPU.
