@@ -1,6 +1,7 @@
 """`python -m grader [ID ...]`: grade puzzles through pytest.main, then map its exit code.
 
-Exit codes: 0 every case passed (or compiled, without a GPU), 1 some case failed, 2 usage error.
+Exit codes: 0 every case passed, 1 some case failed, 2 usage error, 3 no case failed but some were only
+compiled (no CUDA GPU here): their numbers were not checked.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 from grader.discover import course_root, normalize_id, puzzle_files, puzzle_id_of
 from grader.i18n import hint_lines, tr
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNCHECKED = 0, 1, 2, 3
 DEFAULT_MEMORY_LIMIT_GB = 32.0
 
 
@@ -239,10 +240,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     # Only the grader's own plugin: another installed pytest plugin must not print into a learner's run.
     os.environ.setdefault("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    seen = _Unchecked()
     with stopped_by_ctrl_c(), json_on_stdout(args):
-        code = pytest.main(pytest_args(args, chosen))
+        code = pytest.main(pytest_args(args, chosen), plugins=[seen])
     if code == pytest.ExitCode.OK:
-        return EXIT_OK
+        return EXIT_UNCHECKED if seen.count else EXIT_OK
     if code == pytest.ExitCode.TESTS_FAILED:
         return EXIT_FAILED
     if code == pytest.ExitCode.NO_TESTS_COLLECTED:
@@ -255,6 +257,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if code == pytest.ExitCode.USAGE_ERROR:
         return EXIT_USAGE
     return EXIT_FAILED
+
+
+class _Unchecked:
+    """Counts, as the grading ends, the cases that were only compiled (grader.verified)."""
+
+    count = 0
+
+    def pytest_sessionfinish(self, session: object) -> None:
+        from grader.plugin import unchecked_cases
+
+        self.count = unchecked_cases(session.config)  # type: ignore[attr-defined]
 
 
 EXIT_INTERRUPTED = 130  # the shell's code for a program stopped by Ctrl-C (128 + SIGINT)

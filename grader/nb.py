@@ -36,6 +36,7 @@ from typing import Any
 
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 
+from grader import verified
 from grader.discover import CELL_END, normalize_id
 from grader.i18n import hint_lines, tr
 
@@ -328,8 +329,8 @@ def _summary(kernel: str, cases: list[dict[str, Any]]) -> tuple[bool, str]:
     if all(s == "not_applicable" for s in statuses):
         return False, f"{kernel}: no case can run on this GPU ({cases[0].get('message', '')})"
     if all(s in GOOD for s in statuses):
-        built = statuses.count("compiled")
-        simulated = sum(str(c.get("message", "")).startswith("simulated on CPU") for c in cases)
+        checked = verified.counts(cases)
+        built, simulated = checked[verified.COMPILED], checked[verified.SIMULATED]
         unfit = statuses.count("not_applicable")
         also = f"; {unfit} not applicable on this GPU" if unfit else ""
         if built:

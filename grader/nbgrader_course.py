@@ -194,6 +194,7 @@ def config_text(course: Course) -> str:
 Run every nbgrader command from this folder. Autograding runs no student cell: the judge grades the
 %%puzzle cells, and only in the grader's sandbox (Linux namespaces; see the README's Instructor
 section). Where this machine cannot make one, autograde refuses unless told --JudgeChecks.no_sandbox=True.
+Where no CUDA GPU is usable it refuses too, unless told --JudgeChecks.device=cpu.
 """
 
 import os
@@ -290,7 +291,9 @@ def sbatch_text(course: Course) -> str:
 #   python -m grader autograde-status ps1           # graded, failed, missing
 #
 # Each task refuses to grade where its node cannot make the grader's sandbox (Linux user namespaces);
-# TILELANG_COURSE_SANDBOX=off sbatch ... grades there anyway, with student code unconfined.
+# TILELANG_COURSE_SANDBOX=off sbatch ... grades there anyway, with student code unconfined. It refuses
+# too where no CUDA GPU is usable; TILELANG_COURSE_DEVICE=cpu sbatch ... grades on the CPU anyway (small
+# cases simulated, the others only compiled: each student's log and autograde-status count them).
 #
 # Every task deals the submitted students into SHARDS shards the same way and grades its own, one
 # `nbgrader autograde --student S --force` each, into the gradebook of nbgrader_config.py (a server

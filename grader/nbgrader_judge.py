@@ -11,7 +11,10 @@ the hidden cases out of its sight), and sets each check cell's outputs from the 
 test cell 0. The tracer runs the cells one after another, so a cell that raises costs only the kernels
 it defines. Where the machine cannot make the sandbox it refuses to grade, unless the instructor said
 ``--JudgeChecks.no_sandbox=True`` (or ``TILELANG_COURSE_SANDBOX=off``, which ``autograde-shard(s)
---no-sandbox`` sets).
+--no-sandbox`` sets). Where no CUDA GPU is usable it refuses as well, unless told
+``--JudgeChecks.device=cpu`` (or ``TILELANG_COURSE_DEVICE=cpu``, which ``--device cpu`` of
+``autograde-shard(s)`` sets): then each check cell, the cell's metadata and the log say how many
+cases ran on a GPU, were simulated on the CPU, or were only compiled (grader.verified).
 """
 
 from __future__ import annotations
@@ -25,8 +28,9 @@ from typing import Any
 from nbformat import NotebookNode
 from nbformat.v4 import new_output
 from nbgrader.preprocessors import NbGraderPreprocessor
-from traitlets import Bool, Float, Unicode
+from traitlets import Bool, Enum, Float, Unicode
 
+from grader import verified
 from grader.hidden import ENV as HIDDEN_ENV
 from grader.i18n import tr
 
@@ -67,10 +71,18 @@ def judged_outputs(lines: list[str], passed: bool, summary: str) -> list[Noteboo
 
 
 NO_SANDBOX_HINT = "--JudgeChecks.no_sandbox=True to nbgrader autograde (--no-sandbox to autograde-shard(s))"
+CPU_HINT = (
+    "--JudgeChecks.device=cpu to nbgrader autograde (--device cpu to autograde-shard(s), TILELANG_COURSE_DEVICE=cpu "
+    "to the Slurm script)"
+)
 
 
 class SandboxRefused(RuntimeError):
     """This machine cannot make the sandbox, and the instructor did not say to grade unconfined."""
+
+
+class DeviceRefused(RuntimeError):
+    """No CUDA GPU is usable here, and the instructor did not say to grade on the CPU."""
 
 
 class JudgeChecks(NbGraderPreprocessor):
@@ -80,7 +92,13 @@ class JudgeChecks(NbGraderPreprocessor):
     hidden_cases = Unicode("", help="the hidden-cases file on the grading machine (given to the grader only)").tag(
         config=True
     )
-    device = Unicode("auto", help="the grader's --device").tag(config=True)
+    device = Enum(
+        ("cuda", "cpu"),
+        default_value=None,
+        allow_none=True,
+        help="cuda (the default, also from TILELANG_COURSE_DEVICE): refuse to grade where no CUDA GPU is usable; "
+        "cpu: grade without one (small cases simulated on the CPU, the rest only compiled)",
+    ).tag(config=True)
     no_sandbox = Bool(
         False,
         help="grade even where this machine cannot make the sandbox: the student's code then runs with the "
@@ -103,6 +121,19 @@ class JudgeChecks(NbGraderPreprocessor):
         hide = [str(course), str(course_root() / "solutions"), os.environ.get(sandbox.HIDE_ENV, "")]
         return {sandbox.ENV: "require", sandbox.HIDE_ENV: os.pathsep.join(p for p in hide if p)}
 
+    def grading_device(self) -> str:
+        """The grader's --device for these notebooks, or DeviceRefused where no GPU is usable and the
+        instructor did not say cpu."""
+        from grader.nbgrader_shards import DEVICE_ENV, chosen_device, device_refusal
+
+        device = chosen_device(self.device)
+        if device not in ("cuda", "cpu"):
+            raise DeviceRefused(f"{DEVICE_ENV}={device}: give cuda or cpu")
+        refusal = device_refusal(device, CPU_HINT)
+        if refusal:
+            raise DeviceRefused(refusal)
+        return device
+
     def preprocess(self, nb: NotebookNode, resources: dict[str, Any]) -> tuple[NotebookNode, dict[str, Any]]:
         from grader.nb import module_text
 
@@ -110,6 +141,7 @@ class JudgeChecks(NbGraderPreprocessor):
         if not checks:
             return nb, resources
         self._sandbox = self.sandbox_env()  # before grading anything: refused, nothing is scored
+        self._device = self.grading_device()
         cells = puzzle_cells(nb)
         # One grader run per distinct module: normally one per notebook.
         groups: dict[tuple[str, str], tuple[list[tuple[int, str]], list[tuple[NotebookNode, str]]]] = {}
@@ -136,7 +168,7 @@ class JudgeChecks(NbGraderPreprocessor):
                 defined,
                 [],
                 limit,
-                self.device,
+                self._device,
                 case_timeout=max(5.0, 0.75 * self.timeout - 5.0),
                 env_extra=env,
             )
@@ -148,13 +180,24 @@ class JudgeChecks(NbGraderPreprocessor):
             if kernel in defined:
                 result = verdict(kernel, run, starts, puzzle_id, limit)
                 lines, passed, summary = result.lines, result.passed, result.summary
+                checked = verified.counts(result.cases())
             else:
                 summary = tr(f"{kernel}: no %%puzzle cell of this notebook defines it")
-                lines, passed = [summary], False
-            cell.outputs = judged_outputs(lines, passed, summary)
+                lines, passed, checked = [summary], False, verified.counts([])
+            said = tr(verified.line(kernel, checked))
+            cell.outputs = judged_outputs([*lines[:-1], said, *lines[-1:]], passed, summary)
             cell.metadata.setdefault("tilelang_course", {})["judge"] = {
                 "passed": passed,
                 "seconds": round(seconds, 2),
                 "kernels_in_run": len(defined),
+                "device": self._device,
+                "checked": checked,  # grader.verified's counts: gpu, simulated, compiled
             }
-            self.log.info("judge: p%s %s %s (%.1f s)", puzzle_id, kernel, "passed" if passed else "failed", seconds)
+            self.log.info(
+                "judge: p%s %s %s (%.1f s); %s",
+                puzzle_id,
+                kernel,
+                "passed" if passed else "failed",
+                seconds,
+                verified.line(kernel, checked),
+            )

@@ -35,6 +35,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from grader import verified
+
 GRADED, FAILED, MISSING, NOT_SUBMITTED = "graded", "failed", "missing", "not submitted"
 LOGS = "logs"  # DIR/logs/ASSIGNMENT/STUDENT.log, one per student, rewritten on each attempt
 
@@ -84,6 +86,28 @@ class StudentState:
     max_score: float | None = None
     not_submitted: list[str] = field(default_factory=list)  # notebooks absent from submitted/ (scored 0)
     detail: str = ""
+    # "pNN kernel" -> how many of its cases ran on a GPU, were simulated, were only compiled (grader.verified),
+    # read from the autograded notebooks
+    checked: dict[str, dict[str, int]] = field(default_factory=dict)
+
+
+def judged_counts(path: Path) -> dict[str, dict[str, int]]:
+    """The judge's counts in one autograded notebook, "pNN kernel" -> counts; {} where it has none."""
+    import nbformat
+
+    from grader.nbgrader_judge import CHECK_ID
+
+    try:
+        notebook = nbformat.read(path, as_version=4)
+    except (OSError, ValueError):
+        return {}
+    found = {}
+    for cell in notebook.cells:
+        judge = cell.metadata.get("tilelang_course", {}).get("judge", {})
+        match = CHECK_ID.match(str(cell.metadata.get("nbgrader", {}).get("grade_id", "")))
+        if match and "checked" in judge:
+            found[f"p{match.group('puzzle')} {match.group('kernel')}"] = dict(judge["checked"])
+    return found
 
 
 def statuses(course: Path, assignment: str, url: str | None = None) -> dict[str, StudentState]:
@@ -114,14 +138,16 @@ def statuses(course: Path, assignment: str, url: str | None = None) -> dict[str,
                 found[student] = StudentState(student, state, detail=detail)
                 continue
             absent = [n for n in notebooks if not (course / "submitted" / student / assignment / f"{n}.ipynb").exists()]
-            unscored, unwritten = [], []
+            unscored, unwritten, checked = [], [], {}
             for notebook in submission.notebooks:
                 if any(g.auto_score is None and g.manual_score is None for g in notebook.grades):
                     unscored.append(notebook.name)
                 autograded = course / "autograded" / student / assignment / f"{notebook.name}.ipynb"
                 if notebook.name not in absent and not autograded.exists():
                     unwritten.append(notebook.name)
-            state = StudentState(student, GRADED, submission.score, submission.max_score, absent)
+                elif notebook.name not in absent:
+                    checked.update(judged_counts(autograded))
+            state = StudentState(student, GRADED, submission.score, submission.max_score, absent, checked=checked)
             if unscored or unwritten:
                 state.state = FAILED
                 parts = [f"no score yet in {', '.join(unscored)}"] if unscored else []
@@ -179,7 +205,8 @@ def run_shard(course: Path, assignment: str, index: int, count: int, regrade: bo
         code, seconds = autograde_student(course, assignment, student, shard)
         now = statuses(course, assignment)[student]
         if now.state == GRADED and code == 0:
-            print(f"  {student}: graded {now.score:g}/{now.max_score:g} in {seconds:.0f} s", flush=True)
+            cases = verified.text(verified.total(now.checked.values()))
+            print(f"  {student}: graded {now.score:g}/{now.max_score:g} in {seconds:.0f} s; {cases}", flush=True)
         else:
             failed += 1
             why = now.detail or f"nbgrader exited {code}"
@@ -226,11 +253,21 @@ def show_status(course: Path, assignment: str, as_json: bool) -> int:
     if as_json:
         print(json.dumps({name: asdict(state) for name, state in found.items()}, indent=1))
     else:
+        off_gpu = 0
         for state in found.values():
             score = "" if state.score is None else f"{state.score:g}/{state.max_score:g}"
             print(f"{state.student:<24} {state.state:<14} {score:<9} {state.detail}".rstrip())
+            if state.checked:
+                print(f"    {verified.text(verified.total(state.checked.values()))}")
+            # each kernel with a case that did not run on a GPU, by name
+            elsewhere = {k: c for k, c in state.checked.items() if c.get(verified.GPU, 0) < sum(c.values())}
+            off_gpu += bool(elsewhere)
+            for kernel, checked in elsewhere.items():
+                print(f"      {verified.line(kernel, checked)}")
         counts = {s: sum(1 for v in found.values() if v.state == s) for s in (GRADED, FAILED, MISSING, NOT_SUBMITTED)}
         print(", ".join(f"{n} {s}" for s, n in counts.items()))
+        if off_gpu:
+            print(f"{off_gpu} student(s) have cases that did not run on a GPU (simulated on the CPU or only compiled)")
     return 0 if all(s.state in (GRADED, NOT_SUBMITTED) for s in found.values()) else 1
 
 
@@ -263,6 +300,66 @@ def sandbox_ready(no_sandbox: bool) -> bool:
     return not refusal
 
 
+DEVICE_ENV = "TILELANG_COURSE_DEVICE"  # "cpu": grade without a GPU (set by --device cpu, read by JudgeChecks)
+DEVICES = ("cuda", "cpu")
+CPU_HINT = "--device cpu"
+
+
+def gpu_problem() -> str:
+    """Why no CUDA GPU is usable here, as the judge would find it (torch, CUDA_VISIBLE_DEVICES); "" if one is."""
+    try:
+        import torch
+    except ImportError as error:
+        return f"torch cannot be imported ({error})"
+    if torch.cuda.is_available():
+        return ""
+    pinned = os.environ.get("CUDA_VISIBLE_DEVICES")
+    return "torch sees no CUDA GPU" + (f" with CUDA_VISIBLE_DEVICES={pinned}" if pinned is not None else "")
+
+
+def device_refusal(device: str, how: str = CPU_HINT) -> str:
+    """Why an instructor's grading on ``device`` must not start ("" when it may): without a usable GPU
+    only the small cases are simulated and the rest only compiled, so a wrong kernel can score."""
+    if device == "cpu":
+        return ""
+    problem = gpu_problem()
+    if not problem:
+        return ""
+    return (
+        f"refusing to grade: no CUDA GPU is usable here ({problem}). Without one the small cases are simulated "
+        f"on the CPU and the others only compiled, so a kernel wrong on a large case would score. To grade "
+        f"on the CPU anyway, pass {how}."
+    )
+
+
+def chosen_device(device: str | None) -> str:
+    """``--device`` as given, else $TILELANG_COURSE_DEVICE, else cuda."""
+    return device or os.environ.get(DEVICE_ENV, "") or "cuda"
+
+
+def device_ready(device: str | None) -> bool:
+    """Before grading anyone: a CUDA GPU is usable here, or the instructor said to grade on the CPU."""
+    chosen = chosen_device(device)
+    if chosen not in DEVICES:
+        print(f"grader: {DEVICE_ENV}={chosen}: give cuda or cpu", file=sys.stderr)
+        return False
+    os.environ[DEVICE_ENV] = chosen  # inherited by every nbgrader autograde, read by JudgeChecks
+    refusal = device_refusal(chosen)
+    if refusal:
+        print(f"grader: {refusal}", file=sys.stderr)
+    return not refusal
+
+
+def device_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--device",
+        choices=DEVICES,
+        default=None,
+        help="cuda (default; also set by TILELANG_COURSE_DEVICE): refuse to grade where no CUDA GPU is usable; "
+        "cpu: grade without one (small cases simulated, the rest only compiled)",
+    )
+
+
 def no_sandbox_option(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--no-sandbox",
@@ -277,12 +374,13 @@ def shard_main(argv: Sequence[str]) -> int:
     p.add_argument("--shards", type=int, required=True, metavar="N", help="how many shards the students are dealt into")
     p.add_argument("--regrade", action="store_true", help="grade again the students already graded")
     no_sandbox_option(p)
+    device_option(p)
     args = p.parse_args(list(argv))
     try:
         shard_students([], args.shard, args.shards)
     except ValueError as error:
         p.error(str(error))
-    if not sandbox_ready(args.no_sandbox):
+    if not sandbox_ready(args.no_sandbox) or not device_ready(args.device):
         return 2
     return run_shard(course_dir(args), args.assignment, args.shard, args.shards, args.regrade)
 
@@ -294,8 +392,9 @@ def shards_main(argv: Sequence[str]) -> int:
     which.add_argument("--shards", type=int, metavar="N", help="N shards at once, no GPU pinned (e.g. on a CPU)")
     p.add_argument("--regrade", action="store_true", help="grade again the students already graded")
     no_sandbox_option(p)
+    device_option(p)
     args = p.parse_args(list(argv))
-    if not sandbox_ready(args.no_sandbox):
+    if not sandbox_ready(args.no_sandbox) or not device_ready(args.device):
         return 2
     gpus = [g.strip() for g in args.gpus.split(",") if g.strip()] if args.gpus else None
     if (gpus is not None and not gpus) or (args.shards is not None and args.shards < 1):

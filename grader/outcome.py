@@ -76,10 +76,13 @@ class CaseResult:
     tile_map: dict[str, Any] | None = None
     saved: str = ""  # --save-failures: the file holding this case's inputs and outputs
     replay: str = ""  # the command that grades this one case again on the same inputs
+    # How its numbers were checked (grader.verified): "gpu" ran on a GPU, "simulated" on the CPU simulator,
+    # "compiled" only compiled (numbers not compared); "" none of these (it did not build, say)
+    checked: str = ""
 
     def __post_init__(self) -> None:
         # Every text here may carry what the learner's file wrote (an exception's message, a name, a line).
-        for name in ("kernel", "case", "message", "file", "hint", "trace", "saved", "replay"):
+        for name in ("kernel", "case", "message", "file", "hint", "trace", "saved", "replay", "checked"):
             setattr(self, name, plain(getattr(self, name)))
         self.details = [plain(line) for line in self.details]
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from grader import outcome, report
+from grader import outcome, report, verified
 from grader.discover import course_root
 from grader.i18n import tr
 from grader.outcome import CaseResult
@@ -383,16 +383,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         terminalreporter.write_sep("-", "bench")
         for line in lines:
             terminalreporter.write_line(tr(line))
-    built = sum(r.status == outcome.COMPILED for r in state.results)
-    simulated = sum(r.message.startswith("simulated on CPU") for r in state.results)
     arch = next((run.arch for run in state.runs.values() if run.arch), "sm_90a")
-    if built or simulated:
-        terminalreporter.write_line(
-            tr(
-                f"No CUDA GPU graded these: every case was compiled for {arch} (so TileLang accepts it); {simulated} "
-                f"small case(s) were simulated on the CPU and {built} were only compiled. A CUDA GPU checks them all."
-            )
-        )
+    for line in verified_lines(state.results):
+        terminalreporter.write_line(tr(line), yellow=True)
     unfit = [r for r in state.results if r.status == outcome.NOT_APPLICABLE]
     if unfit:
         terminalreporter.write_line(
@@ -401,6 +394,35 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
                 "applicable, neither passed nor failed."
             )
         )
+
+
+def verified_lines(results: list[CaseResult]) -> list[str]:
+    """The closing lines where some case did not run on a GPU: each kernel's counts (grader.verified),
+    and, where cases were only compiled, that their numbers were not checked."""
+    by_puzzle: dict[str, list[CaseResult]] = {}
+    for result in results:
+        by_puzzle.setdefault(result.puzzle, []).append(result)
+    found = {
+        (f"{puzzle} {kernel}" if len(by_puzzle) > 1 else kernel): counts
+        for puzzle, cases in by_puzzle.items()
+        for kernel, counts in verified.per_kernel(cases).items()
+    }
+    totals = verified.total(found.values())
+    if totals[verified.SIMULATED] + totals[verified.COMPILED] == 0:
+        return []
+    lines = ["Not every case ran on a GPU:"] + [f"  {verified.line(name, counts)}" for name, counts in found.items()]
+    if verified.unchecked(totals):
+        lines.append(
+            f"{verified.unchecked(totals)} case(s) were only compiled: their numbers were not checked here. "
+            "A CUDA GPU checks them."
+        )
+    return lines
+
+
+def unchecked_cases(config: pytest.Config) -> int:
+    """How many graded cases were only compiled (the CLI's exit status 3 when nothing failed)."""
+    state = _state(config)
+    return verified.unchecked(verified.counts(state.results)) if state is not None else 0
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -421,6 +443,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
                     "device": run.device if run else "",
                     "startup_seconds": run.timings if run else {},
                     "isolation": run.isolation if run else "",
+                    # kernel -> how many of its cases ran on a GPU, were simulated, were only compiled
+                    "checked": verified.per_kernel(r for r in state.results if Path(r.file).resolve() == source),
                 }
             )
         report.write_json(Path(path), report.to_json(state.results, runs))

@@ -44,6 +44,11 @@ class GraderRun:
             if (kernel is None or r["kernel"] == kernel) and (file is None or r["file"].endswith(file))
         }
 
+    @property
+    def passed_code(self) -> int:
+        """The exit status when nothing failed: 3 where some case was only compiled (no GPU here), else 0."""
+        return 3 if any(r.get("checked") == "compiled" for r in self.doc["results"]) else 0
+
     def results(self, kernel: str | None = None) -> list[dict]:
         return [r for r in self.doc["results"] if kernel is None or r["kernel"] == kernel]
 

@@ -43,7 +43,7 @@ HIDDEN_CASES = {
             "params": {"BLOCK": 128, "THREADS": 128},
             "seed": 424242,
             "simulate": True,
-            "note": f"{SECRET}: seven blocks, a kernel that writes only four fails",
+            "note": f"{SECRET}: seven blocks, a kernel that writes only five fails",
         }
     ]
 }
@@ -122,9 +122,10 @@ def right_and_breaks_check(source: str) -> str:
     return source + BROKEN_CHECK
 
 
-def four_blocks_only(source: str) -> str:
-    """Writes only the first four blocks: right on every public simulated case, wrong on the hidden one."""
-    return source.replace("if i < N:", "if i < N and bx < 4:")
+def five_blocks_only(source: str) -> str:
+    """Writes only the first five blocks: right on every public simulated case (odd_4097 has five blocks of
+    1024), wrong on the hidden one (seven of 128)."""
+    return source.replace("if i < N:", "if i < N and bx < 5:")
 
 
 # A student who has read the course's source and knows the grading machine's layout (the test gives the
@@ -225,7 +226,7 @@ STUDENTS = (
     ),
     Student(
         "frank_hidden",
-        {"add": four_blocks_only, "mul_relu": solved, "add_fragments": solved},
+        {"add": five_blocks_only, "mul_relu": solved, "add_fragments": solved},
         {"add": 0, "mul_relu": 1, "add_fragments": 1},
     ),
     Student(
@@ -292,6 +293,7 @@ class Graded:
     seconds: dict[str, float]  # step -> wall time
     untouched: dict[str, bool]  # what the attacker went for -> whether it is as it was before autograde
     attacker_daemons: list[int]  # processes of the attacker's still alive after autograde
+    refused: subprocess.CompletedProcess  # autograde without --JudgeChecks.device=cpu, where torch sees no GPU
 
 
 def fingerprint(paths: list[Path]) -> dict[str, bytes]:
@@ -314,13 +316,16 @@ def alive_with(marker: str) -> list[int]:
     return found
 
 
+CPU = "--JudgeChecks.device=cpu"  # this machine has no GPU: grading on the CPU must be asked for
+
+
 def autograde_all(course: Path, env: dict[str, str]) -> dict[str, float]:
     """Three autograde processes at once, as on a machine with three GPUs; the wall time of each."""
     started = time.perf_counter()
     running = {}
     for number, glob in enumerate(GROUPS):
         log = course / f"autograde-{number}.log"
-        command = [sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT, "--student", glob]
+        command = [sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT, "--student", glob, CPU]
         with open(log, "w") as handle:
             child = subprocess.Popen(command, cwd=course, env=env, stdout=handle, stderr=subprocess.STDOUT)
             running[glob] = (child, log)
@@ -378,6 +383,11 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> Graded:
         "TILELANG_ATTACK_HIDDEN": str(hidden),
         "TILELANG_ATTACK_RAN": str(ran),
     }
+    # Without a usable GPU and without being told cpu, autograde grades nobody (the GPU hidden on a GPU host).
+    refuse = [sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT, "--student", "alice_solutions"]
+    no_gpu = {**env, "CUDA_VISIBLE_DEVICES": ""}
+    no_gpu.pop("TILELANG_COURSE_DEVICE", None)
+    refused = subprocess.run(refuse, cwd=course, env=no_gpu, capture_output=True, text=True, timeout=600)
     started = time.perf_counter()
     for key, value in autograde_all(course, env).items():
         seconds[f"autograde {key}"] = value
@@ -404,7 +414,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> Graded:
             cells[student.name] = {grade.name: grade.score for grade in notebook.grades}
     print("\nnbgrader pipeline seconds:", json.dumps({k: round(v, 1) for k, v in seconds.items()}))
     print("scores:", json.dumps(grades))
-    return Graded(course, grades, max_score, cells, seconds, untouched, daemons)
+    return Graded(course, grades, max_score, cells, seconds, untouched, daemons, refused)
 
 
 def test_the_attacker_changes_nothing_and_leaves_nothing(graded: Graded):
@@ -420,6 +430,64 @@ def test_the_attacker_changes_nothing_and_leaves_nothing(graded: Graded):
         for student in STUDENTS:
             notebook = gradebook.find_submission_notebook(NOTEBOOK.removesuffix(".ipynb"), ASSIGNMENT, student.name)
             assert [g.manual_score for g in notebook.grades] == [None] * len(notebook.grades), student.name
+
+
+def test_autograde_refuses_without_a_gpu_unless_told_cpu(graded: Graded):
+    """The fixture's first autograde had no usable GPU and no --JudgeChecks.device=cpu: nobody was graded."""
+    output = graded.refused.stdout + graded.refused.stderr
+    assert graded.refused.returncode != 0, output
+    assert "refusing to grade: no CUDA GPU is usable here" in output and CPU in output, output
+    assert "judge:" not in output  # no kernel was judged
+
+
+def expected_counts(kernel: str) -> dict[str, int]:
+    """How the judge checked a right kernel's cases on the CPU: the simulated ones (the hidden case is
+    simulated too, for add) and the rest only compiled."""
+    from grader.discover import load_module, load_puzzle, puzzle_files
+    from tests.conftest import ROOT
+
+    cases = load_puzzle(load_module(puzzle_files(ROOT / "solutions")["02"])).kernel(kernel).cases
+    simulated = sum(bool(c.simulate) for c in cases) + (kernel == "add")
+    return {"gpu": 0, "simulated": simulated, "compiled": len(cases) + (kernel == "add") - simulated}
+
+
+def test_every_instructor_output_counts_how_each_kernel_was_checked(graded: Graded):
+    from grader import verified
+
+    alice = graded.course / "autograded" / "alice_solutions" / ASSIGNMENT / NOTEBOOK
+    notebook = nbformat.read(alice, as_version=4)
+    feedback = (graded.course / "feedback" / "alice_solutions" / ASSIGNMENT / "p02_vector_add.html").read_text()
+    logs = "\n".join(p.read_text() for p in sorted(graded.course.glob("autograde-*.log")))
+    for kernel in KERNELS:
+        counts = expected_counts(kernel)
+        assert counts["simulated"] >= 3 and counts["compiled"] == 2, counts  # odd_4097 among the simulated
+        said = verified.line(kernel, counts)
+        assert said in check_output(alice, kernel)  # the check cell: the gradebook's view and the feedback
+        assert said in feedback
+        assert f"judge: p02 {kernel} passed" in logs and said in logs  # the autograde log
+        cell = next(
+            c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id") == f"p02_{kernel}_check"
+        )
+        judge = cell.metadata["tilelang_course"]["judge"]
+        assert judge["checked"] == counts and judge["device"] == "cpu"  # the facts, as fields
+    status = subprocess.run(
+        [sys.executable, "-m", "grader", "autograde-status", ASSIGNMENT],
+        cwd=graded.course,
+        capture_output=True,
+        text=True,
+    )
+    assert f"      {verified.line('p02 add', expected_counts('add'))}" in status.stdout, status.stdout
+    total = verified.total(expected_counts(k) for k in KERNELS)
+    assert f"    {verified.text(total)}" in status.stdout.split("alice_solutions")[1], status.stdout
+    assert "student(s) have cases that did not run on a GPU" in status.stdout.splitlines()[-1]
+    as_json = subprocess.run(
+        [sys.executable, "-m", "grader", "autograde-status", ASSIGNMENT, "--json"],
+        cwd=graded.course,
+        capture_output=True,
+        text=True,
+    )
+    states = json.loads(as_json.stdout)
+    assert states["alice_solutions"]["checked"] == {f"p02 {k}": expected_counts(k) for k in KERNELS}
 
 
 def test_release_holds_stubs_and_no_solution(graded: Graded):

@@ -236,7 +236,8 @@ def slurm(request: pytest.FixtureRequest) -> Iterator[Slurm]:
         for index in range(3):
             (folder / f"nvidia{index}").symlink_to("/dev/null")
         (folder / "gres.conf").write_text(f"NodeName={node} Name=gpu File={folder}/nvidia[0-2]\n")
-        env = {**os.environ, "SLURM_CONF": str(conf)}
+        # No node here has a CUDA GPU: the tasks grade on the CPU because sbatch passes this on to them
+        env = {**os.environ, "SLURM_CONF": str(conf), "TILELANG_COURSE_DEVICE": "cpu"}
         for command, log in (
             ([program("slurmctld"), "-D", "-c", "-f", str(conf)], "slurmctld.out"),
             ([program("slurmd"), "-D", "-N", node, "-f", str(conf)], "slurmd.out"),
@@ -373,7 +374,7 @@ def graded(slurm: Slurm, postgres: str, tmp_path_factory: pytest.TempPathFactory
     started = time.monotonic()
     with open(base / "sqlite-autograde.log", "w") as handle:  # the reference, alongside the array
         reference = subprocess.Popen(
-            [sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT],
+            [sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT, "--JudgeChecks.device=cpu"],
             cwd=sqlite,
             stdout=handle,
             stderr=subprocess.STDOUT,
@@ -449,11 +450,19 @@ def test_status_reads_the_gradebook(graded: Run):
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"{len(CLASS)} graded, 0 failed, 0 missing" in done.stdout
     assert "not submitted (0 points): p01_copy" in done.stdout
+    # how each kernel was checked: alice's six kernels passed on the CPU, none on a GPU
+    alice = done.stdout.split("alice_solved")[1].split("bob_untouched")[0]
+    assert "    0 case(s) on a GPU, " in alice and "      p02 add: 0 case(s) on a GPU, 3 simulated" in alice, alice
+    logs = (graded.cluster / "logs" / ASSIGNMENT / "alice_solved.log").read_text()
+    assert "add: 0 case(s) on a GPU, 3 simulated on the CPU, 2 only compiled" in logs, logs[-3000:]
+    tasks = "\n".join(p.read_text() for p in (graded.cluster / "slurm" / "logs").glob("autograde-*.out"))
+    graded_line = next(line for line in tasks.splitlines() if "alice_solved: graded 6/6" in line)
+    assert graded_line.endswith("0 case(s) on a GPU, 18 simulated on the CPU, 12 only compiled"), graded_line
 
 
 def test_one_host_recipe_uses_the_same_split(graded: Run):
     """``autograde-shards`` on the graded SQLite course: every shard skips its graded students."""
-    done = grader("autograde-shards", ASSIGNMENT, "--gpus", "5,7", cwd=graded.sqlite, timeout=300)
+    done = grader("autograde-shards", ASSIGNMENT, "--gpus", "5,7", "--device", "cpu", cwd=graded.sqlite, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     for index, gpu in enumerate(("5", "7")):
         log = (graded.sqlite / "logs" / ASSIGNMENT / f"shard-{index}.log").read_text()

@@ -176,7 +176,7 @@ def test_autograde_shards_refuse_unconfined_unless_told(tmp_path: Path):
     assert refused.returncode == 2 and "refusing to grade" in refused.stderr, refused.stderr
     (tmp_path / "nbgrader_config.py").write_text("")
     (tmp_path / "submitted").mkdir()
-    told = without_namespaces(*shards, "--no-sandbox")
+    told = without_namespaces(*shards, "--no-sandbox", "--device", "cpu")
     assert (
         "refusing" not in told.stderr and "shard 0/1" in told.stdout + (tmp_path / "logs/ps1/shard-0.log").read_text()
     )

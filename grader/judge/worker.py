@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from grader import outcome
+from grader import outcome, verified
 from grader.build import OUT_OF_MEMORY, out_of_memory
 from grader.devices import DEFAULT, PROFILES, Profile
 from grader.hidden import SIMULATED
@@ -536,7 +536,7 @@ def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Build | None) ->
         return unfit
     arch = ctx.device.profile.arch
     if ctx.device.mode == "compile":
-        return _result(
+        built = _result(
             ctx,
             kernel,
             case,
@@ -544,8 +544,9 @@ def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Build | None) ->
             f"compiled for {arch}: TileLang accepts it (numbers need a GPU)",
             seconds=time.perf_counter() - started,
         )
+        return replace(built, checked=verified.COMPILED)
     if ctx.device.mode == "cpu" and not case.simulate:
-        return _result(
+        built = _result(
             ctx,
             kernel,
             case,
@@ -553,11 +554,15 @@ def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Build | None) ->
             f"compiled for {arch} (too large to simulate: numbers need a GPU)",
             seconds=time.perf_counter() - started,
         )
+        return replace(built, checked=verified.COMPILED)
     drawn = replace(ctx, draw=input_draw(ctx, build.tir, case))
     if ctx.device.mode == "cpu":
         result = simulate_and_compare(drawn, kernel, case, build.tir, compiled)
+        # a construct the simulator lacks: built, its numbers unchecked
+        result.checked = verified.COMPILED if result.status == outcome.UNSUPPORTED else verified.SIMULATED
     else:
         result = run_and_compare(drawn, kernel, case, compiled)
+        result.checked = verified.GPU
     result.seconds = time.perf_counter() - started
     # Accumulators nothing cleared can come out right by luck (zeroed registers): the cause, not luck.
     causes = never_initialized(build.tir)
