@@ -604,13 +604,14 @@ def _columns(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
-def wrap_wide(text: str, width: int) -> list[str]:
-    """``text`` in lines of at most ``width`` terminal columns (a CJK character takes two). Lines break
-    at spaces or between CJK characters, never inside a run of Latin letters, digits or code."""
+def wrap_wide(text: str, width: int, first: int | None = None) -> list[str]:
+    """``text`` in lines of at most ``width`` terminal columns (a CJK character takes two; the first line
+    ``first`` columns if given). Lines break at spaces or between CJK characters, never inside a run of
+    Latin letters, digits or code."""
     tokens = re.findall(r" +|[\x21-\x7e]+|.", text)
     lines, line = [], ""
     for token in tokens:
-        if line and _columns(line + token.rstrip()) > width:
+        if line and _columns(line + token.rstrip()) > (width if lines or first is None else first):
             lines.append(line.rstrip())
             line = ""
         if not line and token.isspace():

@@ -38,7 +38,7 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 
 from grader import verified
 from grader.discover import CELL_END, normalize_id
-from grader.i18n import hint_lines, tr
+from grader.i18n import hint_lines, tr, wrap_wide
 
 CHECK_TIMEOUT_S = 120.0
 TIMEOUT_ENV = "TILELANG_COURSE_CHECK_TIMEOUT"  # seconds: the default limit of every check (slow machines)
@@ -63,6 +63,16 @@ LABELS = {
 }
 GOOD = ("passed", "compiled", "not_applicable")  # not applicable: no block sizes fit this GPU
 MAX_ELEMENTS = 3  # wrong elements listed per failed case
+# Columns a verdict's lines wrap at, between words: JupyterLab breaks a longer output line wherever the
+# cell's edge falls, inside a word, and nbgrader's feedback page scrolls sideways for it.
+WIDTH = 100
+
+
+def wrapped(head: str, text: str, indent: str = " " * 10) -> list[str]:
+    """``head + text`` in lines of at most WIDTH columns broken between words (a word longer than a line
+    stays whole), the later lines starting with ``indent``."""
+    lines = wrap_wide(text, WIDTH - len(indent), first=WIDTH - len(head)) or [""]
+    return [head + lines[0], *(indent + line for line in lines[1:])]
 
 
 # ------------------------------------------------------------------------------- the magics
@@ -310,15 +320,16 @@ def _case_lines(result: dict[str, Any], previous: dict[str, Any] | None, kernel:
     if same and status not in GOOD and status != "not_run":
         message = "the same as above"
     message = tr(message)  # the grader's language (grader.i18n); the JSON keeps the English
-    lines = [f"  {label:5} {tr(str(result.get('case', ''))):22} {message}".rstrip()]
+    lines = [line.rstrip() for line in wrapped(f"  {label:5} {tr(str(result.get('case', ''))):22} ", message)]
     if status in GOOD or status == "not_run" or same:
         return lines
     details = [str(d) for d in result.get("details") or []]
     elements = [d for d in details if ELEMENT_LINE.match(d)]
     shown = [d for d in details if not ELEMENT_LINE.match(d) or d in elements[:MAX_ELEMENTS]]
-    lines += [f"        {tr(d)}" for d in shown]
+    for detail in shown:
+        lines += wrapped("        ", tr(detail))
     if result.get("hint"):
-        lines.append("        " + tr(f"hint: {result['hint']}"))
+        lines += wrapped("        ", tr(f"hint: {result['hint']}"))
     return lines
 
 

@@ -587,3 +587,28 @@ def test_ctrl_c_stops_quietly_and_leaves_no_temporary_folders(tmp_path):
     time.sleep(1)
     assert not glob.glob(str(scratch / "tilelang-course-judge-*"))
     assert not [p for p in scratch.rglob("*") if p.name.startswith(("tvm_kernels", "tmpxft"))]
+
+
+# ------------------------------------------------------------------ notebook lines wrap between words
+
+
+def test_notebook_verdict_lines_wrap_between_words_within_the_width():
+    from grader.nb import WIDTH, _case_lines
+
+    hint = (
+        "the likely cause: T.reduce_sum into `sums` inside the T.serial loop over `k` clears `sums` on every step "
+        "(clear=True is its default) and nothing in the loop reads it, so only the last step's tile counts: "
+        "T.clear(sums) once before the loop and pass clear=False, or add the tiles into a float32 fragment"
+    )
+    message = "simulated on CPU: 127 of 127 output elements wrong; " + "and a long explanation " * 6
+    detail = "wrong tiles: 16 of 16 (0, 1, 2, 3, 4, ...); tile = 8 " + "x" * 140  # one word longer than a line
+    result = {"status": "failed", "case": "odd_127x129", "message": message, "details": [detail], "hint": hint}
+    lines = _case_lines(result, None, "row_sum_tiled")
+    assert lines[0].startswith("  FAIL  odd_127x129            simulated on CPU: 127 of 127")
+    long_word = [line for line in lines if "x" * 140 in line]
+    assert len(long_word) == 1  # kept whole, on a line of its own
+    assert all(len(line) <= WIDTH for line in lines if line not in long_word), lines
+    words = " ".join(line.strip() for line in lines).split()
+    assert words == ("FAIL odd_127x129 " + message + " " + detail + " hint: " + hint).split()
+    hint_at = next(i for i, line in enumerate(lines) if line.startswith("        hint: "))
+    assert all(line.startswith(" " * 10) for line in lines[hint_at + 1 :])
