@@ -609,3 +609,11 @@ def test_notebook_verdict_lines_wrap_between_words_within_the_width():
     assert words == ("FAIL odd_127x129 " + message + " " + detail + " hint: " + hint).split()
     hint_at = next(i for i, line in enumerate(lines) if line.startswith("        hint: "))
     assert all(line.startswith(" " * 10) for line in lines[hint_at + 1 :])
+
+
+def test_the_closing_lines_never_claim_a_case_compiled_that_did_not(grade, tmp_path):
+    path = learner_copy(tmp_path, "02", [("    C[i] = A[i] + B[i]", "    C[i] = T.pow(A[i], B[i])")])
+    run = grade("02", "--file", str(path), "-k", "add", "--case", "tail_1000")
+    assert run.statuses() == {"add[tail_1000]": "error", "add_fragments[tail_1000]": "passed"}
+    assert "every case was compiled" not in run.out and "so TileLang accepts it" not in run.out
+    assert "add_fragments: 0 case(s) on a GPU, 1 simulated on the CPU, 0 only compiled" in run.out
