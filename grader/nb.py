@@ -314,7 +314,7 @@ def _case_lines(result: dict[str, Any], previous: dict[str, Any] | None, kernel:
     message = str(result.get("message", ""))
     if status == "not_run":
         message = "not run (see above)"
-    elif status == "timed_out":
+    elif status in ("timed_out", "error"):  # a notebook's time limit is check()'s, not the CLI's --timeout
         message = message.replace("(raise --timeout)", f"(give it longer: check({kernel!r}, timeout=...))")
     same = previous is not None and all(previous.get(k) == result.get(k) for k in ("status", "message", "details"))
     if same and status not in GOOD and status != "not_run":

@@ -71,13 +71,15 @@ def timeout_reason(seconds: float, phase: str) -> tuple[str, str]:
     """(status, message) for a case the judge did not answer within ``seconds``, from what it was doing."""
     if phase == COMPILING:
         return outcome.ERROR, (
-            f"compiling this case took longer than the time limit ({seconds:g} s): not a verdict on the kernel. "
-            "Raise --timeout, or shorten what TileLang unrolls (a T.unroll or a long loop of constant length)"
+            f"compiling this case took longer than the time limit ({seconds:g} s), which says nothing about the "
+            "kernel's numbers: shorten what TileLang unrolls (a T.unroll, a long loop of constant length), or give "
+            "it longer (raise --timeout)"
         )
     if phase == SIMULATING:
         return outcome.TIMED_OUT, (
             f"simulating this case on the CPU took longer than {seconds:g} s: the kernel loops far longer than the "
-            "sizes need, or never ends (look at each loop's bound); if the loops are right, raise --timeout"
+            "sizes need, or never ends (look at each loop's bound); if the loops are right, give it longer "
+            "(raise --timeout)"
         )
     if phase == RUNNING:
         return outcome.TIMED_OUT, (

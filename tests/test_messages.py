@@ -345,7 +345,8 @@ def test_a_compile_past_the_time_limit_is_not_a_hang_and_the_next_case_runs(monk
     finally:
         run.close()
     assert first.status == outcome.ERROR
-    assert first.message.startswith("compiling this case took longer than the time limit (1 s): not a verdict")
+    assert first.message.startswith("compiling this case took longer than the time limit (1 s), which says nothing")
+    assert first.message.endswith("(raise --timeout)")
     assert "hangs" not in first.message
     assert second.status == outcome.PASSED  # a fresh judge graded it: not skipped
 
@@ -368,6 +369,10 @@ def test_a_simulation_past_the_time_limit_says_so_and_costs_the_kernel(monkeypat
     assert first.status == outcome.TIMED_OUT
     assert first.message.startswith("simulating this case on the CPU took longer than 1 s")
     assert second.status == outcome.NOT_RUN
+    from grader.nb import _case_lines
+
+    shown = " ".join(_case_lines(first.to_dict(), None, "add"))  # in a notebook the limit is check()'s
+    assert "check('add', timeout=...)" in shown and "--timeout" not in shown
 
 
 def killed(conn, plan):
