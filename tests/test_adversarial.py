@@ -298,7 +298,10 @@ def test_a_hanging_kernel_times_out_and_the_next_kernel_is_still_graded(grade):
     plain(run)
     hang, next_kernel = only(run, "add"), only(run, "mul_relu")
     assert hang["status"] == outcome.TIMED_OUT
-    assert hang["message"].startswith("no answer within 45 s: the kernel hangs")
+    # the judge said what the case was doing when the time ran out: simulating it, or running it on the GPU
+    assert hang["message"].startswith(
+        ("simulating this case on the CPU took longer than 45 s", "the kernel ran on the GPU for more than 45 s")
+    ), hang["message"]
     assert next_kernel["status"] == outcome.PASSED, next_kernel
 
 
@@ -362,7 +365,7 @@ def test_save_failures_writes_the_case_and_the_replay_command_reproduces_it(grad
     [
         (["42"], "no puzzle 42"),
         (["08", "--file", "nowhere.py"], "there is no file nowhere.py"),
-        (["02", "--solutions", "--case", "no_such_case"], "nothing matched --case 'no_such_case'"),
+        (["02", "--solutions", "--case", "no_such_case"], "matched --case 'no_such_case'; the cases of add: "),
         (["02", "--memory-limit", "-1"], "--memory-limit takes a number of GB"),
         (["02", "--save-failures", "README.md"], "--save-failures wants a folder, and README.md is a file"),
         (["02", "--device", "tpu"], "invalid choice: 'tpu'"),
