@@ -622,3 +622,12 @@ def test_the_closing_lines_never_claim_a_case_compiled_that_did_not(grade, tmp_p
     assert run.statuses() == {"add[tail_1000]": "error", "add_fragments[tail_1000]": "passed"}
     assert "every case was compiled" not in run.out and "so TileLang accepts it" not in run.out
     assert "add_fragments: 0 case(s) on a GPU, 1 simulated on the CPU, 0 only compiled" in run.out
+
+
+def test_an_off_by_one_guard_end_to_end(grade, tmp_path):
+    path = learner_copy(tmp_path, "02", [("            if i < N:\n", "            if i < N - 1:\n")])
+    run = grade("02", "--file", str(path), "-k", "add", "--exact", "--case", "tail_1000")
+    (result,) = run.results("add")
+    assert result["status"] == "failed" and result["wrong"] == 1
+    assert result["hint"].startswith("The last 1 element(s) of C were never written, though their block wrote")
+    assert "ceildiv" not in result["hint"]
