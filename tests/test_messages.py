@@ -631,3 +631,15 @@ def test_an_off_by_one_guard_end_to_end(grade, tmp_path):
     assert result["status"] == "failed" and result["wrong"] == 1
     assert result["hint"].startswith("The last 1 element(s) of C were never written, though their block wrote")
     assert "ceildiv" not in result["hint"]
+
+
+def test_an_overflowing_exponential_end_to_end(grade, tmp_path):
+    path = learner_copy(tmp_path, "02", [("    C[i] = A[i] + B[i]", "    C[i] = T.exp(A[i] * 100.0) + B[i]")])
+    run = grade("02", "--file", str(path), "-k", "add", "--exact", "--case", "tail_1000")
+    (result,) = run.results("add")
+    assert result["status"] == "failed"
+    assert (
+        "element(s) of C are infinite: a value grew past the largest its type holds (65504 in float16)"
+        in (result["hint"])
+    )
+    assert "rounding" not in result["hint"]
