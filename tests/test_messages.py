@@ -643,3 +643,32 @@ def test_an_overflowing_exponential_end_to_end(grade, tmp_path):
         in (result["hint"])
     )
     assert "rounding" not in result["hint"]
+
+
+def test_the_judge_announces_a_compile_only_while_it_is_under_way():
+    import threading
+    from concurrent.futures import Future
+    from types import SimpleNamespace
+
+    from grader.judge.worker import Build, announce_phases
+
+    class Conn:
+        def __init__(self):
+            self.sent = []
+
+        def send(self, message):
+            self.sent.append(message["phase"])
+
+    cpu = SimpleNamespace(device=SimpleNamespace(problem="", mode="cpu"))
+    small, large = SimpleNamespace(simulate=True), SimpleNamespace(simulate=False)
+    pending: Future = Future()
+    threading.Timer(0.2, pending.set_result, ["kernel"]).start()
+    conn = Conn()
+    announce_phases(conn, cpu, small, Build(None, pending))
+    assert conn.sent == ["compiling", "simulating"] and pending.done()
+    conn = Conn()
+    announce_phases(conn, cpu, large, Build(None, pending))  # compiled already, and only compiled
+    assert conn.sent == []
+    conn = Conn()
+    announce_phases(conn, SimpleNamespace(device=SimpleNamespace(problem="", mode="cuda")), large, Build(None, pending))
+    assert conn.sent == ["running"]
