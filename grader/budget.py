@@ -6,7 +6,7 @@ are taken tails first (a size that is not a multiple of the block that tiles it,
 most often gets wrong), then smallest first, while the work of those taken stays within
 :data:`KERNEL_WORK`. A case's work is the elements of all its tensors plus its flops: a rough count of
 what the simulator computes, which sets its CPU time for the course's kernels (under a second for
-every case admitted this way, measured on the course's solutions; see the README's Instructor section).
+every case admitted this way, measured on the course's solutions; README, "With a GPU and without").
 """
 
 from __future__ import annotations

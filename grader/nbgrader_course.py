@@ -238,6 +238,9 @@ c.OverwriteCells.add_missing_cells = True
 # outputs, which nbgrader then scores. A patched or redefined check(), an edited check cell, a printed
 # "PASS" or a daemon changes nothing.
 c.JudgeChecks.timeout = {course.timeout}
+# Where no CUDA GPU is usable autograde refuses to grade: on the CPU only the small cases are simulated and
+# the others only compiled. To grade on the CPU anyway, uncomment (or pass --JudgeChecks.device=cpu):
+# c.JudgeChecks.device = "cpu"
 c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
