@@ -180,7 +180,7 @@ def test_a_race_names_the_blocks_by_their_grid_position():
     )
     # (blockIdx.x, blockIdx.y), named as the kernel names them: block rows 0 and 1 of block column 0
     assert race.element == (0, 0) and race.first == (0, 0) and race.second == (0, 1), race
-    assert "blocks (bx=0, by=0) and (bx=0, by=1) both store to it, different values, without an atomic" in sentence
+    assert "blocks (bx=0,by=0) and (bx=0,by=1) both store to it, different values, without an atomic" in sentence
 
 
 def test_a_workspace_cleared_in_one_launch_and_added_to_in_the_next_is_no_race():
@@ -188,3 +188,14 @@ def test_a_workspace_cleared_in_one_launch_and_added_to_in_the_next_is_no_race()
 
     a = torch.randn(4, 22)
     run(split_row_sums, {"A": a, "C": torch.full((4, 4), float("nan"))}, M=4, N=22, SPLIT=3, BLOCK=4)
+
+
+def test_a_race_reads_in_chinese_piece_by_piece(monkeypatch):
+    from grader.i18n import tr
+    from grader.simulate.races import Race
+
+    monkeypatch.setenv("TILELANG_COURSE_LANG", "zh_CN")
+    race = Race("C", (16, 0), (0, 0), "store", (0, 1), "read", ("bx", "by"))
+    text = tr("simulated on CPU: " + race.sentence())
+    assert "在 `C[16, 0]` 上发生竞争：block (bx=0,by=0) 不用原子操作写入它，而 block (bx=0,by=1) 读取它" in text
+    assert "T.atomic_add" in text and "race" not in text

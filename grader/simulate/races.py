@@ -35,7 +35,7 @@ class Race:
     axes: tuple[str, ...] = ()  # the kernel's names for them (bx, by)
 
     def sentence(self) -> str:
-        where = f"`{self.buffer}[{', '.join(map(str, self.element))}]`"
+        element = ", ".join(map(str, self.element))
         verbs = {"read": "reads it", "store": "stores to it without an atomic", "add": "adds to it atomically"}
         one, other = _name(self.first, self.axes), _name(self.second, self.axes)
         if self.did_first == self.did_second == "store":
@@ -43,7 +43,7 @@ class Race:
         else:
             how = f"block {one} {verbs[self.did_first]} and block {other} {verbs[self.did_second]}"
         return (
-            f"two blocks of one launch race on {where}: {how}. A GPU runs a launch's blocks at the same time, "
+            f"two blocks of one launch race on `{self.buffer}[{element}]`: {how}. A GPU runs a launch's blocks at the same time, "
             "in no set order, so the result depends on which gets there first. Give each block its own "
             "elements, or add across blocks with T.atomic_add and read the sums in a later launch"
         )
@@ -53,8 +53,8 @@ def _name(block: tuple[int, ...], axes: tuple[str, ...]) -> str:
     if len(block) == 1:
         return str(block[0])
     if len(axes) == len(block):
-        return "(" + ", ".join(f"{a}={b}" for a, b in zip(axes, block)) + ")"
-    return "(" + ", ".join(map(str, block)) + ")"
+        return "(" + ",".join(f"{a}={b}" for a, b in zip(axes, block)) + ")"  # no spaces: one word
+    return "(" + ",".join(map(str, block)) + ")"
 
 
 class Element:
