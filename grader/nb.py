@@ -463,9 +463,17 @@ def defines_kernel(module: str, kernel: str) -> bool:
     return re.search(rf"^def {re.escape(kernel)}\(", module, re.M) is not None
 
 
-def verdict(kernel: str, run: GraderRun, starts: list[tuple[int, str]], puzzle_id: str, timeout: float) -> CheckResult:
+def verdict(
+    kernel: str,
+    run: GraderRun,
+    starts: list[tuple[int, str]],
+    puzzle_id: str,
+    timeout: float,
+    expected: int | None = None,
+) -> CheckResult:
     """One kernel's check from a grader run: its lines (as printed) and whether it passed. Used by
-    check() and by the nbgrader judge (grader.nbgrader_judge), so both say the same."""
+    check() and by the nbgrader judge (grader.nbgrader_judge), so both say the same. ``expected``: how
+    many cases the trusted spec grades this kernel on; a run that reports fewer passes nothing."""
     module_name = f"p{puzzle_id}_notebook.py"
     if run.returncode is None:
         summary = tr(
@@ -490,6 +498,9 @@ def verdict(kernel: str, run: GraderRun, starts: list[tuple[int, str]], puzzle_i
         lines += [_where(line, starts, module_name) for line in _case_lines(case, previous, kernel)]
         previous = case
     result.passed, result.summary = _summary(kernel, cases)
+    if expected is not None and len(cases) < expected:  # a run cut short must not score what it skipped
+        result.passed = False
+        result.summary = f"{kernel}: the grader reported {len(cases)} of its {expected} cases; grade it again"
     result.summary = tr(result.summary)
     lines[0] = tr(lines[0])
     result.lines = lines + [result.summary]

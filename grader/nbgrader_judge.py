@@ -152,6 +152,22 @@ class JudgeChecks(NbGraderPreprocessor):
             self._judge(puzzle_id, module, starts, members)
         return nb, resources
 
+    def case_count(self, puzzle_id: str, kernel: str) -> int | None:
+        """How many cases the course's own spec (solutions/, plus the hidden cases) grades ``kernel`` on;
+        None for a kernel the spec lacks (the grader's own verdict then says so)."""
+        from grader.discover import course_root, load_module, load_puzzle, puzzle_files
+        from grader.hidden import with_hidden_cases
+
+        specs = self.__dict__.setdefault("_specs", {})  # puzzle id -> its spec, loaded once per judge
+        puzzle = specs.get(puzzle_id)
+        if puzzle is None:
+            puzzle = load_puzzle(load_module(puzzle_files(course_root() / "solutions")[puzzle_id]))
+            if self.hidden_cases:
+                puzzle = with_hidden_cases(puzzle, Path(self.hidden_cases))
+            specs[puzzle_id] = puzzle
+        found = [k for k in puzzle.kernels if k.function == kernel]
+        return len(found[0].cases) if found else None
+
     def _judge(
         self, puzzle_id: str, module: str, starts: list[tuple[int, str]], members: list[tuple[NotebookNode, str]]
     ) -> None:
@@ -178,7 +194,7 @@ class JudgeChecks(NbGraderPreprocessor):
         seconds = time.perf_counter() - started
         for cell, kernel in members:
             if kernel in defined:
-                result = verdict(kernel, run, starts, puzzle_id, limit)
+                result = verdict(kernel, run, starts, puzzle_id, limit, self.case_count(puzzle_id, kernel))
                 lines, passed, summary = result.lines, result.passed, result.summary
                 checked = verified.counts(result.cases())
             else:

@@ -181,3 +181,30 @@ def test_autograde_shards_refuse_without_a_gpu_unless_told_cpu(tmp_path: Path, c
     told = subprocess.run([*argv, "--device", "cpu"], capture_output=True, text=True, env=env, cwd=ROOT)
     assert "refusing" not in told.stderr, told.stderr
     assert "shard 0/1" in told.stdout + "".join(p.read_text() for p in (tmp_path / "logs").rglob("*.log"))
+
+
+def test_a_judged_run_that_reports_fewer_cases_than_the_spec_scores_nothing():
+    """A grader run cut short (one case of fifteen came back, all passed) must not score the kernel."""
+    from grader.nb import GraderRun, verdict
+
+    one = {"kernel": "add", "case": "small_1024", "status": "passed", "message": "simulated on CPU: max abs err 0"}
+    run = GraderRun({"results": [one], "runs": []}, 0, "", 1.0)
+    assert verdict("add", run, [], "02", 60.0).passed  # the learner's own check: no spec to hold it to
+    cut = verdict("add", run, [], "02", 60.0, expected=15)
+    assert not cut.passed
+    assert cut.summary == "add: the grader reported 1 of its 15 cases; grade it again"
+
+
+def test_the_judge_counts_a_kernels_cases_from_the_course_spec_and_the_hidden_file(tmp_path):
+    import json
+
+    from grader.nbgrader_judge import JudgeChecks
+
+    judge = JudgeChecks()
+    public = judge.case_count("02", "add")
+    assert public and public >= 5
+    hidden = tmp_path / "hidden.json"
+    entry = {"puzzle": "02", "kernel": "add", "sizes": {"N": 777}, "params": {"BLOCK": 128, "THREADS": 128}, "seed": 1}
+    hidden.write_text(json.dumps({"cases": [entry]}))
+    assert JudgeChecks(hidden_cases=str(hidden)).case_count("02", "add") == public + 1
+    assert judge.case_count("02", "no_such_kernel") is None
