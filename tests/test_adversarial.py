@@ -191,8 +191,8 @@ def test_an_out_of_bounds_store_is_caught_in_simulation(grade):
     result = only(run, "add")
     assert result["status"] == outcome.FAILED
     assert result["message"] == (
-        "simulated on CPU: index 256 is out of bounds for dimension 0 of `scratch` (size 256): guard the access, "
-        "or let T.copy handle the edge"
+        "simulated on CPU: index 256 is out of bounds for dimension 0 of `scratch` (size 256): nothing guards a "
+        "shared buffer's edge, so check this index, and the order of the indices, against its shape [256]"
     )
 
 

@@ -727,9 +727,12 @@ class Interpreter:
         for axis, (index, extent) in enumerate(zip(indices, shape)):
             if index.numel() and (int(index.min()) < 0 or int(index.max()) >= extent):
                 bad = int(index.max()) if int(index.max()) >= extent else int(index.min())
+                kind = {"local.fragment": "fragment", "local.var": "local"}.get(self.scopes[buffer.data], "")
+                kind = kind or self.scopes[buffer.data].split(".")[0]  # shared, shared.dyn, local
                 raise SimulationError(
                     f"index {bad} is out of bounds for dimension {axis} of `{buffer.name}` (size {extent}): "
-                    "guard the access, or let T.copy handle the edge"
+                    f"nothing guards a {kind} buffer's edge, so check this index, and the order of the indices, "
+                    f"against its shape {shape}"
                 )
 
     def provably_constant(self, expr: Any) -> bool:
