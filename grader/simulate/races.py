@@ -44,8 +44,8 @@ class Race:
             how = f"block {one} {verbs[self.did_first]} and block {other} {verbs[self.did_second]}"
         return (
             f"two blocks of one launch race on `{self.buffer}[{element}]`: {how}. A GPU runs a launch's blocks "
-            "at the same time, in no set order, so the result depends on which gets there first. Give each block its own "
-            "elements, or add across blocks with T.atomic_add and read the sums in a later launch"
+            "at the same time, in no set order, so the result depends on which gets there first. Give each block "
+            "its own elements, or add across blocks with T.atomic_add and read the sums in a later launch"
         )
 
 
