@@ -657,3 +657,58 @@ def test_config_names_are_nbgrader_options(tmp_path: Path):
     wrong.write_text(json.dumps({"cases": [{"puzzle": "02", "kernel": "sub", "sizes": {"N": 8}, "seed": 1}]}))
     assert make_course([str(course), "--puzzles", "02", "--hidden-cases", str(wrong)]) == 2
     assert make_course([str(course), "--puzzles", "42"]) == 2
+
+
+@pytest.mark.gpu
+def test_autograde_on_a_gpu_grades_every_case_there_by_default(tmp_path: Path):
+    """On a GPU machine the instructor's plain `nbgrader autograde` (no device option) runs every case on
+    the GPU, hidden case included, and every output says so: the right student gets all points with every
+    case counted on a GPU; a wrong one (frank's five blocks of seven) loses the hidden case's kernel."""
+    from grader import verified
+
+    course = tmp_path / "course"
+    hidden = tmp_path / "grading-machine" / "hidden_cases.json"
+    hidden.parent.mkdir()
+    hidden.write_text(json.dumps(HIDDEN_CASES))
+    command = [sys.executable, "-m", "grader", "nbgrader-course", str(course), "--assignment", ASSIGNMENT]
+    command += ["--puzzles", "02", "--hidden-cases", str(hidden), "--timeout", str(CHECK_TIMEOUT)]
+    subprocess.run(command, check=True, capture_output=True, text=True)
+    nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
+    release = nbformat.read(course / "release" / ASSIGNMENT / NOTEBOOK, as_version=4)
+    solutions = solution_sources(course / "source" / ASSIGNMENT / NOTEBOOK)
+    chosen = [s for s in STUDENTS if s.name in ("alice_solutions", "frank_hidden")]
+    for student in chosen:
+        folder = course / "submitted" / student.name / ASSIGNMENT
+        folder.mkdir(parents=True)
+        nbformat.write(submission(release, solutions, student), folder / NOTEBOOK)
+    env = {k: v for k, v in os.environ.items() if k != "TILELANG_COURSE_DEVICE"}
+    done = subprocess.run(
+        [sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT], cwd=course, env=env, capture_output=True, text=True
+    )
+    log = done.stdout + done.stderr
+    assert done.returncode == 0, log
+    puzzle = with_hidden_cases(spec_02(), hidden)
+    for student in chosen:
+        notebook = nbformat.read(course / "autograded" / student.name / ASSIGNMENT / NOTEBOOK, as_version=4)
+        for kernel in KERNELS:
+            cell = next(
+                c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id") == f"p02_{kernel}_check"
+            )
+            judge = cell.metadata["tilelang_course"]["judge"]
+            cases = len(puzzle.kernel(kernel).cases)
+            assert judge["device"] == "cuda" and judge["passed"] == bool(student.expected[kernel]), (kernel, judge)
+            assert judge["checked"] == {"gpu": cases, "simulated": 0, "compiled": 0}, (kernel, judge)
+            if student.name == "alice_solutions":
+                assert verified.line(kernel, judge["checked"]) in check_output(notebook_path(course, student), kernel)
+    assert "judge: p02 add passed" in log and "judge: p02 add failed" in log, log  # alice's, then frank's
+
+
+def spec_02():
+    from grader.discover import load_module, load_puzzle, puzzle_files
+    from tests.conftest import ROOT
+
+    return load_puzzle(load_module(puzzle_files(ROOT / "solutions")["02"]))
+
+
+def notebook_path(course: Path, student: Student) -> Path:
+    return course / "autograded" / student.name / ASSIGNMENT / NOTEBOOK
