@@ -191,6 +191,18 @@ def explain(
             "Give the loop a number of steps: for k in T.serial(n), with n the steps the sizes need. A T.While "
             "needs a condition that a value the loop changes makes false (a T.alloc_var), and a kernel has no break."
         )
+    elif isinstance(error, TypeError) and (
+        match := re.search(r"(list|tuple) indices must be integers or slices, not (\w+)", text)
+    ):
+        summary = (
+            f"a Python {match.group(1)} is indexed by a kernel value ({match.group(2)}), which is known only when "
+            "the kernel runs"
+        )
+        hint = (
+            "Block and thread indices, loop variables of T.serial / T.Parallel, and range() over a size TileLang "
+            "keeps symbolic are not Python ints: keep the values in a buffer (T.alloc_local, T.alloc_fragment) and "
+            "index that, or pick with T.if_then_else; range() over a block parameter (a Python int) unrolls."
+        )
     elif "Not all tensor allocated from `T.empty` are returned" in text:
         outputs = ", ".join(signature.outputs) if signature and signature.outputs else ""
         summary = f"{name} makes its output with T.empty but does not return it"

@@ -672,3 +672,12 @@ def test_the_judge_announces_a_compile_only_while_it_is_under_way():
     conn = Conn()
     announce_phases(conn, SimpleNamespace(device=SimpleNamespace(problem="", mode="cuda")), large, Build(None, pending))
     assert conn.sent == ["running"]
+
+
+def test_a_python_list_indexed_by_a_kernel_value_says_why():
+    # what TileLang raises for `scale[bx % 2]` with `scale` a Python list (seen with python -m grader 02)
+    failed = explained(TypeError("list indices must be integers or slices, not FloorMod"))
+    assert failed.summary == (
+        "a Python list is indexed by a kernel value (FloorMod), which is known only when the kernel runs"
+    )
+    assert "T.alloc_local" in failed.hint and "range() over a block parameter" in failed.hint
