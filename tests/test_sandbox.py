@@ -84,15 +84,21 @@ def test_a_sandbox_that_cannot_be_made_runs_nothing(tmp_path: Path):
 def test_killing_the_waiter_ends_everything_inside(tmp_path: Path):
     work = tmp_path / "work"
     work.mkdir()
-    script = "sleep 300 & sh -c 'setsid sleep 301' & sleep 302"
+    # durations no other process on the machine uses (another test may sleep 300 meanwhile)
+    base = 400000 + os.getpid() % 100000 * 3
+    script = f"sleep {base} & sh -c 'setsid sleep {base + 1}' & sleep {base + 2}"
     waiter = subprocess.Popen([sys.executable, "-m", "grader.judge.sandbox", str(work), "--", "sh", "-c", script])
     time.sleep(1.0)
-    inside = [p for p in Path("/proc").glob("[0-9]*/cmdline") if b"sleep\x0030" in _read(p)]
-    assert len(inside) == 3
+    ours = {f"sleep\x00{base + i}\x00".encode() for i in range(3)}
+
+    def inside() -> list[Path]:
+        return [p for p in Path("/proc").glob("[0-9]*/cmdline") if _read(p) in ours]
+
+    assert len(inside()) == 3
     waiter.send_signal(signal.SIGKILL)
     waiter.wait()
     time.sleep(0.5)
-    assert [p for p in Path("/proc").glob("[0-9]*/cmdline") if b"sleep\x0030" in _read(p)] == []
+    assert inside() == []
 
 
 def _read(path: Path) -> bytes:
