@@ -117,6 +117,23 @@ def test_every_kernel_of_every_puzzle_has_enough_right_variants():
     assert not missing, f"kernels with fewer than {MIN_VARIANTS} right variants (puzzle, kernel, count): {missing}"
 
 
+@pytest.mark.parametrize("variant", RIGHT_KERNELS, ids=lambda v: f"p{v.puzzle_id}/{v.path.stem}")
+def test_right_kernel_fits_a_hopper_block_in_every_case(variant: RightKernel):
+    """The large cases run only on a GPU, but whether a block fits is read from the TIR: a right kernel
+    must fit the H200's 227 KiB in every case (one did not, which only the GPU run showed)."""
+    from grader.simulate.interp import SHARED_LIMIT, shared_memory_plan
+    from grader.trace.frontend import kernel_function, load_learner, trace_tir
+
+    module, problem, _ = load_learner(variant.path)
+    assert not problem, problem
+    kernel = spec(variant.puzzle_id).kernel(variant.kernel)
+    for case in kernel.cases:
+        if case.simulate:
+            continue  # test_right_kernel_passes_in_simulation checks these
+        plan = shared_memory_plan(trace_tir(kernel_function(module, kernel), kernel, case, variant.path))
+        assert plan.total <= SHARED_LIMIT, f"{case.name}: {plan.too_much()}"
+
+
 @pytest.mark.parametrize(("variant", "case"), _params())
 def test_right_kernel_passes_in_simulation(variant: RightKernel, case: str):
     (result,) = grade_simulated(variant.puzzle_id, variant.path, variant.kernel, [case])
