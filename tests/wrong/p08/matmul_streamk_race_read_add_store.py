@@ -1,7 +1,9 @@
 """matmul_streamk whose fix-up reads the workspace tile, adds its part and stores the sum back
-(T.copy, add, T.copy) instead of T.atomic_add; one atomic add of zero keeps a "uses T.atomic_add"
-check quiet. Blocks that share a tile run at once on a GPU: each reads the workspace before the
-other has stored, and one part is lost (the H200 gets 5 of 8 cases wrong, three runs of three)."""
+(T.copy, add, T.copy) instead of T.atomic_add; an atomic add of a tile of zeros keeps a "uses
+T.atomic_add" check quiet. Blocks that share a tile run at once on a GPU: each reads the workspace before the
+other has stored, and one part is lost (the kernel of this kind that issue 25 reports got 5 of 8 cases
+wrong on the H200, three runs of three). The zeros are computed from acc in a T.Parallel loop: a fragment
+only cleared and added has no layout TileLang can infer, which the H200 refused at compile time."""
 
 KERNEL = "matmul_streamk"
 CAUGHT_BY = "gpu"
@@ -61,7 +63,7 @@ def matmul_streamk(
         C_tile = T.alloc_shared((BLOCK_M, BLOCK_N), T.float16)
         acc = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float32)
         seen = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float32)
-        nothing = T.alloc_fragment((1, 1), T.float32)
+        nothing = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float32)
         lo = pid * work // SMS  # this block's share: chunks [lo, hi) of the last wave
         hi = (pid + 1) * work // SMS
         for step in T.serial(waves * chunks + share):
@@ -85,7 +87,8 @@ def matmul_streamk(
                     for i, j in T.Parallel(BLOCK_M, BLOCK_N):
                         seen[i, j] += acc[i, j]
                     T.copy(seen, partial[g // chunks, 0, 0])
-                    T.clear(nothing)
+                    for i, j in T.Parallel(BLOCK_M, BLOCK_N):
+                        nothing[i, j] = acc[i, j] * 0.0
                     T.atomic_add(partial[g // chunks, 0, 0], nothing)
 
     with T.Kernel(T.max(rest, 1), threads=128) as f:  # launch 3: the last wave's tiles into C
