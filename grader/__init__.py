@@ -1,1 +1,1 @@
-"""The tilelang-course grader: discover, build, run, compare, report (see grader/plugin.py)."""
+"""The tilelang-course grader: discover, build, run, compare, report (see grader/frontends/plugin.py)."""

@@ -1,27 +1,27 @@
 """Entry point: `python -m grader [ID ...]` grades; a few subcommands build course material.
 
-python -m grader notebooks [...]        # notebooks/ from the puzzle sources (grader.notebooks)
-python -m grader nbgrader-course DIR    # a ready nbgrader course directory (grader.nbgrader_course)
-python -m grader fit [--arch SM]        # every case's shared memory against each GPU's limit (grader.fit)
+python -m grader notebooks [...]        # notebooks/ from the puzzle sources (grader.course.notebooks)
+python -m grader nbgrader-course DIR    # a ready nbgrader course directory (grader.nbgrader.course)
+python -m grader fit [--arch SM]        # every case's shared memory against each GPU's limit (grader.course.fit)
 python -m grader i18n update | check    # the translation catalogues i18n/LANG/*.po (grader.i18n)
-python -m grader autograde-shard | autograde-shards | autograde-status ASSIGNMENT   # (grader.nbgrader_shards)
+python -m grader autograde-shard | autograde-shards | autograde-status ASSIGNMENT   # (grader.nbgrader.shards)
 """
 
 import importlib
 import sys
 
 SUBCOMMANDS = {
-    "notebooks": "grader.notebooks",
-    "nbgrader-course": "grader.nbgrader_course",
-    "fit": "grader.fit",
+    "notebooks": "grader.course.notebooks",
+    "nbgrader-course": "grader.nbgrader.course",
+    "fit": "grader.course.fit",
     "i18n": "grader.i18n",
 }
 # Subcommands that live in a module with other entry points: "module:function".
 SUBCOMMANDS.update(
     {
-        "autograde-shard": "grader.nbgrader_shards:shard_main",
-        "autograde-shards": "grader.nbgrader_shards:shards_main",
-        "autograde-status": "grader.nbgrader_shards:status_main",
+        "autograde-shard": "grader.nbgrader.shards:shard_main",
+        "autograde-shards": "grader.nbgrader.shards:shards_main",
+        "autograde-status": "grader.nbgrader.shards:status_main",
     }
 )
 
@@ -30,7 +30,7 @@ def main(argv: list[str]) -> int:
     if argv and argv[0] in SUBCOMMANDS:
         module, _, function = SUBCOMMANDS[argv[0]].partition(":")
         return getattr(importlib.import_module(module), function or "main")(argv[1:])
-    from grader.cli import main as grade
+    from grader.frontends.cli import main as grade
 
     return grade(argv)
 

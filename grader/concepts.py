@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from grader.static_checks import region_buffer
+from grader.pipeline.checks import region_buffer
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ def normalize_id(text: str) -> str | None:
     return f"{int(match.group(1)):02d}" if match else None
 
 
-# The line after each notebook cell in a module built from %%puzzle cells (grader.nb.module_text): the
+# The line after each notebook cell in a module built from %%puzzle cells (grader.frontends.notebook.module_text): the
 # tracer runs such a module cell by cell, as a notebook does (grader.trace.frontend.load_learner).
 CELL_END = "# %% end of a %%puzzle cell"
 

@@ -155,7 +155,7 @@ def copy_serial(A, THREADS: int = 256):
 # that exist only in the grid, not in the vector):
 
 # %% [notebook]
-# from grader.pictures import mismatch_map, tiling
+# from grader.teaching.pictures import mismatch_map, tiling
 #
 # tiling(1, 1000, 1, 256)
 
@@ -254,7 +254,7 @@ def copy_tiles(A, BLOCK: int, THREADS: int = 256):
 # import tilelang
 # import tilelang.language as T
 #
-# from grader.experiments import kernel_source
+# from grader.teaching.experiments import kernel_source
 #
 #
 # @tilelang.jit
@@ -383,7 +383,7 @@ def puzzle() -> Puzzle:
 # (2^27 elements) for three block shapes and prints the kernel's body:
 
 # %% [notebook]
-# from grader.experiments import kernel_source
+# from grader.teaching.experiments import kernel_source
 # from solutions.p01_copy import copy_threads as reference_copy_threads
 #
 # # Put your own copy_threads in place of reference_copy_threads once its check passes.

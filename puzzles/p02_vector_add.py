@@ -88,7 +88,7 @@ def torch_mul_relu(A, B):
 # holds a single element of the vector.
 
 # %% [notebook]
-# from grader.pictures import tiling
+# from grader.teaching.pictures import tiling
 #
 # tiling(1, 4097, 1, 1024)
 
@@ -285,7 +285,7 @@ def puzzle() -> Puzzle:
 # sm_90a with 8, 32 and 128 elements per thread and reads what ptxas allotted:
 
 # %% [notebook]
-# from grader.experiments import resource_usage, table
+# from grader.teaching.experiments import resource_usage, table
 # from solutions.p02_vector_add import add_fragments as reference_add_fragments
 #
 # # Put your own add_fragments in place of reference_add_fragments once its check passes.

@@ -92,7 +92,7 @@ def torch_row_sum(A):
 # columns of which 129 are real.
 
 # %% [notebook]
-# from grader.pictures import row_reduction, tiling
+# from grader.teaching.pictures import row_reduction, tiling
 #
 # tiling(12, 129, 4, 256)
 
@@ -256,7 +256,7 @@ def puzzle() -> Puzzle:
 # import tilelang
 # import tilelang.language as T
 #
-# from grader.experiments import kernel_source
+# from grader.teaching.experiments import kernel_source
 # from solutions.p05_reduce_sum import row_sum_tiled as reference_row_sum_tiled
 #
 #

@@ -81,7 +81,7 @@ multiples of the block sizes. Bench cases are 256 MiB of fp16, larger than the H
 #
 # import torch
 #
-# from grader.run import make_inputs
+# from grader.pipeline.inputs import make_inputs
 # from solutions.p06_softmax import puzzle
 #
 # for dtype in (torch.float32, torch.float16):
@@ -120,7 +120,7 @@ multiples of the block sizes. Bench cases are 256 MiB of fp16, larger than the H
 # %% [notebook]
 # import torch
 #
-# from grader.run import make_inputs
+# from grader.pipeline.inputs import make_inputs
 # from grader.spec import DEFAULT_TOLERANCES
 # from solutions.p06_softmax import LOG2E, puzzle
 #
@@ -294,7 +294,7 @@ def softmax(A, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
 # generates for the block of `square_256` and for the block of the bench case:
 
 # %% [notebook]
-# from grader.experiments import kernel_source
+# from grader.teaching.experiments import kernel_source
 # from solutions.p06_softmax import softmax as reference_softmax
 #
 # for blocks in (
@@ -330,7 +330,7 @@ def softmax(A, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
 # follows m and l across the tiles of one row:
 
 # %% [notebook]
-# from grader.pictures import online_softmax
+# from grader.teaching.pictures import online_softmax
 #
 # online_softmax(block=8)
 
@@ -633,7 +633,7 @@ def puzzle() -> Puzzle:
 # put your own `softmax` in place of `reference_softmax` once its check passes):
 
 # %% [notebook]
-# from grader.experiments import resource_usage, table
+# from grader.teaching.experiments import resource_usage, table
 # from solutions.p06_softmax import softmax as reference_softmax
 #
 # rows = [

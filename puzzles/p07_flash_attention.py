@@ -163,7 +163,7 @@ def attention_two_pass(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THR
 # two-pass kernel, K read once. The running max and its corrections along one row of scores:
 
 # %% [notebook]
-# from grader.pictures import online_softmax
+# from grader.teaching.pictures import online_softmax
 #
 # online_softmax(block=8, seed=3)
 
@@ -300,7 +300,7 @@ def puzzle() -> Puzzle:
 # reads what each block asks of an SM (four compilations, about a minute on a CPU):
 
 # %% [notebook]
-# from grader.experiments import resource_usage, table
+# from grader.teaching.experiments import resource_usage, table
 # from solutions.p07_flash_attention import flash_attention as reference_flash_attention
 #
 # # The bench case's sizes and block; put your own flash_attention here once its check passes.

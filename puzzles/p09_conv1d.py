@@ -34,7 +34,7 @@ Inputs and outputs (fp16 in, fp16 out, every sum accumulated in fp32), with ``P 
     in shared memory starts on a 16-byte boundary. (Only the W2 tile loads with 16-byte
     asynchronous copies: a window starts P elements before its tile in global memory, and at the
     edges part of it lies outside X, so TileLang loads it with 4-byte copies that each check the
-    bounds. ``python -m grader.experiments`` shows the generated copies, see the notebook.)
+    bounds. ``python -m grader.teaching.experiments`` shows the generated copies, see the notebook.)
 
 ``conv1d_implicit``
     The same GEMM without the im2col tile: an implicit GEMM. For each tap k the block copies the
@@ -212,7 +212,7 @@ def conv1d_channels(X, W, BLOCK_O: int, BLOCK_L: int, THREADS: int = 128):
 # off the signal.
 
 # %% [notebook]
-# from grader.pictures import im2col
+# from grader.teaching.pictures import im2col
 #
 # im2col(2, 3, 8)
 
@@ -241,7 +241,7 @@ def conv1d_channels(X, W, BLOCK_O: int, BLOCK_L: int, THREADS: int = 128):
 # %% [notebook]
 # import re
 #
-# from grader.experiments import kernel_source
+# from grader.teaching.experiments import kernel_source
 # from solutions.p09_conv1d import conv1d_im2col as reference_im2col
 #
 # # The reference kernel at the bench case's sizes, lowered for sm_90a with its own pass configs.
@@ -319,7 +319,7 @@ def conv1d_im2col(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int = 
 # %% [notebook]
 # import re
 #
-# from grader.experiments import kernel_source
+# from grader.teaching.experiments import kernel_source
 # from solutions.p09_conv1d import conv1d_implicit as reference_implicit
 #
 # # The reference kernel at the bench case's sizes and block, lowered for sm_90a (no compile, no GPU).
@@ -602,7 +602,7 @@ def puzzle() -> Puzzle:
 
 # %% [notebook]
 # from grader.devices import profile_named
-# from grader.simulate.interp import shared_memory_plan
+# from grader.pipeline.simulate.interp import shared_memory_plan
 # from solutions.p09_conv1d import conv1d_im2col as reference_im2col
 #
 # # The bench case's sizes and block at four depths of pipeline, traced (no compile): the shared memory

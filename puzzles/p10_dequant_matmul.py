@@ -104,7 +104,7 @@ pays for the full-size W several times over in memory traffic.
 # bits; a nibble q in 0..15 stands for q - 8, and `W[n, k] = (q - 8) * S[n, k // G]`:
 
 # %% [notebook]
-# from grader.pictures import nibbles
+# from grader.teaching.pictures import nibbles
 #
 # nibbles([0x3A, 0xF0, 0x81], scale=0.5)
 
@@ -491,7 +491,7 @@ def puzzle() -> Puzzle:
 
 # %% [notebook]
 # from grader.devices import profile_named
-# from grader.simulate.interp import shared_memory_plan
+# from grader.pipeline.simulate.interp import shared_memory_plan
 # from solutions.p10_dequant_matmul import dequant_matmul as reference_dequant_matmul
 #
 # # The decode case's sizes and block at four depths of pipeline, traced (no compile): the shared memory

@@ -21,12 +21,12 @@ os.environ.setdefault("TILELANG_PRINT_ON_COMPILATION", "0")
 def main(argv: list[str]) -> int:
     import torch
 
-    from grader.build import BuildFailed, NotImplementedYet, compile_tir
-    from grader.compare import compare
     from grader.discover import course_root, load_module, load_puzzle, puzzle_files, wrong_kernels
-    from grader.run import changed_inputs, make_inputs, poisoned_outputs, reference_outputs, writes_outside
-    from grader.simulate import SimulationError, Unsupported, simulate
-    from grader.static_checks import never_initialized
+    from grader.pipeline.build import BuildFailed, NotImplementedYet, compile_tir
+    from grader.pipeline.checks import never_initialized
+    from grader.pipeline.compare import compare
+    from grader.pipeline.inputs import changed_inputs, make_inputs, poisoned_outputs, reference_outputs, writes_outside
+    from grader.pipeline.simulate import SimulationError, Unsupported, simulate
     from grader.trace.frontend import jit_options, kernel_function, trace_tir
 
     root = course_root()

@@ -9,7 +9,7 @@ export TILELANG_CACHE_DIR=/tmp/tilelang-cache-sandbox
 {
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
   python -c "import sys; print(sys.version)"
-  python -c "from grader.judge import sandbox; print('sandbox probe:', repr(sandbox.available()) or 'works')"
+  python -c "from grader.processes import sandbox; print('sandbox probe:', repr(sandbox.available()) or 'works')"
 } > "$OUT/host.txt" 2>&1
 t0=$(date +%s%N)
 python -m grader 08 --solutions --json "$OUT/grade08.json" > "$OUT/grade08.log" 2>&1

@@ -5,10 +5,10 @@ on how many additions one running sum takes: TileLang's T.reduce_sum splits a ro
 (each thread adds its own elements, then a butterfly across threads), so a thread's chain is row /
 threads long; a sum carried by one thread through a serial loop (a K loop, a running sum across tiles)
 is as long as the row. This script emulates both orders on the CPU with torch (the per-thread order of
-grader/simulate/lanes.py: 8 consecutive elements per thread per vector, threads interleaved, two
+grader/pipeline/simulate/lanes.py: 8 consecutive elements per thread per vector, threads interleaved, two
 partial sums per thread for the half2 pairs, then the XOR butterfly) and reports, for softmax rows and
 GEMV dot products of the sizes the puzzles use and the sizes a learner would use, the worst element's
-error divided by what the fp16 tolerance allows it (grader/compare.py: atol * rms(ref) + rtol * |ref|,
+error divided by what the fp16 tolerance allows it (grader/pipeline/compare.py: atol * rms(ref) + rtol * |ref|,
 rtol 2e-3, atol 1e-3). Above 1.00 the grader fails the case.
 
     python scripts/precision_fp16_sums.py          # about a minute on one core
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import torch
 
-from grader.simulate.lanes import Placement, gpu_order_sum
+from grader.pipeline.simulate.lanes import Placement, gpu_order_sum
 from grader.spec import DEFAULT_TOLERANCES
 
 TOL = DEFAULT_TOLERANCES["float16"]

@@ -18,8 +18,8 @@ def main(argv: list[str]) -> int:
     import nbformat
     from nbclient import NotebookClient
 
+    from grader.course.notebooks import puzzle_notebook
     from grader.discover import course_root, puzzle_files
-    from grader.notebooks import puzzle_notebook
 
     p = argparse.ArgumentParser()
     p.add_argument("puzzle_id")

@@ -29,7 +29,7 @@ def median_ms(action, repeat: int) -> float:
 
 
 def forked(confine: bool, folder: Path) -> None:
-    from grader.judge import sandbox
+    from grader.processes import sandbox
 
     pid = os.fork()
     if pid == 0:
@@ -45,7 +45,7 @@ def main() -> int:
     args = p.parse_args()
     with tempfile.TemporaryDirectory() as work:
         plain = [sys.executable, "-c", "pass"]
-        launched = [sys.executable, "-m", "grader.judge.sandbox", work, "--", *plain]
+        launched = [sys.executable, "-m", "grader.processes.sandbox", work, "--", *plain]
         cold = median_ms(lambda: subprocess.run(plain, check=True, cwd=ROOT), args.repeat)
         cold_confined = median_ms(lambda: subprocess.run(launched, check=True, cwd=ROOT), args.repeat)
         warm = median_ms(lambda: forked(False, Path(work)), args.repeat)

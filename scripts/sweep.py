@@ -20,11 +20,11 @@ os.environ.setdefault("TILELANG_PRINT_ON_COMPILATION", "0")
 def main(argv: list[str]) -> None:
     import torch
 
-    from grader.bench import INPUT_SETS, median_ms
-    from grader.build import compile_tir
-    from grader.compare import compare
     from grader.discover import course_root, load_module, load_puzzle, puzzle_files
-    from grader.run import launch, make_inputs, poisoned_outputs, reference_outputs
+    from grader.pipeline.bench import INPUT_SETS, median_ms
+    from grader.pipeline.build import compile_tir
+    from grader.pipeline.compare import compare
+    from grader.pipeline.inputs import launch, make_inputs, poisoned_outputs, reference_outputs
     from grader.spec import Case
     from grader.trace.frontend import jit_options, trace_tir
 

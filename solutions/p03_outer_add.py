@@ -81,7 +81,7 @@ def torch_outer_add(A, B):
 # column, since either may end inside a tile. The `odd_33x127` case, 16 x 64 tiles:
 
 # %% [notebook]
-# from grader.pictures import tiling
+# from grader.teaching.pictures import tiling
 #
 # tiling(33, 127, 16, 64)
 
@@ -232,7 +232,7 @@ def puzzle() -> Puzzle:
 # size for three tiles of 8192 elements each, and prints the store of C:
 
 # %% [notebook]
-# from grader.experiments import kernel_source
+# from grader.teaching.experiments import kernel_source
 # from solutions.p03_outer_add import outer_add_fragments as reference_outer_add_fragments
 #
 # # Put your own outer_add_fragments in place of the reference once its check passes.

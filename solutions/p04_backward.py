@@ -113,7 +113,7 @@ def torch_mul_relu_backward(A, B, dC):
 # `T.copy` out. The `odd_127x129` case, 32 x 64 tiles:
 
 # %% [notebook]
-# from grader.pictures import tiling
+# from grader.teaching.pictures import tiling
 #
 # tiling(127, 129, 32, 64)
 
@@ -302,7 +302,7 @@ def puzzle() -> Puzzle:
 # of C:
 
 # %% [notebook]
-# from grader.experiments import kernel_source
+# from grader.teaching.experiments import kernel_source
 # from solutions.p04_backward import mul_relu_forward as reference_forward
 #
 # # Put your own mul_relu_forward in place of reference_forward once its check passes.

@@ -121,8 +121,8 @@ Tensor Core's K step).
 # below about 1e-6, and "fp32, stored as fp16" is the one rounding every fp16 output carries.
 
 # %% [notebook]
-# from grader.experiments import accumulation_errors
-# from grader.pictures import accumulation
+# from grader.teaching.experiments import accumulation_errors
+# from grader.teaching.pictures import accumulation
 #
 # lengths = (64, 256, 1024, 4096, 16384)
 # errors = accumulation_errors(lengths)
@@ -254,7 +254,7 @@ def gemv(A, B, BLOCK_M: int, BLOCK_K: int, THREADS: int = 128):
 # tiles are partly outside C, and their threads there must skip the loads.
 
 # %% [notebook]
-# from grader.pictures import tiling
+# from grader.teaching.pictures import tiling
 #
 # tiling(127, 129, 64, 64)
 
@@ -289,7 +289,7 @@ def matmul_cuda_cores(A, B, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
 # loaded from `A` and `B` in global memory.
 
 # %% [notebook]
-# from grader.experiments import kernel_source
+# from grader.teaching.experiments import kernel_source
 # from solutions.p08_matrix import matmul_cuda_cores as reference_cuda_cores
 #
 # cuda = kernel_source(reference_cuda_cores, M=127, N=129, K=131, BLOCK_M=64, BLOCK_N=64)
@@ -393,11 +393,11 @@ def matmul_naive(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, THREADS: int = 
 # **Experiment.** The next cell compiles the reference GEMMs for sm_90a (no GPU needed, 10 to 20
 # seconds) and prints what nvcc allotted them: registers per thread, bytes spilled per thread,
 # shared memory per block, threads per block, and the MMA and copy instructions TileLang emitted.
-# `resource_usage(kernel, M=..., BLOCK_M=..., ...)` from `grader.experiments` does the same for any
+# `resource_usage(kernel, M=..., BLOCK_M=..., ...)` from `grader.teaching.experiments` does the same for any
 # kernel, yours included.
 
 # %% [notebook]
-# from grader.experiments import compare_tiles, table
+# from grader.teaching.experiments import compare_tiles, table
 #
 # print(table(compare_tiles()))
 
@@ -424,7 +424,7 @@ def matmul_naive(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, THREADS: int = 
 # To see reason 1 in the code, print the lines of the naive kernel that load B and call the MMA:
 
 # %% [notebook]
-# from grader.experiments import kernel_source
+# from grader.teaching.experiments import kernel_source
 # from solutions.p08_matrix import matmul_naive as reference_naive
 #
 # cuda = kernel_source(reference_naive, M=256, N=256, K=256, BLOCK_M=64, BLOCK_N=64, BLOCK_K=32)
@@ -454,7 +454,7 @@ def matmul_naive(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, THREADS: int = 
 # registers.
 
 # %% [notebook]
-# from grader.experiments import kernel_source
+# from grader.teaching.experiments import kernel_source
 # from solutions.p08_matrix import matmul_shared as reference_shared
 #
 # cuda = kernel_source(reference_shared, M=256, N=256, K=256, BLOCK_M=64, BLOCK_N=64, BLOCK_K=32)
@@ -512,14 +512,14 @@ def matmul_shared(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, THREADS: int =
 # `T.annotate_layout({A_tile: make_mma_swizzle_layout(A_tile), ...})`.
 
 # %% [notebook]
-# from grader.layouts import bank_rows, bank_table
+# from grader.teaching.layouts import bank_rows, bank_table
 #
 # print("banks one ldmatrix read of rows 0-7 touches in the 64 x 32 fp16 A tile:")
 # print(bank_table(bank_rows(64, 32)))
 
 # %% [markdown]
 # The last two rows agree: TileLang already swizzles the operand tiles of `T.gemm`, and the
-# annotation only spells out the same addresses. The next cell lowers `grader.layouts`'
+# annotation only spells out the same addresses. The next cell lowers `grader.teaching.layouts`'
 # `matmul_shared_layout` (this rung's kernel with an optional `T.annotate_layout` line) three ways
 # for two targets and prints the lines that write and read the A tile:
 #
@@ -540,7 +540,7 @@ def matmul_shared(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, THREADS: int =
 # memory, which in this unpipelined kernel competes with waiting for global memory.
 
 # %% [notebook]
-# from grader.layouts import compile_layouts, time_layouts
+# from grader.teaching.layouts import compile_layouts, time_layouts
 #
 # for lowered in compile_layouts(("sm_80", "sm_90a")):
 #     print(f"{lowered.arch}, {lowered.layout}:", lowered.refused or "")
@@ -564,7 +564,7 @@ def matmul_shared(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, THREADS: int =
 # the math of a step 0.8), not a measurement:
 
 # %% [notebook]
-# from grader.pictures import pipeline
+# from grader.teaching.pictures import pipeline
 #
 # pipeline(3, 8)
 
@@ -671,7 +671,7 @@ def matmul_pipelined(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int
 # GPU; how much it and the staged store gain there has been measured only on the H200.
 
 # %% [notebook]
-# from grader.pictures import rasterization
+# from grader.teaching.pictures import rasterization
 #
 # rasterization(8192 // 128, 8192 // 256, panel=10, wave=132)
 
@@ -728,7 +728,7 @@ def matmul_tuned(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int = 3
 # fix-up free.
 
 # %% [notebook]
-# from grader.pictures import waves
+# from grader.teaching.pictures import waves
 #
 # waves(tiles=(4096 // 128) * (4096 // 256), sms=132, k_steps=4096 // 64)
 
@@ -1157,7 +1157,7 @@ def puzzle() -> Puzzle:
 #   always `mma.sync`.
 # - Operand tiles belong in shared memory (shared by the warps, read by `wgmma`, filled
 #   asynchronously, and not limited to 255 registers per thread); the accumulator stays in registers.
-#   `grader.experiments.resource_usage` shows registers, spills and shared memory of any kernel
+#   `grader.teaching.experiments.resource_usage` shows registers, spills and shared memory of any kernel
 #   without a GPU.
 # - Shared memory has 32 banks of 4 bytes. In a row-major tile whose rows are 64 or 128 bytes long,
 #   the same 16-byte piece of eight rows falls in one or two groups of 4 banks, and reading them
@@ -1211,7 +1211,7 @@ def puzzle() -> Puzzle:
 # compilations, about a minute on a CPU):
 
 # %% [notebook]
-# from grader.experiments import resource_usage, table
+# from grader.teaching.experiments import resource_usage, table
 # from solutions.p08_matrix import matmul_pipelined as reference_pipelined
 #
 # sizes = {"M": 4096, "N": 4096, "K": 4096, "BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 32}

@@ -10,7 +10,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 # The tests compare the grader's English sentences: a zh locale on the test machine must not translate
-# them (tests/test_i18n.py asks for Chinese where it wants it; grader/i18n.py reads this variable first).
+# them (tests/test_i18n.py asks for Chinese where it wants it; grader/i18n/__init__.py reads this variable first).
 os.environ.setdefault("TILELANG_COURSE_LANG", "en")
 
 
@@ -74,8 +74,8 @@ def grade(tmp_path: Path):
 
 @pytest.fixture(scope="session")
 def warm_server():
-    """One warm grader (grader.warm) for the session, as a notebook or --watch holds one."""
-    from grader.warm import WarmGrader
+    """One warm grader (grader.processes.warm) for the session, as a notebook or --watch holds one."""
+    from grader.processes.warm import WarmGrader
 
     server = WarmGrader()
     yield server

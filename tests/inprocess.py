@@ -11,10 +11,10 @@ from __future__ import annotations
 from concurrent.futures import Future
 from pathlib import Path
 
-from grader.build import COMPILE_ONLY_TARGET, BuildFailed, NotImplementedYet
 from grader.discover import course_root, load_module, load_puzzle, puzzle_files
-from grader.judge.worker import Build, Context, Device, grade_case
 from grader.outcome import CaseResult
+from grader.pipeline.build import COMPILE_ONLY_TARGET, BuildFailed, NotImplementedYet
+from grader.processes.judge import Build, Context, Device, grade_case
 from grader.spec import Puzzle
 from grader.trace.frontend import kernel_function, load_learner, trace_tir
 

@@ -106,17 +106,17 @@ def test_cached_results_fail_because_the_grader_runs_the_kernel_itself(grade):
 def test_no_tensor_is_shared_between_cases_and_outputs_start_poisoned(monkeypatch):
     """Inputs are drawn and outputs allocated afresh for every case: a kernel cannot find an earlier
     case's answer in its output, and the simulator never sees one case's tensors in another."""
-    import grader.simulate
+    import grader.pipeline.simulate
 
     seen: list[dict[str, torch.Tensor]] = []
-    real = grader.simulate.simulate
+    real = grader.pipeline.simulate.simulate
 
     def spy(tir, tensors, *limits, **evidence):
         assert torch.isnan(tensors["C"]).all()  # poisoned before every run
         seen.append(dict(tensors))
         real(tir, tensors, *limits, **evidence)
 
-    monkeypatch.setattr(grader.simulate, "simulate", spy)
+    monkeypatch.setattr(grader.pipeline.simulate, "simulate", spy)
     solution = ROOT / "solutions" / "p02_vector_add.py"
     results = grade_simulated("02", solution, "add", ["even_4096", "tail_1000"])
     results += grade_simulated("02", solution, "add", ["tail_1000"], seed_offset=1)
@@ -133,7 +133,7 @@ def test_the_inputs_depend_on_the_kernels_tir_not_only_on_the_cases_seed():
     """A file can read the case's seed from the course's files while it is traced; the judge's share of
     the seed comes from the admitted TIR, so the answers for the inputs a kernel is checked on cannot be
     part of that kernel (tests/attacks/baked_answer.py is the attack)."""
-    from grader.judge.worker import Context, input_draw
+    from grader.processes.judge import Context, input_draw
     from grader.trace.frontend import trace_tir
     from tests.inprocess import spec
 
@@ -155,7 +155,7 @@ def test_the_same_kernel_draws_the_same_inputs_wherever_its_file_lies(tmp_path):
     from tilelang import tvm
 
     from grader.discover import load_module
-    from grader.judge.worker import Context, input_draw
+    from grader.processes.judge import Context, input_draw
     from grader.trace.frontend import trace_tir
     from tests.inprocess import spec
 
@@ -272,8 +272,8 @@ def test_tilelang_errors_become_sentences_with_the_line(grade):
 def test_kernels_tilelang_rejects_while_tracing_get_a_line_and_a_hint():
     """The known-wrong kernels that TileLang rejects (tests/wrong, CAUGHT_BY compile) each read as a
     sentence with the learner's file:line and a hint, never as TileLang's raw exception alone."""
-    from grader.build import BuildFailed
     from grader.discover import wrong_kernels
+    from grader.pipeline.build import BuildFailed
     from grader.trace.frontend import kernel_function, load_learner, trace_tir
     from tests.inprocess import spec
 
@@ -420,8 +420,8 @@ def test_a_kernel_hanging_on_the_gpu_times_out_and_the_next_kernel_is_still_grad
 def test_stores_outside_the_output_are_caught_by_the_guard_bands():
     """A launch that writes past the end of C and before its start (into the guard bands the grader puts
     around every output) fails with a sentence saying where; so does one that writes into its input."""
-    from grader.build import COMPILE_ONLY_TARGET
-    from grader.judge.worker import Context, Device, run_and_compare
+    from grader.pipeline.build import COMPILE_ONLY_TARGET
+    from grader.processes.judge import Context, Device, run_and_compare
     from tests.inprocess import spec
 
     puzzle = spec("02")

@@ -4,7 +4,7 @@
 phone home), gemv must fail with a plain sentence and nothing on stderr, and nothing the file tried may
 be left behind: no file written, no process alive, no connection made.
 
-Each attack runs in the sandbox (grader.judge.sandbox), as every run does where the machine allows it.
+Each attack runs in the sandbox (grader.processes.sandbox), as every run does where the machine allows it.
 The attacks whose only evidence is what they write also run with --no-sandbox, where the older
 defences alone hold (the reaper, the compile-cache guard): that run shows each attack is live, so the
 sandboxed run's "nothing happened" means something.
@@ -81,7 +81,7 @@ LINK = "tilelang-course-attack-link"  # link_in_cache.py's symbolic link to a fo
 EXISTING = "tilelang-course-attack-existing.bin"  # in the cache before the run; tamper_cache_in_place.py edits it
 ORIGINAL = b"a library the judge compiled earlier\n" * 64
 PICKLE_RAN = "tilelang-course-attack-pickle-ran"  # kill_the_judge.py's payload, were a saved failure loaded
-BYTECODE = [ROOT / "grader" / "__pycache__", ROOT / "solutions" / "__pycache__"]
+BYTECODE = [ROOT / "grader" / "pipeline" / "__pycache__", ROOT / "solutions" / "__pycache__"]
 
 
 def test_every_attack_file_has_an_expectation():

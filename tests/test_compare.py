@@ -2,7 +2,7 @@ import math
 
 import torch
 
-from grader.compare import compare
+from grader.pipeline.compare import compare
 from grader.spec import DEFAULT_TOLERANCES
 
 FP16 = DEFAULT_TOLERANCES["float16"]

@@ -1,4 +1,4 @@
-"""grader.experiments: resource usage read from a real sm_90a compile, and the accumulation demo."""
+"""grader.teaching.experiments: resource usage read from a real sm_90a compile, and the accumulation demo."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from grader import experiments
+from grader.teaching import experiments
 
 
 def _have_nvcc() -> bool:

@@ -9,9 +9,9 @@ from dataclasses import replace
 
 import pytest
 
+from grader.course.fit import fits
 from grader.devices import PROFILES, UnknownArch, profile_for_capability, profile_named
 from grader.discover import course_root, load_module, load_puzzle, puzzle_files
-from grader.fit import fits
 from grader.spec import Case
 
 ROOT = course_root()
@@ -157,7 +157,7 @@ def test_a_branch_that_never_runs_allocates_nothing():
     """matmul_streamk at tail_1000 has 32 tiles for 132 blocks, no full wave: the branch that stores a whole
     tile through C_tile is dead, TileLang allocates only the three stages of A_tile and B_tile, and the count
     agrees; at tail_3000x2504x1000 (one full wave) C_tile is allocated and counted."""
-    from grader.simulate.interp import shared_memory_plan
+    from grader.pipeline.simulate.interp import shared_memory_plan
     from grader.trace.frontend import kernel_function, trace_tir
 
     module = load_module(SOLUTIONS["08"])

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from grader import hints
-from grader.cli import main
+from grader.course.notebooks import graded_kernels
+from grader.course.sync import REGION
 from grader.discover import puzzle_files
-from grader.notebooks import graded_kernels
-from grader.sync import REGION
+from grader.frontends.cli import main
 from tests.conftest import ROOT
 
 STUBS, SOLUTIONS = puzzle_files(ROOT / "puzzles"), puzzle_files(ROOT / "solutions")
@@ -186,7 +186,7 @@ def test_notebook_hint_uses_the_notebooks_puzzle(capsys, monkeypatch):
     from IPython.core.interactiveshell import InteractiveShell
     from traitlets.config import Config
 
-    from grader.nb import hint
+    from grader.frontends.notebook import hint
 
     monkeypatch.setenv("TILELANG_COURSE_WARM_GRADER", "0")  # no warm grader: nothing here grades
     config = Config()
@@ -221,6 +221,6 @@ def test_notebook_hint_uses_the_notebooks_puzzle(capsys, monkeypatch):
 
 
 def test_notebooks_import_hint_in_their_setup_cell():
-    from grader.notebooks import setup_source
+    from grader.course.notebooks import setup_source
 
     assert "from grader.nb import bench, check, hint" in setup_source("08").splitlines()

@@ -1,4 +1,4 @@
-"""The Chinese edition (grader/i18n.py): catalogues in sync with the English sources, translations
+"""The Chinese edition (grader/i18n/__init__.py): catalogues in sync with the English sources, translations
 that keep the English's code, math and numbers, generated notebooks that match, the grader's
 sentences in Chinese under zh_CN and unchanged in English, and the zh_CN notebooks running top to
 bottom for the puzzles whose catalogues are complete (i18n/zh_CN/complete.txt)."""
@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from grader import i18n
+from grader.course.notebooks import expected_notebooks, main, stale_notebooks
 from grader.discover import puzzle_files
+from grader.frontends.notebook import RED
 from grader.i18n import BANNER, Entry, mismatches, read_po, tr, updated, write_po
-from grader.nb import RED
-from grader.notebooks import expected_notebooks, main, stale_notebooks
 from tests.conftest import ROOT
 
 LANG = "zh_CN"
@@ -158,7 +158,7 @@ def test_an_untranslated_or_fuzzy_paragraph_shows_the_english_under_the_banner()
 
 
 def test_nbgrader_course_in_chinese_has_the_english_grade_ids():
-    from grader.nbgrader_course import source_notebook
+    from grader.nbgrader.course import source_notebook
 
     stubs, solutions = puzzle_files(ROOT / "puzzles"), puzzle_files(ROOT / "solutions")
     for puzzle_id in ("01", "05"):
@@ -210,7 +210,7 @@ def _failed_case():
 
 
 def test_english_case_lines_are_unchanged(english):
-    from grader import report
+    from grader.frontends import render as report
 
     lines = report.case_lines(_failed_case())
     assert lines[0].endswith("simulated on CPU: 232 of 1000 output elements wrong")
@@ -219,7 +219,7 @@ def test_english_case_lines_are_unchanged(english):
 
 
 def test_case_lines_in_chinese(chinese):
-    from grader import report
+    from grader.frontends import render as report
 
     lines = report.case_lines(_failed_case())
     assert lines[0].endswith("CPU 模拟：1000 个输出元素中有 232 个错误")
@@ -235,7 +235,7 @@ def test_case_lines_in_chinese(chinese):
 
 
 def test_the_notebook_summary_in_chinese(chinese):
-    from grader.nb import _summary
+    from grader.frontends.notebook import _summary
 
     assert tr(_summary("add", [{"status": "not_implemented"}] * 3)[1]) == (
         "add：尚未实现（填好它的 TODO，运行它所在的单元格，再运行这一格）"

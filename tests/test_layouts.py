@@ -1,9 +1,9 @@
-"""grader.layouts, puzzle 08's layout experiment: the bank map and what TileLang 0.1.15's lowering does
+"""grader.teaching.layouts, puzzle 08's layout experiment: the bank map and what TileLang 0.1.15's lowering does
 with and without T.annotate_layout, as the notebook's prose describes it."""
 
 from __future__ import annotations
 
-from grader import layouts
+from grader.teaching import layouts
 
 
 def test_row_major_rows_conflict_four_ways_and_both_swizzles_are_conflict_free():

@@ -10,8 +10,8 @@ from pathlib import Path
 import torch
 
 from grader import outcome
-from grader.compare import compare
 from grader.outcome import CaseResult
+from grader.pipeline.compare import compare
 from grader.spec import DEFAULT_TOLERANCES
 
 FP16 = DEFAULT_TOLERANCES["float16"]
@@ -111,7 +111,7 @@ def test_only_the_partial_tile_wrong_beside_right_whole_tiles_still_says_so():
 
 
 def explained(error: BaseException, source: Path = Path("mine.py"), **kwargs):
-    from grader.build import Signature, explain
+    from grader.pipeline.build import Signature, explain
 
     signature = Signature("add", ("A", "B"), ("BLOCK",), ("C",))
     try:
@@ -258,7 +258,7 @@ def traced_tir(path: Path, puzzle: str, kernel: str, case: str):
 
 
 def test_reduce_sum_clearing_on_every_tile_is_named_from_the_tir(tmp_path):
-    from grader.static_checks import reduce_restarts
+    from grader.pipeline.checks import reduce_restarts
 
     ((old, new),) = REDUCE_EACH_TILE
     trap = learner_copy(tmp_path, "05", [(old, new.format(clear=""))], "trap.py")
@@ -295,8 +295,8 @@ def test_reduce_sum_trap_is_the_hint_end_to_end(grade, tmp_path):
 
 
 def fake_judge(script):
-    """A stand-in for grader.judge.worker.serve that follows ``script(conn, plan)`` after describing a
-    one-kernel puzzle; forked (grader.warm's way of starting a judge), so it needs no import."""
+    """A stand-in for grader.processes.judge.serve that follows ``script(conn, plan)`` after describing a
+    one-kernel puzzle; forked (grader.processes.warm's way of starting a judge), so it needs no import."""
 
     def serve(conn, request):
         conn.send(
@@ -313,9 +313,9 @@ def fake_judge(script):
 
 
 def supervised(monkeypatch, script, timeout=1.0):
-    from grader import supervisor
-    from grader.judge import worker
-    from grader.warm import WARM_ENV
+    from grader.processes import judge as worker
+    from grader.processes import supervisor
+    from grader.processes.warm import WARM_ENV
 
     monkeypatch.setenv(WARM_ENV, "1")
     monkeypatch.setattr(worker, "serve", fake_judge(script))
@@ -369,7 +369,7 @@ def test_a_simulation_past_the_time_limit_says_so_and_costs_the_kernel(monkeypat
     assert first.status == outcome.TIMED_OUT
     assert first.message.startswith("simulating this case on the CPU took longer than 1 s")
     assert second.status == outcome.NOT_RUN
-    from grader.nb import _case_lines
+    from grader.frontends.notebook import _case_lines
 
     shown = " ".join(_case_lines(first.to_dict(), None, "add"))  # in a notebook the limit is check()'s
     assert "check('add', timeout=...)" in shown and "--timeout" not in shown
@@ -384,7 +384,7 @@ def killed(conn, plan):
 
 
 def test_a_killed_judge_blames_memory_only_when_the_oom_killer_counted_it(monkeypatch):
-    from grader import supervisor
+    from grader.processes import supervisor
 
     counts = iter([7, 7])
     monkeypatch.setattr(supervisor, "oom_kills", lambda: next(counts))
@@ -402,7 +402,7 @@ def test_a_killed_judge_blames_memory_only_when_the_oom_killer_counted_it(monkey
 
 
 def test_the_oom_count_is_read_where_linux_keeps_it():
-    from grader.supervisor import oom_kills
+    from grader.processes.supervisor import oom_kills
 
     found = oom_kills()
     if Path("/proc/vmstat").is_file() and "oom_kill " in Path("/proc/vmstat").read_text():
@@ -439,7 +439,7 @@ def test_killing_the_judge_does_not_blame_memory_end_to_end(tmp_path):
     import sys
     import time
 
-    from grader.supervisor import oom_kills
+    from grader.processes.supervisor import oom_kills
     from tests.conftest import ROOT
 
     if oom_kills() is None or not Path("/proc/self/task").exists():
@@ -477,7 +477,7 @@ def test_killing_the_judge_does_not_blame_memory_end_to_end(tmp_path):
 
 
 def test_repeated_errors_fold_into_one_line():
-    from grader import report
+    from grader.frontends import render as report
 
     def error(kernel, case, message="mine.py:3: syntax error"):
         return CaseResult("08", kernel, case, outcome.ERROR, {}, message)
@@ -595,7 +595,7 @@ def test_ctrl_c_stops_quietly_and_leaves_no_temporary_folders(tmp_path):
 
 
 def test_notebook_verdict_lines_wrap_between_words_within_the_width():
-    from grader.nb import WIDTH, _case_lines
+    from grader.frontends.notebook import WIDTH, _case_lines
 
     hint = (
         "the likely cause: T.reduce_sum into `sums` inside the T.serial loop over `k` clears `sums` on every step "
@@ -650,7 +650,7 @@ def test_the_judge_announces_a_compile_only_while_it_is_under_way():
     from concurrent.futures import Future
     from types import SimpleNamespace
 
-    from grader.judge.worker import Build, announce_phases
+    from grader.processes.judge import Build, announce_phases
 
     class Conn:
         def __init__(self):

@@ -26,9 +26,9 @@ import pytest
 # The GPU machines' bundle may lack nbgrader (a dev extra): every test here runs `python -m nbgrader`.
 pytest.importorskip("nbgrader", reason="nbgrader is not installed: pip install -e '.[dev]'")
 
-from grader.hidden import ENV, with_hidden_cases
-from grader.nbgrader_course import BEGIN, END
-from grader.sync import STUB_LINE, regions
+from grader.course.sync import STUB_LINE, regions
+from grader.nbgrader.course import BEGIN, END
+from grader.pipeline.hidden import ENV, with_hidden_cases
 
 ASSIGNMENT = "ps1"
 NOTEBOOK = "p02_vector_add.ipynb"
@@ -92,7 +92,7 @@ def never_returns(source: str) -> str:
 
 PATCHED_CHECK = """
 
-import grader.nb as _nb
+import grader.frontends.notebook as _nb
 
 
 def _always_passes(kernel, **kwargs):
@@ -104,7 +104,7 @@ print("PASS mul_relu")
 """
 BROKEN_CHECK = """
 
-import grader.nb as _nb
+import grader.frontends.notebook as _nb
 
 
 def _always_fails(kernel, **kwargs):
@@ -116,12 +116,12 @@ _nb.check = _always_fails
 
 
 def wrong_and_patches_check(source: str) -> str:
-    """Wrong, and patches grader.nb.check (which every check cell imports) to print a pass."""
+    """Wrong, and patches grader.frontends.notebook.check (which every check cell imports) to print a pass."""
     return wrong_mul_relu(source) + PATCHED_CHECK
 
 
 def right_and_breaks_check(source: str) -> str:
-    """Right, and patches grader.nb.check to raise: the judge's verdict, not the notebook's, counts."""
+    """Right, and patches grader.frontends.notebook.check to raise: the judge's verdict, not the notebook's, counts."""
     return source + BROKEN_CHECK
 
 
@@ -623,8 +623,8 @@ def test_config_names_are_nbgrader_options(tmp_path: Path):
     from nbgrader.preprocessors import Execute, OverwriteCells
     from traitlets.config.loader import PyFileConfigLoader
 
-    from grader.nbgrader_course import CELL_MARGIN_S
-    from grader.nbgrader_course import main as make_course
+    from grader.nbgrader.course import CELL_MARGIN_S
+    from grader.nbgrader.course import main as make_course
 
     course = tmp_path / "course"
     assert make_course([str(course), "--puzzles", "02", "--timeout", "45", "--assignment", "week1"]) == 0
@@ -633,8 +633,8 @@ def test_config_names_are_nbgrader_options(tmp_path: Path):
     execute = Execute(config=config)
     assert execute.timeout == 45 + CELL_MARGIN_S and execute.interrupt_on_timeout
     assert execute.raise_on_iopub_timeout is False
-    from grader.nb import JUDGE_AFTER_ENV
-    from grader.nbgrader_course import DEFER_ARGUMENT
+    from grader.frontends.notebook import JUDGE_AFTER_ENV
+    from grader.nbgrader.course import DEFER_ARGUMENT
 
     assert execute.extra_arguments == ["--IPKernelApp.capture_fd_output=False", DEFER_ARGUMENT]
     assert "exec_lines" in IPKernelApp.class_trait_names()
@@ -649,13 +649,13 @@ def test_config_names_are_nbgrader_options(tmp_path: Path):
     assert exchange.root == str(course / "exchange") and exchange.path_includes_course
     source = nbformat.read(course / "source" / "week1" / NOTEBOOK, as_version=4)
     assert any(c.source.endswith('\ncheck("add", timeout=45)') for c in source.cells)
-    from grader.nbgrader_judge import JudgeChecks
+    from grader.nbgrader.judge import JudgeChecks
 
     assert JudgeChecks(config=config).timeout == 45
     steps = list(config.Autograde.autograde_preprocessors)
     assert "nbgrader.preprocessors.Execute" not in steps  # no student cell runs as the grading user
     assert JudgeChecks(config=config).no_sandbox is False  # and the judge's tracer runs them only in the sandbox
-    assert steps.index("grader.nbgrader_judge.JudgeChecks") < steps.index("nbgrader.preprocessors.SaveAutoGrades")
+    assert steps.index("grader.nbgrader.judge.JudgeChecks") < steps.index("nbgrader.preprocessors.SaveAutoGrades")
     wrong = tmp_path / "wrong.json"
     wrong.write_text(json.dumps({"cases": [{"puzzle": "02", "kernel": "sub", "sizes": {"N": 8}, "seed": 1}]}))
     assert make_course([str(course), "--puzzles", "02", "--hidden-cases", str(wrong)]) == 2

@@ -31,7 +31,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader.nbgrader_shards import FAILED, GRADED, MISSING, shard_students, statuses
+from grader.nbgrader.shards import FAILED, GRADED, MISSING, shard_students, statuses
 from tests.test_nbgrader import (
     Student,
     never_returns,
@@ -489,7 +489,7 @@ def test_course_writes_the_db_url_and_the_sbatch_script(tmp_path: Path):
     from nbgrader.coursedir import CourseDirectory
     from traitlets.config.loader import PyFileConfigLoader
 
-    from grader.nbgrader_course import main as make_course
+    from grader.nbgrader.course import main as make_course
 
     url = "postgresql://grader@db.example/tilelang"
     assert make_course([str(tmp_path / "c"), "--puzzles", "02", "--db", url]) == 0

@@ -18,9 +18,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader.discover import CELL_END, puzzle_files
-from grader.nb import RED
-from grader.notebooks import (
+from grader.course.notebooks import (
     BENCH_COMMENT,
     ROLES,
     SourceCell,
@@ -30,6 +28,8 @@ from grader.notebooks import (
     puzzle_notebook,
     setup_source,
 )
+from grader.discover import CELL_END, puzzle_files
+from grader.frontends.notebook import RED
 from tests.conftest import ROOT
 
 PUZZLES = sorted(puzzle_files(ROOT / "puzzles"))
@@ -335,7 +335,7 @@ def test_a_hung_kernel_fails_its_check_within_the_timeout_and_the_next_cell_runs
 
 
 def test_the_bench_marker_places_the_bench_cell(tmp_path: Path):
-    from grader.notebooks import puzzle_notebook
+    from grader.course.notebooks import puzzle_notebook
 
     source = tmp_path / "p99_demo.py"
     source.write_text(MARKED)
@@ -350,7 +350,7 @@ def test_the_bench_marker_places_the_bench_cell(tmp_path: Path):
 
 
 def test_bench_table_and_plot_read_the_graders_json(capsys):
-    from grader import nb
+    from grader.frontends import notebook as nb
 
     document = {
         "results": [
@@ -386,7 +386,7 @@ def test_bench_table_and_plot_read_the_graders_json(capsys):
 
 
 def test_grader_locations_point_at_notebook_cells():
-    from grader.nb import _where
+    from grader.frontends.notebook import _where
 
     starts = [(1, "part1"), (12, "copy_tiles")]
     text = "TypeError: Mismatched type (/tmp/x/p01_notebook.py:20); see p01_notebook.py"
@@ -411,7 +411,7 @@ def test_puzzle_cells_are_recorded_in_first_run_order_and_rerun_in_place(capsys)
 
 
 def _record_and_check(shell, capsys) -> None:
-    from grader.nb import CheckFailed, check
+    from grader.frontends.notebook import CheckFailed, check
 
     shell.run_cell("%load_ext grader.nb")
     shell.run_cell("%puzzle 8")

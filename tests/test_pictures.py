@@ -9,7 +9,7 @@ import pytest
 matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 
-from grader import pictures  # noqa: E402
+from grader.teaching import pictures  # noqa: E402
 
 
 def _patches(fig, gid):
@@ -171,7 +171,7 @@ def test_waves_titles_give_the_model_run_lengths_at_4096():
 
 
 def test_mismatch_map_reads_the_graders_shrunk_map():
-    # What grader.compare writes for a 64 x 64 grid shown as 16 x 16 cells of 4 x 4 tiles.
+    # What grader.pipeline.compare writes for a 64 x 64 grid shown as 16 x 16 cells of 4 x 4 tiles.
     wrong = [[0] * 16 for _ in range(16)]
     wrong[15] = [1] * 16
     tile_map = {"tile": [16, 16], "grid": [64, 64], "cell": [4, 4], "wrong": wrong}
@@ -183,7 +183,7 @@ def test_mismatch_map_reads_the_graders_shrunk_map():
 def test_mismatch_map_draws_what_the_grader_reports():
     import torch
 
-    from grader.compare import _wrong_tiles
+    from grader.pipeline.compare import _wrong_tiles
 
     bad = torch.zeros(1000, dtype=torch.bool)
     bad[768:] = True  # the last, partial block of 256 was never launched

@@ -17,10 +17,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from grader.compare import compare
 from grader.discover import load_module, load_puzzle, puzzle_files
-from grader.run import make_inputs, poisoned_outputs, reference_outputs
-from grader.simulate import simulate
+from grader.pipeline.compare import compare
+from grader.pipeline.inputs import make_inputs, poisoned_outputs, reference_outputs
+from grader.pipeline.simulate import simulate
 from grader.spec import Case, Kernel
 from tests.conftest import ROOT
 

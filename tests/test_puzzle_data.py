@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from grader import sync
+from grader.course import sync
 from grader.discover import course_root, load_module, load_puzzle, puzzle_files
 from grader.spec import Puzzle
 
@@ -85,7 +85,7 @@ def test_sync_check_catches_a_leaked_answer_and_drift(tmp_path):
 
 def test_the_instructors_first_command_makes_a_course_of_every_puzzle(tmp_path):
     """`python -m grader nbgrader-course DIR`, as the README's instructor section starts: all ten puzzles."""
-    from grader.nbgrader_course import main as make_course
+    from grader.nbgrader.course import main as make_course
 
     assert make_course([str(tmp_path / "course")]) == 0
     made = sorted(p.name for p in (tmp_path / "course" / "source" / "ps1").glob("*.ipynb"))

@@ -1,4 +1,4 @@
-"""Races between the blocks of one launch (grader/simulate/races.py): the simulator runs blocks one
+"""Races between the blocks of one launch (grader/pipeline/simulate/races.py): the simulator runs blocks one
 after another, so without this a block would see every earlier block's writes, which a GPU does not
 promise. Each kernel below is one way learners share global elements between blocks."""
 
@@ -9,8 +9,8 @@ import tilelang
 import tilelang.language as T
 import torch
 
-from grader.simulate import SimulationError, simulate
-from grader.simulate.races import Race
+from grader.pipeline.simulate import SimulationError, simulate
+from grader.pipeline.simulate.races import Race
 
 
 def run(function, tensors: dict[str, torch.Tensor], reverse_blocks: bool = False, **params):
@@ -192,7 +192,7 @@ def test_a_workspace_cleared_in_one_launch_and_added_to_in_the_next_is_no_race()
 
 def test_a_race_reads_in_chinese_piece_by_piece(monkeypatch):
     from grader.i18n import tr
-    from grader.simulate.races import Race
+    from grader.pipeline.simulate.races import Race
 
     monkeypatch.setenv("TILELANG_COURSE_LANG", "zh_CN")
     race = Race("C", (16, 0), (0, 0), "store", (0, 1), "read", ("bx", "by"))

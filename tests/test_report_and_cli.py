@@ -5,9 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from grader import outcome, report
-from grader.cli import UsageError, parser, pytest_args, targets
+from grader import outcome
 from grader.discover import course_root, normalize_id
+from grader.frontends import render as report
+from grader.frontends.cli import UsageError, parser, pytest_args, targets
 from grader.outcome import Bench, CaseResult
 
 ROOT = course_root()
@@ -94,7 +95,7 @@ def test_pytest_args_carry_every_option():
 
 
 def test_tvm_errors_become_one_line_with_the_learners_line():
-    from grader.build import summarize, tvm_location
+    from grader.pipeline.build import summarize, tvm_location
 
     error = RuntimeError(
         "Check failed: layout_map.count(buffer) != 0 (0 vs. 0) : The layout for fragment partial can not be "

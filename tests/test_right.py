@@ -121,7 +121,7 @@ def test_every_kernel_of_every_puzzle_has_enough_right_variants():
 def test_right_kernel_fits_a_hopper_block_in_every_case(variant: RightKernel):
     """The large cases run only on a GPU, but whether a block fits is read from the TIR: a right kernel
     must fit the H200's 227 KiB in every case (one did not, which only the GPU run showed)."""
-    from grader.simulate.interp import SHARED_LIMIT, shared_memory_plan
+    from grader.pipeline.simulate.interp import SHARED_LIMIT, shared_memory_plan
     from grader.trace.frontend import kernel_function, load_learner, trace_tir
 
     module, problem, _ = load_learner(variant.path)
@@ -158,7 +158,7 @@ def test_the_streamk_segment_loop_is_still_miscompiled_by_tilelangs_warp_special
     the CUDA for sm_90a, the accumulator is zeroed inside the chunk loop, right before the consumer's
     wait and its wgmma, not once before the loop as the kernel says. When a TileLang bump fixes this,
     this test fails: drop the declaration (the GPU test then must pass)."""
-    from grader.experiments import kernel_source
+    from grader.teaching.experiments import kernel_source
 
     (variant,) = [v for v in RIGHT_KERNELS if v.path.stem == "matmul_streamk_segments_per_tile"]
     case = spec("08").kernel("matmul_streamk").case("square_256")
@@ -183,7 +183,7 @@ def test_a_window_start_kept_in_a_local_buffer_is_guarded_by_tilelang():
     (issue 25, item 1): its window start is a load from a T.alloc_local, so TileLang cannot fold it and its
     CUDA for sm_90a tests the start against 0 before each read of X. The simulator must then read zeros
     there, not the end of X, as it once did (this variant and the T.alloc_var ones failed every case)."""
-    from grader.experiments import kernel_source
+    from grader.teaching.experiments import kernel_source
 
     (variant,) = [v for v in RIGHT_KERNELS if v.path.stem == "conv1d_naive_tap_macro_grid_second_axis"]
     case = spec("09").kernel("conv1d_naive").case("short_37_k31")

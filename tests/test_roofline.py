@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from grader import outcome, report, roofline
-from grader.cli import UsageError, parse_params
+from grader import outcome
 from grader.devices import tensor_peak_tflops
 from grader.discover import course_root, load_module, load_puzzle
-from grader.judge.worker import bench_with_params, block_parameters
+from grader.frontends import render as report
+from grader.frontends.cli import UsageError, parse_params
 from grader.outcome import Bench, CaseResult
+from grader.pipeline import roofline
+from grader.processes.judge import bench_with_params, block_parameters
 
 H200 = roofline.Limits(copy_gbps=4000.0, tensor_tflops=1000.0)
 

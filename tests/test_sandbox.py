@@ -1,4 +1,4 @@
-"""The sandbox (grader/judge/sandbox.py) on its own, and the grader where this machine cannot make one.
+"""The sandbox (grader/processes/sandbox.py) on its own, and the grader where this machine cannot make one.
 
 The first tests run a shell command in the sandbox through the cold path's launcher and look at what it
 can see and do. The rest run the grader inside a user namespace whose ``user.max_user_namespaces`` is 0,
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.judge import sandbox
+from grader.processes import sandbox
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux namespaces only")
@@ -31,7 +31,7 @@ def confined(tmp_path: Path, script: str, *hide: Path, timeout: float = 60) -> s
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
     covered = [part for path in hide for part in ("--hide", str(path))]
-    command = [sys.executable, "-m", "grader.judge.sandbox", str(work), *covered, "--", "sh", "-c", script]
+    command = [sys.executable, "-m", "grader.processes.sandbox", str(work), *covered, "--", "sh", "-c", script]
     return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
 
 
@@ -75,7 +75,7 @@ def test_inside_no_process_network_capability_or_hidden_path_is_in_reach(tmp_pat
 def test_a_sandbox_that_cannot_be_made_runs_nothing(tmp_path: Path):
     marker = tmp_path / "ran"
     missing = tmp_path / "no-such-folder"
-    command = [sys.executable, "-m", "grader.judge.sandbox", str(missing), "--", "touch", str(marker)]
+    command = [sys.executable, "-m", "grader.processes.sandbox", str(missing), "--", "touch", str(marker)]
     done = subprocess.run(command, capture_output=True, text=True, timeout=60)
     assert done.returncode == sandbox.FAILED and not marker.exists()
     assert done.stderr.startswith("sandbox: ") and str(missing) in done.stderr
@@ -87,7 +87,7 @@ def test_killing_the_waiter_ends_everything_inside(tmp_path: Path):
     # durations no other process on the machine uses (another test may sleep 300 meanwhile)
     base = 400000 + os.getpid() % 100000 * 3
     script = f"sleep {base} & sh -c 'setsid sleep {base + 1}' & sleep {base + 2}"
-    waiter = subprocess.Popen([sys.executable, "-m", "grader.judge.sandbox", str(work), "--", "sh", "-c", script])
+    waiter = subprocess.Popen([sys.executable, "-m", "grader.processes.sandbox", str(work), "--", "sh", "-c", script])
     time.sleep(1.0)
     ours = {f"sleep\x00{base + i}\x00".encode() for i in range(3)}
 
@@ -153,7 +153,7 @@ def hidden_file(tmp_path: Path) -> dict[str, str]:
 
 
 def test_the_probe_says_why_without_namespaces():
-    done = without_namespaces(sys.executable, "-c", "from grader.judge import sandbox; print(sandbox.available())")
+    done = without_namespaces(sys.executable, "-c", "from grader.processes import sandbox; print(sandbox.available())")
     assert "unshare" in done.stdout, done.stdout + done.stderr
 
 
@@ -191,7 +191,7 @@ def test_autograde_shards_refuse_unconfined_unless_told(tmp_path: Path):
 def test_nbgrader_judge_refuses_unconfined_unless_told():
     pytest.importorskip("nbgrader")  # an instructor's package (the GPU host has none)
     script = (
-        "from grader.nbgrader_judge import JudgeChecks, SandboxRefused\n"
+        "from grader.nbgrader.judge import JudgeChecks, SandboxRefused\n"
         "try:\n    JudgeChecks().sandbox_env()\nexcept SandboxRefused as e:\n    print('REFUSED', e)\n"
         "print('TOLD', JudgeChecks(no_sandbox=True).sandbox_env())\n"
     )

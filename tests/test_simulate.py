@@ -8,7 +8,7 @@ import tilelang.language as T
 import torch
 
 from grader.discover import course_root, load_module, load_puzzle, puzzle_files, wrong_kernels
-from grader.simulate import SimulationError, Unsupported, simulate
+from grader.pipeline.simulate import SimulationError, Unsupported, simulate
 from grader.trace.frontend import kernel_function, trace_tir
 from tests.inprocess import grade_simulated
 
@@ -275,7 +275,7 @@ def dot_rows_inputs() -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def test_fragment_placement_comes_from_tilelangs_layout_inference():
-    from grader.simulate.lanes import fragment_placements
+    from grader.pipeline.simulate.lanes import fragment_placements
 
     tir = dot_rows.get_tir(M=1, N=256, ROUND_FIRST=False).without_attr("tilelang_out_idx")
     placement = fragment_placements(tir)["products"]
@@ -337,8 +337,8 @@ SLOW_PER_CASE = {"matmul_cuda_cores": 8.0, "dequant_matmul": 2.0}
 
 @pytest.mark.parametrize("puzzle_id", sorted(SOLUTIONS))
 def test_every_reference_kernel_simulates_to_match_torch_quickly(puzzle_id):
-    from grader.compare import compare
-    from grader.run import make_inputs, poisoned_outputs, reference_outputs
+    from grader.pipeline.compare import compare
+    from grader.pipeline.inputs import make_inputs, poisoned_outputs, reference_outputs
 
     module = load_module(SOLUTIONS[puzzle_id])
     puzzle = load_puzzle(module)

@@ -14,7 +14,7 @@ import tilelang
 import tilelang.language as T
 
 from grader.discover import course_root, load_module, load_puzzle, puzzle_files, wrong_kernels
-from grader.static_checks import empty_launch, floor_problems, grid_problems, loop_problems, never_initialized
+from grader.pipeline.checks import empty_launch, floor_problems, grid_problems, loop_problems, never_initialized
 
 ROOT = Path(__file__).resolve().parent.parent
 

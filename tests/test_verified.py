@@ -84,7 +84,7 @@ def test_the_budget_takes_tails_first_then_the_smallest_and_keeps_the_marks():
 
 
 def test_a_hidden_case_without_a_mark_is_decided_by_the_budget(tmp_path: Path):
-    from grader.hidden import with_hidden_cases
+    from grader.pipeline.hidden import with_hidden_cases
 
     path = tmp_path / "hidden.json"
     entries = [
@@ -147,7 +147,7 @@ def test_every_case_simulated_exits_0(grade, tmp_path: Path):
 def test_nbgrader_judge_refuses_without_a_gpu_unless_told_cpu():
     pytest.importorskip("nbgrader")  # an instructor's package
     script = (
-        "from grader.nbgrader_judge import JudgeChecks, DeviceRefused\n"
+        "from grader.nbgrader.judge import JudgeChecks, DeviceRefused\n"
         "try:\n    JudgeChecks().grading_device()\nexcept DeviceRefused as e:\n    print('REFUSED', e)\n"
         "print('TOLD', JudgeChecks(device='cpu').grading_device())\n"
     )
@@ -185,7 +185,7 @@ def test_autograde_shards_refuse_without_a_gpu_unless_told_cpu(tmp_path: Path, c
 
 def test_a_judged_run_that_reports_fewer_cases_than_the_spec_scores_nothing():
     """A grader run cut short (one case of fifteen came back, all passed) must not score the kernel."""
-    from grader.nb import GraderRun, verdict
+    from grader.frontends.notebook import GraderRun, verdict
 
     one = {"kernel": "add", "case": "small_1024", "status": "passed", "message": "simulated on CPU: max abs err 0"}
     run = GraderRun({"results": [one], "runs": []}, 0, "", 1.0)
@@ -198,7 +198,7 @@ def test_a_judged_run_that_reports_fewer_cases_than_the_spec_scores_nothing():
 def test_the_judge_counts_a_kernels_cases_from_the_course_spec_and_the_hidden_file(tmp_path):
     import json
 
-    from grader.nbgrader_judge import JudgeChecks
+    from grader.nbgrader.judge import JudgeChecks
 
     judge = JudgeChecks()
     public = judge.case_count("02", "add")

@@ -12,7 +12,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from grader.build import (
+from grader.pipeline.build import (
     OUT_OF_MEMORY,
     BuildFailed,
     NotImplementedYet,
@@ -139,7 +139,7 @@ def trace(function: Any, signature: Signature, arguments: dict[str, Any], source
 def trace_tir(function: Any, kernel: Any, case: Any, source: Path) -> Any:
     """In-process tracing for the grader's own tests and scripts: trace, then admit the TIR as the
     judge does (signature, shapes, no host calls)."""
-    from grader.judge.traced import admit
+    from grader.processes.tracer import admit
 
     tir = trace(function, Signature.of(kernel), {**case.sizes, **case.params}, source)
     return admit(tir, kernel, case)

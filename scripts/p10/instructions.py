@@ -4,7 +4,7 @@
 
 Each kernel is compiled for sm_90a at dequant_matmul's decode bench case, read from puzzle 10's cases
 (M = 16, N = K = 8192, G = 128; BLOCK 16 x 64 x 128, 4 stages, 128 threads), and its PTX counted by
-kind (grader.experiments.instruction_mix). The K loop is not unrolled and the unpacking inside it is,
+kind (grader.teaching.experiments.instruction_mix). The K loop is not unrolled and the unpacking inside it is,
 so the counts are one K step of one thread of the warpgroup that unpacks: 64 x 128 weights over 128
 threads, 64 weights. The timings beside them are the H200's, from `python scripts/p10/sweep.py` (2026-12-01).
 """
@@ -37,7 +37,7 @@ def kernels() -> dict:
 
 def main(names: list[str]) -> int:
     from grader.discover import course_root, load_module, load_puzzle, puzzle_files
-    from grader.experiments import INSTRUCTION_KINDS, instruction_mix
+    from grader.teaching.experiments import INSTRUCTION_KINDS, instruction_mix
 
     puzzle = load_puzzle(load_module(puzzle_files(course_root() / "solutions")["10"]))
     case = puzzle.kernel("dequant_matmul").case(CASE)

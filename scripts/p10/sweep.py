@@ -1,7 +1,7 @@
 """Time puzzle 10's decode candidates on the GPU: python scripts/p10/sweep.py [--out DIR]
 
 Each configuration is compiled first in its own process (all at once, into TileLang's disk cache),
-then timed here as grader/bench.py times (median of CUDA events over three rotated input sets),
+then timed here as grader/pipeline/bench.py times (median of CUDA events over three rotated input sets),
 checked against the fp16 reference, and set beside torch's fp16 matmul on unquantized weights and
 the bandwidth floor (the bytes at the measured copy bandwidth).
 """
@@ -72,8 +72,8 @@ def main() -> int:
     import tilelang
     import torch
 
-    from grader import roofline
-    from grader.bench import median_ms
+    from grader.pipeline import roofline
+    from grader.pipeline.bench import median_ms
     from solutions.p10_dequant_matmul import dequant_matmul_reference, torch_dequantize
 
     limits = roofline.measure(torch, torch.cuda.get_device_name())

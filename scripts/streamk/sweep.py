@@ -8,7 +8,7 @@ Writes everything under $OUT (or /tmp/streamk-sweep): sweep.txt (the table), swe
 per run), and log.txt. Each variant is compiled from the TIR the grader's own tracer gives (trace,
 admit, tilelang.compile), checked against torch's float64 answer with the grader's tolerance (on the
 first input set, and again after the timing loop, so a workspace left dirty by one call shows), and
-timed as grader/bench.py times: the median of CUDA events over INPUT_SETS rotated input sets. torch
+timed as grader/pipeline/bench.py times: the median of CUDA events over INPUT_SETS rotated input sets. torch
 is timed right before each variant, and the ratio is against that adjacent figure.
 
 Kernels: matmul_tuned and matmul_streamk from solutions/p08_matrix.py ("p08.") with their own case
@@ -55,11 +55,11 @@ def main(argv: list[str]) -> int:
     import tilelang
     import torch
 
-    from grader.bench import INPUT_SETS, median_ms
-    from grader.build import compile_tir
-    from grader.compare import compare
     from grader.discover import load_module, load_puzzle
-    from grader.run import make_inputs, poisoned_outputs, reference_outputs
+    from grader.pipeline.bench import INPUT_SETS, median_ms
+    from grader.pipeline.build import compile_tir
+    from grader.pipeline.compare import compare
+    from grader.pipeline.inputs import make_inputs, poisoned_outputs, reference_outputs
     from grader.spec import Case
     from grader.trace.frontend import trace_tir
 
@@ -77,7 +77,7 @@ def main(argv: list[str]) -> int:
     sizes = SIZES[:1] if quick else SIZES
     variants = VARIANTS[:CHECKED] if quick else VARIANTS
     if compile_only:
-        from grader.build import COMPILE_ONLY_TARGET as target
+        from grader.pipeline.build import COMPILE_ONLY_TARGET as target
 
         sms = 132
         say(f"compile only, for {target}, {sms} SMs")

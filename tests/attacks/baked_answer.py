@@ -24,7 +24,7 @@ def _sizes() -> tuple[int, int]:
 
 def _expected(M: int, K: int) -> list[float]:
     from grader.discover import course_root, load_module, load_puzzle, puzzle_files
-    from grader.run import make_inputs, reference_outputs
+    from grader.pipeline.inputs import make_inputs, reference_outputs
 
     puzzle = load_puzzle(load_module(puzzle_files(course_root() / "solutions")["08"]))
     kernel = puzzle.kernel("gemv")

@@ -1,19 +1,19 @@
-"""Attack: replace grader.compare.compare with one that compares the reference with itself (the measured
+"""Attack: replace grader.pipeline.compare.compare with one that compares the reference with itself (the measured
 six lines that passed every gemv case before the trust boundary)."""
 
 import tilelang
 import tilelang.language as T
 
-import grader.compare
+import grader.pipeline.compare
 
-_real = grader.compare.compare
+_real = grader.pipeline.compare.compare
 
 
 def _always_equal(name, got, want, *args, **kwargs):
     return _real(name, want.to(got.dtype), want, *args, **kwargs)
 
 
-grader.compare.compare = _always_equal
+grader.pipeline.compare.compare = _always_equal
 
 
 @tilelang.jit

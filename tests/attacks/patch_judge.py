@@ -4,11 +4,11 @@ run, report, the pytest plugin and the JSON writer, so that every case reads as 
 import tilelang
 import tilelang.language as T
 
-import grader.judge.worker
+import grader.frontends.plugin
+import grader.frontends.render
 import grader.outcome
-import grader.plugin
-import grader.report
-import grader.run
+import grader.pipeline.inputs
+import grader.processes.judge
 
 
 def _passed(*args, **kwargs):
@@ -17,14 +17,14 @@ def _passed(*args, **kwargs):
     return CaseResult("08", "gemv", "square_256", grader.outcome.PASSED, {}, "max abs err 0", "x")
 
 
-grader.judge.worker.judge = _passed
-grader.judge.worker.grade_case = _passed
-grader.judge.worker.simulate_and_compare = _passed
-grader.judge.worker.run_and_compare = _passed
-grader.run.reference_outputs = lambda kernel, inputs: [x.clone() for x in inputs[:1]]
-grader.report.case_lines = lambda result, verbose=False: ["  PASS  square_256  forged"]
-grader.report.write_json = lambda path, document: path.write_text('{"results": []}')
-grader.plugin.CaseItem.runtest = lambda self: None
+grader.processes.judge.judge = _passed
+grader.processes.judge.grade_case = _passed
+grader.processes.judge.simulate_and_compare = _passed
+grader.processes.judge.run_and_compare = _passed
+grader.pipeline.inputs.reference_outputs = lambda kernel, inputs: [x.clone() for x in inputs[:1]]
+grader.frontends.render.case_lines = lambda result, verbose=False: ["  PASS  square_256  forged"]
+grader.frontends.render.write_json = lambda path, document: path.write_text('{"results": []}')
+grader.frontends.plugin.CaseItem.runtest = lambda self: None
 
 
 @tilelang.jit

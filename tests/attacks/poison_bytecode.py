@@ -1,5 +1,5 @@
 """Attack: replace the judge's code by bytecode. At import, write unchecked-hash .pyc files (Python loads
-them without looking at the source) for grader/compare.py, whose comparison then passes everything, and
+them without looking at the source) for grader/pipeline/compare.py, whose comparison then passes everything, and
 for solutions/p08_matrix.py, whose reference then returns zeros: the judge imports both after tracing."""
 
 import importlib.util
@@ -27,7 +27,7 @@ def _plant(source: Path, text: str) -> None:
         pass
 
 
-_plant(ROOT / "grader" / "compare.py", (ROOT / "grader" / "compare.py").read_text() + "\n" + FAKE_COMPARE)
+_plant(ROOT / "grader" / "pipeline" / "compare.py", (ROOT / "grader" / "pipeline" / "compare.py").read_text() + "\n" + FAKE_COMPARE)
 _plant(ROOT / "solutions" / "p08_matrix.py", (ROOT / "solutions" / "p08_matrix.py").read_text())
 
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import torch
 
-from grader.simulate.interp import MMA_K, Interpreter, SimulationError, Unsupported
-from grader.simulate.lanes import Placement, fragment_placements, gpu_order_sum
+from grader.pipeline.simulate.interp import MMA_K, Interpreter, SimulationError, Unsupported
+from grader.pipeline.simulate.lanes import Placement, fragment_placements, gpu_order_sum
 
 LOWER_FIRST = {"local": 0, "local.fragment": 0, "local.var": 0, "shared": 1, "shared.dyn": 1, "global": 2}
 

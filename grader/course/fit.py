@@ -1,7 +1,7 @@
 """`python -m grader fit`: does every case's block fit every GPU profile's shared memory?
 
 For each profile (grader.devices) every reference kernel is traced with that profile's block parameters
-(``Case.for_gpus``) and its shared memory counted as TileLang allocates it (grader.simulate.interp's
+(``Case.for_gpus``) and its shared memory counted as TileLang allocates it (grader.pipeline.simulate.interp's
 ``shared_memory_plan``, which tests pin to TileLang's own allocation). A maintainer runs it after changing
 a case's parameters; CI runs it for every profile. Exit 1 when some case that should fit does not.
 """
@@ -36,7 +36,7 @@ def fits(profiles: list[Profile], spec_dir: Path, puzzle_ids: list[str] | None =
     """Every (profile, case) of the spec modules in ``spec_dir``; tracing is shared between profiles
     that give a case the same parameters."""
     from grader.discover import load_module, load_puzzle, puzzle_files
-    from grader.simulate.interp import shared_memory_plan
+    from grader.pipeline.simulate.interp import shared_memory_plan
     from grader.trace.frontend import kernel_function, trace_tir
 
     rows: list[Fit] = []

@@ -6,7 +6,7 @@ from typing import Any
 
 import torch
 
-from grader.simulate.interp import Interpreter, SimulationError, Unsupported
+from grader.pipeline.simulate.interp import Interpreter, SimulationError, Unsupported
 
 __all__ = ["SimulationError", "Unsupported", "simulate"]
 

@@ -1,14 +1,14 @@
 """An nbgrader course directory built from the puzzles: ``python -m grader nbgrader-course DIR``.
 
 It writes ``DIR/nbgrader_config.py`` and ``DIR/source/<assignment>/pNN_name.ipynb``, one notebook per
-puzzle, built from ``solutions/`` by :func:`grader.notebooks.puzzle_notebook` and marked up for
+puzzle, built from ``solutions/`` by :func:`grader.course.notebooks.puzzle_notebook` and marked up for
 nbgrader (cell metadata schema 3):
 
 * a kernel cell is an autograded answer (``solution: true``): each TODO region's body is wrapped in
   ``### BEGIN SOLUTION`` / ``### END SOLUTION`` after the stub's hints, so ``nbgrader
   generate_assignment`` releases the hints and nbgrader's ``raise NotImplementedError()`` stub;
 * the check cell after each kernel is a locked test cell worth POINTS_PER_KERNEL points: the judge
-  (grader.nbgrader_judge) regrades the kernel after the notebook ran and gives the cell an error
+  (grader.nbgrader.judge) regrades the kernel after the notebook ran and gives the cell an error
   output when any case of it fails, so the marks are partial by kernel;
 * every other cell is locked (read-only; autograde restores its source), except the notebook-only
   experiments, which stay editable;
@@ -16,7 +16,7 @@ nbgrader (cell metadata schema 3):
   them, JupyterLab runs them as usual.
 
 Grade ids carry the puzzle id: ``p08_gemv_solution``, ``p08_gemv_check``, ``p08_setup_01``...
-Hidden cases (see grader/hidden.py) are named in the config, never in a notebook.
+Hidden cases (see grader/pipeline/hidden.py) are named in the config, never in a notebook.
 """
 
 from __future__ import annotations
@@ -32,12 +32,12 @@ from pathlib import Path
 import nbformat
 from nbformat import NotebookNode
 
+from grader.course.sync import REGION
 from grader.discover import course_root, normalize_id, puzzle_files
-from grader.hidden import ENV as HIDDEN_ENV
-from grader.hidden import read_entries
+from grader.frontends.notebook import JUDGE_AFTER_ENV
 from grader.i18n import ENV as I18N_ENV
-from grader.nb import JUDGE_AFTER_ENV
-from grader.sync import REGION
+from grader.pipeline.hidden import ENV as HIDDEN_ENV
+from grader.pipeline.hidden import read_entries
 
 # An IPython option for the kernels nbgrader's Execute starts: check() only says it is deferred there.
 DEFER_ARGUMENT = f"--IPKernelApp.exec_lines=import os; os.environ[{JUDGE_AFTER_ENV!r}] = '1'"
@@ -65,7 +65,7 @@ class Course:
     exchange: Path  # absolute
     course_id: str
     db_url: str | None = None  # a gradebook server's SQLAlchemy URL; None: SQLite in DIR/gradebook.db
-    lang: str = "en"  # the notebooks' and the judge's language (grader/i18n.py); grade ids are the same in all
+    lang: str = "en"  # the notebooks' and the judge's language (grader/i18n/__init__.py); grade ids are the same in all
 
 
 # ------------------------------------------------------------------------- solution regions
@@ -171,8 +171,8 @@ def source_notebook(
 ) -> NotebookNode:
     """The instructor's notebook of one puzzle: the solutions inside nbgrader's solution markers.
     ``lang`` other than en: the translated notebook (grader.i18n), the same cells and grade ids."""
+    from grader.course.notebooks import puzzle_notebook
     from grader.i18n import translated_notebook
-    from grader.notebooks import puzzle_notebook
 
     notebook = puzzle_notebook(solution, puzzle_id) if lang == "en" else translated_notebook(solution, puzzle_id, lang)
     for cell in notebook.cells:  # nbgrader cuts at these words wherever they stand
@@ -232,7 +232,7 @@ c.OverwriteCells.add_missing_cells = True
 
 # Scores come from the judge, and no student cell runs here: nbgrader's Execute is not in the
 # pipeline, since it would run the student's code as this user, beside the gradebook, submitted/ and
-# this file. grader.nbgrader_judge.JudgeChecks grades the notebook's %%puzzle cells with
+# this file. grader.nbgrader.judge.JudgeChecks grades the notebook's %%puzzle cells with
 # `python -m grader` (its judge never imports them; its tracer runs them in the sandbox, where this
 # folder and the hidden cases cannot be seen and nothing can be written) and sets each check cell's
 # outputs, which nbgrader then scores. A patched or redefined check(), an edited check cell, a printed
@@ -244,7 +244,7 @@ c.JudgeChecks.timeout = {course.timeout}
 c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
-    "grader.nbgrader_judge.JudgeChecks",
+    "grader.nbgrader.judge.JudgeChecks",
     "nbgrader.preprocessors.LimitOutput",
     "nbgrader.preprocessors.SaveAutoGrades",
     "nbgrader.preprocessors.AssignLatePenalties",
@@ -265,7 +265,7 @@ def lang_lines(course: Course) -> str:
     if course.lang == "en":
         return ""
     return (
-        "# The checks and the judge speak this language (grader/i18n.py); an instructor's own setting wins.\n"
+        "# The checks and the judge speak this language (grader/i18n/__init__.py); an instructor's own setting wins.\n"
         f"os.environ.setdefault({I18N_ENV!r}, {course.lang!r})\n"
     )
 
@@ -400,7 +400,7 @@ class UsageError(Exception):
 
 def check_hidden_cases(path: Path, solutions: dict[str, Path]) -> None:
     """Every hidden case names a puzzle and one of its graded kernels (its sizes are checked at grading)."""
-    from grader.notebooks import graded_kernels
+    from grader.course.notebooks import graded_kernels
 
     for number, entry in enumerate(read_entries(path), 1):
         puzzle_id = normalize_id(entry["puzzle"])

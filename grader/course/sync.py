@@ -1,5 +1,5 @@
 """Sync check: puzzles/ and solutions/ are identical outside TODO regions, and no stub holds
-an answer. ``python -m grader.sync`` prints every problem and exits 1 if there is one.
+an answer. ``python -m grader.course.sync`` prints every problem and exits 1 if there is one.
 
 A TODO region runs from a line ``# TODO begin...`` to a line ``# TODO end``. In a stub it may
 hold only comments, blank lines and ``raise NotImplementedError(...)``.

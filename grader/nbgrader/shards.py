@@ -95,7 +95,7 @@ def judged_counts(path: Path) -> dict[str, dict[str, int]]:
     """The judge's counts in one autograded notebook, "pNN kernel" -> counts; {} where it has none."""
     import nbformat
 
-    from grader.nbgrader_judge import CHECK_ID
+    from grader.nbgrader.judge import CHECK_ID
 
     try:
         notebook = nbformat.read(path, as_version=4)
@@ -289,7 +289,7 @@ def common(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 def sandbox_ready(no_sandbox: bool) -> bool:
     """Before grading anyone: the sandbox works here, or the instructor said to grade unconfined."""
-    from grader.judge import sandbox
+    from grader.processes import sandbox
 
     if no_sandbox:
         os.environ[sandbox.ENV] = "off"  # inherited by every nbgrader autograde, read by JudgeChecks

@@ -18,11 +18,11 @@ judge kills one pid (the waiter) and the rest follows (``PR_SET_PDEATHSIG``).
 
 Why not bubblewrap or ``unshare(1)``: they confine a program they exec, and the warm tracer is forked
 from a judge that has already imported torch and TileLang, with no exec; one implementation serves both
-paths, and a learner's ``pip install -e .`` brings everything it needs. ``python -m grader.judge.sandbox
+paths, and a learner's ``pip install -e .`` brings everything it needs. ``python -m grader.processes.sandbox
 WRITABLE [--hide PATH ...] -- COMMAND ...`` is the cold path's launcher.
 
 Where the kernel refuses namespaces (Ubuntu's AppArmor restriction, macOS, some containers),
-``available()`` says why; grader.judge.worker then grades a learner's own check unconfined with one line
+``available()`` says why; grader.processes.judge then grades a learner's own check unconfined with one line
 saying so, and refuses an instructor's run unless told ``--no-sandbox`` (``policy``).
 """
 
@@ -307,7 +307,7 @@ def policy(hidden_cases: bool) -> Policy:
 
 def hidden_paths() -> list[Path]:
     """What the sandbox covers besides the GPU: the hidden cases file and what HIDE_ENV names."""
-    from grader.hidden import hidden_file
+    from grader.pipeline.hidden import hidden_file
 
     paths = [Path(p) for p in os.environ.get(HIDE_ENV, "").split(os.pathsep) if p.strip()]
     hidden = hidden_file()
@@ -317,7 +317,7 @@ def hidden_paths() -> list[Path]:
 
 
 def main(argv: list[str]) -> None:
-    """``python -m grader.judge.sandbox WRITABLE [--hide PATH ...] -- COMMAND ...``: exec COMMAND confined."""
+    """``python -m grader.processes.sandbox WRITABLE [--hide PATH ...] -- COMMAND ...``: exec COMMAND confined."""
     split = argv.index("--")
     options, command = argv[:split], argv[split + 1 :]
     writable, hide = Path(options[0]), [Path(options[i + 1]) for i, o in enumerate(options) if o == "--hide"]

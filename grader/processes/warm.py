@@ -1,7 +1,7 @@
 """A warm grader: one resident process per notebook or terminal session, with torch and TileLang already
 imported (CUDA not initialised), from which every check's processes are forked instead of started cold.
 
-``python -m grader.warm SOCKET`` listens on a Unix socket. A request is one JSON line,
+``python -m grader.processes.warm SOCKET`` listens on a Unix socket. A request is one JSON line,
 ``{"argv": [...], "cwd": "...", "env": {...}}``: the grader's command line. For each one the server forks
 a child that becomes ``python -m grader ARGV`` in its own session, its stdout and stderr the connection;
 it answers ``warm pid=N`` first and ``\\0exit=CODE`` last. That child forks the judge, and the judge forks
@@ -48,16 +48,16 @@ def preload() -> None:
     import tilelang.language  # noqa: F401
     import torch  # noqa: F401
 
-    import grader.cli  # noqa: F401
-    import grader.compare  # noqa: F401
-    import grader.judge.traced  # noqa: F401
-    import grader.judge.worker  # noqa: F401
-    import grader.run  # noqa: F401
-    import grader.simulate  # noqa: F401
-    import grader.static_checks  # noqa: F401
+    import grader.frontends.cli  # noqa: F401
+    import grader.pipeline.checks  # noqa: F401
+    import grader.pipeline.compare  # noqa: F401
+    import grader.pipeline.inputs  # noqa: F401
+    import grader.pipeline.simulate  # noqa: F401
+    import grader.processes.judge  # noqa: F401
+    import grader.processes.tracer  # noqa: F401
     import grader.trace.frontend  # noqa: F401
     import grader.trace.tracer  # noqa: F401
-    from grader.judge import sandbox
+    from grader.processes import sandbox
 
     sandbox.available()  # the trial sandbox, once for every check this server forks
 
@@ -134,7 +134,7 @@ def _run_check(connection: socket.socket, request: dict[str, Any]) -> int:
     os.environ.clear()
     os.environ.update({str(k): str(v) for k, v in (request.get("env") or {}).items()})
     os.environ[WARM_ENV] = "1"
-    from grader.judge.sandbox import HIDE_ENV
+    from grader.processes.sandbox import HIDE_ENV
 
     os.environ[HIDE_ENV] = os.pathsep.join(p for p in (os.environ.get(HIDE_ENV, ""), _SOCKET_FOLDER) if p)
     from grader.__main__ import main
@@ -164,10 +164,12 @@ class WarmGrader:
     def __init__(self) -> None:
         self.folder = tempfile.TemporaryDirectory(prefix="tilelang-course-warm-")
         self.path = str(Path(self.folder.name) / "grader.sock")
-        root = Path(__file__).resolve().parent.parent
+        from grader.discover import course_root
+
+        root = course_root()
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(root), os.environ.get("PYTHONPATH")) if p)}
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "grader.warm", self.path],
+            [sys.executable, "-m", "grader.processes.warm", self.path],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

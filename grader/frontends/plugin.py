@@ -21,11 +21,12 @@ from typing import Any
 
 import pytest
 
-from grader import outcome, report, verified
+from grader import outcome, verified
 from grader.discover import course_root
+from grader.frontends import render as report
 from grader.i18n import tr
 from grader.outcome import CaseResult
-from grader.supervisor import PuzzleRun
+from grader.processes.supervisor import PuzzleRun
 
 
 @dataclass
@@ -191,7 +192,7 @@ class PuzzleFile(pytest.File):
 
 
 def _params(texts: list[str]) -> dict[str, int]:
-    from grader.cli import UsageError, parse_params
+    from grader.frontends.cli import UsageError, parse_params
 
     try:
         return parse_params(texts)
@@ -211,7 +212,7 @@ def pytest_collectreport(report: pytest.CollectReport) -> None:
     """A puzzle that cannot be loaded at all says why in one line (pytest's --tb=no hides it)."""
     if report.failed and "CollectError" in str(report.longrepr):
         message = str(report.longrepr).strip().splitlines()[-1].removeprefix("E").strip()
-        print(tr(f"grader: {message.removeprefix('grader.plugin.CollectError: ')}"), file=sys.stderr)
+        print(tr(f"grader: {message.removeprefix('grader.frontends.plugin.CollectError: ')}"), file=sys.stderr)
 
 
 class CaseFailed(Exception):

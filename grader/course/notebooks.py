@@ -14,7 +14,7 @@ A puzzle module is plain Python that doubles as a notebook. Its cells, in order:
 Every code cell of the module is cut further so that each graded kernel (a ``Kernel(function=...)``
 of ``puzzle()``) has a cell of its own, followed by a generated check cell. The notebook starts with
 a generated setup cell and has one generated bench cell. The module's code cells start with
-``%%puzzle NAME``, which runs them and remembers their source for ``check`` (see grader/nb.py).
+``%%puzzle NAME``, which runs them and remembers their source for ``check`` (see grader/frontends/notebook.py).
 
 Every cell carries ``metadata["tilelang_course"] = {"role": ..., "kernel": ...}``, role one of
 ROLES. Output is deterministic (cell ids are stable keys: see puzzle_notebook), so ``--check`` can compare bytes.
@@ -334,7 +334,7 @@ def render(notebook: NotebookNode) -> str:
 
 def expected_notebooks(folder: Path, ids: Sequence[str] = (), lang: str = "en") -> dict[str, str]:
     """File name -> text, for each puzzle module in ``folder`` (or only these ids), in ``lang``
-    (another language than en: the prose from i18n/LANG/pNN.po, see grader/i18n.py)."""
+    (another language than en: the prose from i18n/LANG/pNN.po, see grader/i18n/__init__.py)."""
     found = puzzle_files(folder)
     chosen = [i for i in sorted(found) if not ids or i in ids]
     if lang != "en":
@@ -374,7 +374,7 @@ def parser() -> argparse.ArgumentParser:
         "--lang",
         default="en",
         choices=("en", "zh_CN"),
-        help="en (default), or a translation: its notebooks go to notebooks/LANG/ (see grader/i18n.py)",
+        help="en (default), or a translation: its notebooks go to notebooks/LANG/ (see grader/i18n/__init__.py)",
     )
     return p
 

@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from grader.build import BuildFailed, Signature, check_signature
 from grader.discover import course_root
-from grader.judge import reaper, sandbox
+from grader.pipeline.build import BuildFailed, Signature, check_signature
+from grader.processes import reaper, sandbox
+from grader.processes.warm import WARM_ENV
 from grader.spec import Case, Kernel
-from grader.warm import WARM_ENV
 
 MAX_REPLY_BYTES = 32 * 2**20  # a traced 1024x1024-tile GEMM is well under 1 MiB of JSON
 MAX_FILE_BYTES = 256 * 2**20  # what the tracer may write to any one file (its output included)
@@ -113,7 +113,7 @@ def _limit_resources(memory_limit_gb: float) -> None:
 
 
 class ForkedTracer:
-    """The tracer forked from a warm judge (grader.warm) rather than started as a new interpreter, with
+    """The tracer forked from a warm judge (grader.processes.warm) rather than started as a new interpreter, with
     what the cold start gives it: its own session, the limits, a scrubbed environment, a temporary
     working directory, and no descriptor but its job pipe, its output file and its reply pipe. It is
     forked before the judge has loaded the puzzle's cases, so its memory holds none of them."""
@@ -127,7 +127,7 @@ class ForkedTracer:
     def start(
         cls, source: Path, work: Path, reply_fd: int, output_fd: int, memory_limit_gb: float, hide: list[Path] | None
     ) -> ForkedTracer:
-        """``hide`` not None: confined in the sandbox, which covers those paths (grader.judge.sandbox)."""
+        """``hide`` not None: confined in the sandbox, which covers those paths (grader.processes.sandbox)."""
         jobs_read, jobs_write = os.pipe()
         pid = os.fork()
         if pid == 0:  # the tracer: never returns
@@ -201,7 +201,7 @@ class Tracer:
     buffer: bytes = b""
     next_id: int = 0
     shown_limit: float = 0.0  # the --timeout a learner set, named in a hang's sentence (the wait is a bit less)
-    confine: bool = True  # in the sandbox (grader.judge.sandbox); False only where the policy allows it unconfined
+    confine: bool = True  # in the sandbox (grader.processes.sandbox); False only where the policy allows it unconfined
 
     def start(self) -> None:
         self.folder = tempfile.TemporaryDirectory(prefix="tilelang-course-trace-")
@@ -217,7 +217,7 @@ class Tracer:
             command = [sys.executable, "-m", "grader.trace.tracer", str(self.source.resolve()), str(write_end)]
             if hide is not None:  # the launcher confines itself, then execs the tracer
                 covered = [part for path in hide for part in ("--hide", str(path))]
-                command = [sys.executable, "-m", "grader.judge.sandbox", str(work), *covered, "--", *command]
+                command = [sys.executable, "-m", "grader.processes.sandbox", str(work), *covered, "--", *command]
             self.process = subprocess.Popen(
                 command,
                 cwd=work,

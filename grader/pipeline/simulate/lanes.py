@@ -24,7 +24,7 @@ from typing import Any
 
 import torch
 
-from grader.build import COMPILE_ONLY_TARGET
+from grader.pipeline.build import COMPILE_ONLY_TARGET
 
 
 @dataclass(frozen=True)

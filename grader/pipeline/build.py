@@ -1,6 +1,6 @@
 """Build: compile admitted TIR for one case, and the learner-facing sentences for what TileLang rejects.
 
-No learner object passes through here: tracing is grader.trace's job, admission grader.judge.traced's."""
+No learner object passes through here: tracing is grader.trace's job, admission grader.processes.tracer's."""
 
 from __future__ import annotations
 

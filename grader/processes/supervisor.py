@@ -17,7 +17,7 @@ from typing import Any
 
 from grader import outcome
 from grader.outcome import CaseResult
-from grader.warm import WARM_ENV
+from grader.processes.warm import WARM_ENV
 
 Plan = list[tuple[str, list[str]]]
 
@@ -116,11 +116,11 @@ class PuzzleRun:
 
     # ------------------------------------------------------------------ child process
     def _start(self) -> dict[str, Any] | None:
-        # A warm check (grader.warm) forks the judge from its already-imported state; otherwise a fresh
+        # A warm check (grader.processes.warm) forks the judge from its already-imported state; otherwise a fresh
         # interpreter. Either way the judge is a process of its own, and nothing in this one used CUDA.
         context = multiprocessing.get_context("fork" if os.environ.get(WARM_ENV) else "spawn")
         parent, child = context.Pipe()
-        from grader.judge.worker import serve
+        from grader.processes.judge import serve
 
         self._scratch = tempfile.mkdtemp(prefix="tilelang-course-judge-")
         request = {**self.request, "scratch": self._scratch}

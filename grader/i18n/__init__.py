@@ -301,7 +301,7 @@ def puzzle_entries(source: Path, puzzle_id: str) -> list[Entry]:
     """The entries the English sources give for one puzzle (msgstr empty), in notebook order:
     each prose cell's paragraphs, then each kernel's hint tiers."""
     from grader import hints
-    from grader.notebooks import puzzle_notebook
+    from grader.course.notebooks import puzzle_notebook
 
     entries: dict[tuple[str, str], Entry] = {}
     notebook = puzzle_notebook(source, puzzle_id)
@@ -314,7 +314,7 @@ def puzzle_entries(source: Path, puzzle_id: str) -> list[Entry]:
     root = source.parent.parent
     stubs = hints.load(puzzle_id, root)
     todo = hints.todo_comments(source.read_text())
-    from grader.notebooks import graded_kernels
+    from grader.course.notebooks import graded_kernels
 
     for kernel in graded_kernels(source.read_text()):
         tiers = stubs.get(kernel) or ([todo[kernel][1]] if todo.get(kernel, ("", ""))[1] else [])
@@ -442,7 +442,7 @@ def translate_markdown(text: str, context: str, entries: dict[tuple[str, str], E
 def setup_source(puzzle_id: str, lang: str) -> str:
     """The setup cell of a translated notebook: the English one, with its comments translated and
     ``%puzzle ID --lang LANG`` so that the notebook's checks and hints speak the language."""
-    from grader.notebooks import setup_source as english
+    from grader.course.notebooks import setup_source as english
 
     lines = []
     for line in english(puzzle_id).splitlines():
@@ -465,7 +465,7 @@ def translated_notebook(source: Path, puzzle_id: str, lang: str, root: Path | No
     """The notebook of one puzzle in ``lang``: the English notebook's cells, ids and metadata, with the
     prose from the catalogue and the setup cell's %puzzle line naming the language. Code cells other
     than the setup are byte-identical to the English notebook's."""
-    from grader.notebooks import puzzle_notebook
+    from grader.course.notebooks import puzzle_notebook
 
     notebook = puzzle_notebook(source, puzzle_id)
     entries = catalogue(puzzle_catalogue_path(puzzle_id, lang, root))
@@ -528,7 +528,7 @@ def grader_catalogue_path(lang: str, root: Path | None = None) -> Path:
 
 
 def _patterns(lang: str) -> tuple[dict[str, str], list[Pattern]]:
-    path = grader_catalogue_path(lang, Path(__file__).resolve().parent.parent)
+    path = grader_catalogue_path(lang, course_root())
     try:
         stamp = path.stat().st_mtime
     except OSError:
@@ -592,9 +592,7 @@ def hint_text(puzzle_id: str, kernel: str, level: int, english: str, lang: str |
     lang = lang or current()
     if lang == "en":
         return english
-    entry = catalogue(puzzle_catalogue_path(puzzle_id, lang, Path(__file__).resolve().parent.parent)).get(
-        (f"hint:{kernel}:{level}", english)
-    )
+    entry = catalogue(puzzle_catalogue_path(puzzle_id, lang, course_root())).get((f"hint:{kernel}:{level}", english))
     return entry.msgstr if entry is not None and entry.done else english
 
 
@@ -700,7 +698,7 @@ def grader_catalogue_problems(lang: str, root: Path | None = None) -> list[str]:
     and still said by the grader (each fixed piece of the English occurs in grader/'s sources)."""
     root = root or course_root()
     path = grader_catalogue_path(lang, root)
-    from grader.notebooks import setup_source
+    from grader.course.notebooks import setup_source
 
     said = [line[2:] for line in setup_source("01").splitlines() if line.startswith("# ")]
     literals = string_literals(root / "grader") + string_literals(root / "puzzles") + [" ".join(said)]

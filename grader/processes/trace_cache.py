@@ -1,4 +1,4 @@
-"""The judge's cache of traces, for warm checks (grader.warm) only: an unchanged kernel is not traced again.
+"""The judge's cache of traces, for warm checks (grader.processes.warm) only: an unchanged kernel is not traced again.
 
 A tracer's reply depends on the learner's file, the kernel, the case's arguments, TileLang and the grader's
 tracing code; the key is a digest of all of them, read by the judge (the file's bytes, never imported).
@@ -28,8 +28,8 @@ def folder() -> Path:
 @functools.cache  # one judge process reads the tracing code once, not once per case
 def _code_digest() -> str:
     """The tracing code's own text: a grader change makes every old entry miss."""
-    here = Path(__file__).resolve().parent.parent
-    parts = [here / "build.py", *sorted((here / "trace").glob("*.py"))]
+    here = Path(__file__).resolve().parents[1]  # the grader package
+    parts = [here / "pipeline" / "build.py", *sorted((here / "trace").glob("*.py"))]
     digest = hashlib.sha256()
     for part in parts:
         digest.update(part.read_bytes())

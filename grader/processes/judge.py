@@ -1,8 +1,8 @@
 """The judge process: builds, runs, compares and benches one puzzle's kernels. It never imports the
 learner's file: a tracer process (grader.trace) traces each case and the judge admits what comes back
-(grader.judge.traced) before compiling it.
+(grader.processes.tracer) before compiling it.
 
-It talks to the parent (grader.supervisor) over a multiprocessing connection:
+It talks to the parent (grader.processes.supervisor) over a multiprocessing connection:
   child -> {"event": "described", ...}   the canonical kernels and cases, the device
   parent -> {"plan": [[kernel, [case, ...]], ...]}
   child -> {"event": "case_start", ...} then {"event": "result", "result": {...}} per case
@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from grader import outcome, verified
-from grader.build import OUT_OF_MEMORY, out_of_memory
 from grader.devices import DEFAULT, PROFILES, Profile
-from grader.hidden import SIMULATED
 from grader.outcome import Bench, CaseResult
+from grader.pipeline.build import OUT_OF_MEMORY, out_of_memory
+from grader.pipeline.hidden import SIMULATED
+from grader.processes.warm import WARM_ENV
 from grader.spec import Case, Kernel, Puzzle
-from grader.warm import WARM_ENV
 
 
 @dataclass
@@ -50,7 +50,7 @@ class Context:
     seed_offset: int
     save_failures: str = ""  # --save-failures DIR: where failed cases' tensors go
     spec_file: Path = Path()  # the trusted module the cases come from (solutions/ unless told)
-    limits: Any = None  # grader.roofline.Limits: measured at the first bench of the run
+    limits: Any = None  # grader.pipeline.roofline.Limits: measured at the first bench of the run
     learner_params: bool = False  # --param: the bench cases run with the learner's block parameters
     # The part of a case's input seed that comes from its admitted TIR (input_draw); set per case
     draw: int = 0
@@ -69,8 +69,8 @@ def pick_device(requested: str, arch: str = "") -> Device:
     simulate with that profile's limits. ``arch`` naming another GPU than this one grades for that one."""
     import torch
 
-    from grader.build import NVCC_HELP
     from grader.devices import profile_named
+    from grader.pipeline.build import NVCC_HELP
 
     wanted = profile_named(arch or DEFAULT)
     if requested in ("auto", "cuda") and torch.cuda.is_available():
@@ -166,10 +166,10 @@ def serve(conn: Any, request: dict[str, Any]) -> None:
     started = time.perf_counter()
     capture_output()
     use_scratch(request.get("scratch", ""))
-    from grader.hidden import hidden_file
-    from grader.judge import reaper
-    from grader.judge.sandbox import policy
-    from grader.judge.traced import Tracer
+    from grader.pipeline.hidden import hidden_file
+    from grader.processes import reaper
+    from grader.processes.sandbox import policy
+    from grader.processes.tracer import Tracer
 
     reaper.become_subreaper()  # what the tracer forks ends up ours to kill where there is no sandbox
     isolation = policy(hidden_cases=hidden_file() is not None)
@@ -199,7 +199,7 @@ def _serve(conn: Any, request: dict[str, Any], tracer: Any, guard: Any, started:
         conn.send({"event": "fatal", "message": f"TileLang cannot be imported ({error}): run pip install -e . first"})
         return
     from grader.discover import load_module, load_puzzle
-    from grader.hidden import public_view, with_hidden_cases
+    from grader.pipeline.hidden import public_view, with_hidden_cases
 
     imported = time.perf_counter()
     try:
@@ -277,7 +277,7 @@ def _serve(conn: Any, request: dict[str, Any], tracer: Any, guard: Any, started:
             announce_phases(conn, ctx, case, builds.get((kernel.function, case.name)))
             result = grade_case(ctx, kernel, case, builds.get((kernel.function, case.name)))
         except Exception as error:  # a grader bug must still give this case a verdict
-            from grader.build import summarize
+            from grader.pipeline.build import summarize
 
             if out_of_memory(error):
                 result = _result(ctx, kernel, case, outcome.ERROR, OUT_OF_MEMORY, trace=traceback.format_exc())
@@ -393,9 +393,9 @@ def trace_all(
     """Ask the tracer for every case's TIR: public cases first, hidden ones last (nothing the learner's
     code reads then reaches any output). A tracer that hangs or dies costs the kernel it was tracing;
     a fresh one takes the next kernel."""
-    from grader.build import BuildFailed
-    from grader.judge import trace_cache
-    from grader.judge.traced import TracerGone
+    from grader.pipeline.build import BuildFailed
+    from grader.processes import trace_cache
+    from grader.processes.tracer import TracerGone
 
     known = tuple(k.function for k in ctx.puzzle.kernels)
     warm = bool(os.environ.get(WARM_ENV)) and not any(c.name.startswith("hidden_") for _, c in work)
@@ -443,8 +443,8 @@ def trace_all(
 
 def admitted(kernel: Kernel, case: Case, traced: Traced) -> tuple[Any, dict[str, Any]]:
     """The TIR and compile options of a traced case, through the judge's gate; raises the case's error."""
-    from grader.build import BuildFailed, NotImplementedYet
-    from grader.judge.traced import admit, admit_options, load_tir
+    from grader.pipeline.build import BuildFailed, NotImplementedYet
+    from grader.processes.tracer import admit, admit_options, load_tir
 
     if traced.error is not None:
         raise traced.error
@@ -466,7 +466,7 @@ def start_builds(
 ) -> dict[tuple[str, str], Build]:
     """Compile every case at once on a thread pool (TileLang's lowering and nvcc release the
     GIL), so a cold run costs about the slowest compile rather than their sum."""
-    from grader.build import compile_tir
+    from grader.pipeline.build import compile_tir
 
     pool = ThreadPoolExecutor(max_workers=max(1, min(len(work), os.cpu_count() or 1)))
     builds: dict[tuple[str, str], Build] = {}
@@ -487,8 +487,8 @@ def start_builds(
 
 def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Build | None) -> CaseResult:
     """The pipeline for one case: (its build is already under way), run, compare, bench."""
-    from grader.build import BuildFailed, NotImplementedYet
-    from grader.judge.traced import TracerGone
+    from grader.pipeline.build import BuildFailed, NotImplementedYet
+    from grader.processes.tracer import TracerGone
 
     started = time.perf_counter()
     if case.unfit:
@@ -521,7 +521,7 @@ def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Build | None) ->
             hint=error.hint,
             details=list(error.details),
         )
-    from grader.static_checks import empty_launch, floor_problems, never_initialized, reduce_restarts
+    from grader.pipeline.checks import empty_launch, floor_problems, never_initialized, reduce_restarts
 
     tensors = kernel.inputs + kernel.outputs
     # A grid with a zero extent launches nothing (on a GPU, an invalid launch): a FAIL that says why,
@@ -609,7 +609,7 @@ def _program_text(saved: str) -> str:
 def over_shared_limit(ctx: Context, kernel: Kernel, case: Case, tir: Any) -> CaseResult | None:
     """The case's verdict when its block asks for more shared memory than this GPU gives one block:
     the learner's failure if the course's own kernel fits at these block sizes, else not applicable."""
-    from grader.simulate.interp import shared_memory_plan
+    from grader.pipeline.simulate.interp import shared_memory_plan
 
     profile = ctx.device.profile
     plan = shared_memory_plan(tir)
@@ -633,7 +633,7 @@ def over_shared_limit(ctx: Context, kernel: Kernel, case: Case, tir: Any) -> Cas
 def reference_shared_memory(ctx: Context, kernel: Kernel, case: Case) -> int | None:
     """Bytes of shared memory the course's own kernel (the trusted spec file) takes for this case."""
     from grader.discover import load_module
-    from grader.simulate.interp import shared_memory_plan
+    from grader.pipeline.simulate.interp import shared_memory_plan
     from grader.trace.frontend import kernel_function, trace_tir
 
     try:
@@ -663,9 +663,9 @@ def fail_by_tir(result: CaseResult, sentences: list[str], right_numbers: str, ca
 def simulate_and_compare(ctx: Context, kernel: Kernel, case: Case, tir: Any, compiled: Any = None) -> CaseResult:
     """The case on the CPU simulator; ``compiled`` (the kernel TileLang built for the profile) tells it how
     the GPU would store: its CUDA is the evidence for what the TIR alone does not say."""
-    from grader.compare import compare
-    from grader.run import changed_inputs, make_inputs, poisoned_outputs
-    from grader.simulate import SimulationError, Unsupported, simulate
+    from grader.pipeline.compare import compare
+    from grader.pipeline.inputs import changed_inputs, make_inputs, poisoned_outputs
+    from grader.pipeline.simulate import SimulationError, Unsupported, simulate
 
     inputs = make_inputs(kernel, case, "cpu", ctx.seed_offset + ctx.draw)
     pristine = [x.clone() for x in inputs]
@@ -749,8 +749,8 @@ def _kernel_source(compiled: Any) -> str:
 
 
 def run_and_compare(ctx: Context, kernel: Kernel, case: Case, compiled: Any) -> CaseResult:
-    from grader.compare import compare
-    from grader.run import changed_inputs, launch, make_inputs, poisoned_outputs, writes_outside
+    from grader.pipeline.compare import compare
+    from grader.pipeline.inputs import changed_inputs, launch, make_inputs, poisoned_outputs, writes_outside
 
     inputs = make_inputs(kernel, case, "cuda", ctx.seed_offset + ctx.draw)
     pristine = [x.clone() for x in inputs]
@@ -758,7 +758,7 @@ def run_and_compare(ctx: Context, kernel: Kernel, case: Case, compiled: Any) -> 
     try:
         launch(compiled, inputs, outputs)
     except Exception as error:  # an illegal address or a launch failure: the kernel's verdict
-        from grader.build import summarize
+        from grader.pipeline.build import summarize
 
         return _result(
             ctx,
@@ -781,8 +781,8 @@ def keep_failure(
     """With --save-failures, write a failed case's tensors and say how to replay it."""
     if not ctx.save_failures or result.status != outcome.FAILED:
         return result
-    from grader.failures import save_failure
-    from grader.run import reference_outputs
+    from grader.pipeline.failures import save_failure
+    from grader.pipeline.inputs import reference_outputs
 
     expected = reference_outputs(kernel, inputs)
     path, command = save_failure(
@@ -802,7 +802,7 @@ def keep_failure(
 
 def judge(ctx: Context, kernel: Kernel, case: Case, inputs: list, outputs: list, compare: Any) -> CaseResult:
     """Compare every output with the float64 reference and fold the verdicts into one result."""
-    from grader.run import reference_outputs
+    from grader.pipeline.inputs import reference_outputs
 
     expected = reference_outputs(kernel, inputs)
     details: list[str] = []
@@ -841,9 +841,9 @@ def judge(ctx: Context, kernel: Kernel, case: Case, inputs: list, outputs: list,
 def bench_case(ctx: Context, kernel: Kernel, case: Case, compiled: Any) -> Bench:
     import torch
 
-    from grader import roofline
-    from grader.bench import INPUT_SETS, median_ms
-    from grader.run import make_inputs, poisoned_outputs
+    from grader.pipeline import roofline
+    from grader.pipeline.bench import INPUT_SETS, median_ms
+    from grader.pipeline.inputs import make_inputs, poisoned_outputs
 
     if ctx.limits is None:
         ctx.limits = roofline.measure(torch, torch.cuda.get_device_name())

@@ -179,7 +179,7 @@ def pytest_args(args: argparse.Namespace, chosen: list[tuple[str, Path]]) -> lis
         out += ["--grade", f"{puzzle_id}={path.resolve()}"]
     out += [
         "-p",
-        "grader.plugin",
+        "grader.frontends.plugin",
         "-p",
         "no:cacheprovider",
         "--rootdir",
@@ -231,7 +231,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(tr(f"grader: {error}"), file=sys.stderr)
         return EXIT_USAGE
     if args.no_sandbox:
-        from grader.judge.sandbox import ENV as SANDBOX_ENV
+        from grader.processes.sandbox import ENV as SANDBOX_ENV
 
         os.environ[SANDBOX_ENV] = "off"  # read by the judge, which starts the tracer
     if args.watch:
@@ -265,7 +265,7 @@ class _Unchecked:
     count = 0
 
     def pytest_sessionfinish(self, session: object) -> None:
-        from grader.plugin import unchecked_cases
+        from grader.frontends.plugin import unchecked_cases
 
         self.count = unchecked_cases(session.config)  # type: ignore[attr-defined]
 
@@ -281,7 +281,7 @@ def stopped_by_ctrl_c() -> Iterator[None]:
     error_fd = os.dup(2)  # the terminal itself: pytest may have fd 2 captured when Ctrl-C comes
 
     def stop(signum: int, frame: object) -> None:
-        from grader.supervisor import stop_all
+        from grader.processes.supervisor import stop_all
 
         stop_all()
         sys.stdout.flush()
@@ -338,7 +338,7 @@ def print_hint(args: argparse.Namespace) -> int:
 
 
 def watch(args: argparse.Namespace, chosen: list[tuple[str, Path]], argv: list[str]) -> int:
-    from grader.watch import kernel_names, watch
+    from grader.frontends.watch import kernel_names, watch
 
     if len(chosen) != 1:
         print("grader: --watch follows one puzzle: name its id, e.g. python -m grader 08 --watch", file=sys.stderr)

@@ -29,7 +29,7 @@ from typing import Any
 
 import torch
 
-from grader.run import TORCH_DTYPES
+from grader.pipeline.inputs import TORCH_DTYPES
 
 RANK = 8  # axes available to vectorised loop variables (parallel nests, nested)
 SHARED_LIMIT = 227 * 1024  # bytes of shared memory a Hopper block may use (grader.devices has the others)
@@ -318,7 +318,7 @@ class Interpreter:
     ):
         from tilelang import tvm
 
-        from grader.simulate.races import RaceWatch, written_globals
+        from grader.pipeline.simulate.races import RaceWatch, written_globals
 
         self.shared_limit, self.gpu = shared_limit, gpu  # the GPU profile's per-block limit, and its name
         # The kernel's CUDA stores shared tiles to global memory with TMA (tl::tma_store): a 1-D store then
@@ -368,7 +368,7 @@ class Interpreter:
 
     # ------------------------------------------------------------------ statements
     def run(self) -> None:
-        from grader.simulate.races import RaceError
+        from grader.pipeline.simulate.races import RaceError
 
         try:
             self.stmt(self.func.body)
@@ -926,7 +926,7 @@ class Interpreter:
         raise Unsupported(f"the call {name}")
 
     def evaluate(self, value: Any) -> None:
-        from grader.simulate import tileops
+        from grader.pipeline.simulate import tileops
 
         if isinstance(value, self.tir.Call):
             handler = tileops.HANDLERS.get(value.op.name)

@@ -1,0 +1,652 @@
+"""The notebooks' helpers, which learners import as ``grader.nb``: ``%load_ext grader.nb``, ``%puzzle ID``,
+``%%puzzle NAME``, check(), bench(), hint().
+
+``%%puzzle NAME`` runs its cell as usual and remembers its source under NAME (a re-run replaces
+it in place), so the remembered cells, in the order they first ran, are the learner's module.
+``check("gemv")`` writes that module to a temporary file (never into the learner's folders), runs
+``python -m grader ID --file TMP -k gemv --exact --json TMP.json`` in a child process with a time
+limit, prints one verdict per case on stdout and a last line that says whether the kernel passed
+(without a GPU: passed in simulation, or compiled), green or red. It does not raise, so Run All runs
+every cell; under nbgrader the course's judge regrades every kernel after the notebook ran and scores
+it (grader.nbgrader.judge). ``check(..., strict=True)`` raises :class:`CheckFailed` instead, for a
+script that wants to stop at the first failure. Nothing goes to stderr: the
+child's output is captured, and warnings and log records are held back while a check runs
+(nbgrader gives a cell no points for any stderr output).
+
+The remembered cells live on the magics object that IPython's shell holds, not in this module.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import logging
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+
+from grader import verified
+from grader.discover import CELL_END, course_root, normalize_id
+from grader.i18n import hint_lines, tr, wrap_wide
+
+CHECK_TIMEOUT_S = 120.0
+TIMEOUT_ENV = "TILELANG_COURSE_CHECK_TIMEOUT"  # seconds: the default limit of every check (slow machines)
+# Set by the nbgrader config: check() only says it is deferred, and the judge grades every kernel after
+# the notebook ran (grader.nbgrader.judge), so nothing the notebook does can change a score.
+JUDGE_AFTER_ENV = "TILELANG_COURSE_JUDGE_AFTER"
+# Checks run through this session's warm grader (grader.processes.warm) unless this is "0": then each starts cold.
+WARM_SWITCH_ENV = "TILELANG_COURSE_WARM_GRADER"
+BENCH_TIMEOUT_S = 600.0
+LABELS = {
+    "passed": "PASS",
+    "compiled": "BUILT",
+    "failed": "FAIL",
+    "not_implemented": "TODO",
+    "error": "ERROR",
+    "crashed": "CRASH",
+    "timed_out": "HANG",
+    "not_run": "SKIP",
+    "setup": "SETUP",
+    "unsupported": "NOSIM",
+    "not_applicable": "N/A",
+}
+GOOD = ("passed", "compiled", "not_applicable")  # not applicable: no block sizes fit this GPU
+MAX_ELEMENTS = 3  # wrong elements listed per failed case
+# Columns a verdict's lines wrap at, between words: JupyterLab breaks a longer output line wherever the
+# cell's edge falls, inside a word, and nbgrader's feedback page scrolls sideways for it.
+WIDTH = 100
+
+
+def wrapped(head: str, text: str, indent: str = " " * 10) -> list[str]:
+    """``head + text`` in lines of at most WIDTH columns broken between words (a word longer than a line
+    stays whole), the later lines starting with ``indent``."""
+    lines = wrap_wide(text, WIDTH - len(indent), first=WIDTH - len(head)) or [""]
+    return [head + lines[0], *(indent + line for line in lines[1:])]
+
+
+# ------------------------------------------------------------------------------- the magics
+
+
+@magics_class
+class PuzzleMagics(Magics):
+    """``%puzzle ID`` says which puzzle this notebook is; ``%%puzzle NAME`` runs and records a cell."""
+
+    def __init__(self, shell: Any):
+        super().__init__(shell)
+        self.puzzle_id = ""
+        self.cells: dict[str, str] = {}
+        self.failed: set[str] = set()  # cells whose last run raised: only their own kernel's check sees them
+        self.warm: Any = None  # grader.processes.warm.WarmGrader: this session's warm grader, started by %load_ext
+
+    @line_magic("puzzle")
+    def set_puzzle(self, line: str) -> None:
+        words = line.split()
+        if len(words) == 3 and words[1] == "--lang":  # a translated notebook: %puzzle 08 --lang zh_CN
+            from grader.i18n import ENV, normalize
+
+            os.environ[ENV] = normalize(words[2])  # the checks' grader processes inherit it
+            line = words[0]
+        puzzle_id = normalize_id(line)
+        if puzzle_id is None:
+            print(f"%puzzle wants a puzzle id such as 08, not {line.strip()!r}")
+            return
+        self.puzzle_id = puzzle_id
+
+    @cell_magic("puzzle")
+    def record(self, line: str, cell: str) -> None:
+        name = line.strip() or f"cell{len(self.cells) + 1}"
+        self.cells[name] = cell
+        if self.shell.run_cell(cell).success:
+            self.failed.discard(name)
+        else:
+            self.failed.add(name)
+
+    def module_text(self, keep: str = "") -> tuple[str, list[tuple[int, str]]]:
+        """The remembered cells as one module (see :func:`module_text`)."""
+        return module_text(self.cells, self.failed, keep)
+
+
+def module_text(cells: dict[str, str], failed: set[str], keep: str = "") -> tuple[str, list[tuple[int, str]]]:
+    """The ``%%puzzle`` cells (name -> source, in first-run order) as one module, and where each starts:
+    (first line, cell name).
+
+    A cell whose last run raised is left out unless it is ``keep`` (the checked kernel's own cell,
+    whose error the check then reports), so one broken cell costs only its own kernel's check. Each cell
+    ends with a ``CELL_END`` line: the tracer runs the cells one by one, as a notebook does, so a cell
+    that raises costs only the kernels it defines (grader.trace.frontend.load_learner).
+    """
+    parts, starts, line = [], [], 1
+    for name, source in cells.items():
+        if name in failed and name != keep:
+            continue
+        text = source.rstrip("\n") + "\n"
+        starts.append((line, name))
+        parts.append(f"{text}\n{CELL_END}\n")
+        line += text.count("\n") + 2
+    return "".join(parts), starts
+
+
+def load_ipython_extension(shell: Any) -> None:
+    os.environ.setdefault("TILELANG_PRINT_ON_COMPILATION", "0")
+    logging.getLogger("tilelang").setLevel(logging.WARNING)
+    warnings.filterwarnings("ignore", message="IProgress not found")  # tqdm, imported by TileLang
+    shell.register_magics(PuzzleMagics)
+    magics = shell.magics_manager.registry["PuzzleMagics"]
+    if magics.warm is None and not os.environ.get(JUDGE_AFTER_ENV) and os.environ.get(WARM_SWITCH_ENV) != "0":
+        import atexit
+
+        from grader.processes.warm import WarmGrader
+
+        magics.warm = WarmGrader()  # it imports torch and TileLang while the learner reads the first cells
+        atexit.register(magics.warm.stop)
+
+
+def _magics() -> PuzzleMagics:
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    magics = shell.magics_manager.registry.get("PuzzleMagics") if shell is not None else None
+    if magics is None:
+        raise CheckFailed("run the notebook's setup cell first (%load_ext grader.nb)")
+    if not magics.puzzle_id:
+        raise CheckFailed("run the notebook's setup cell first (%puzzle ID is missing)")
+    return magics
+
+
+# ------------------------------------------------------------------------------ the results
+
+
+@dataclass
+class CheckResult:
+    """What one check found: ``passed``, one printed line per case (and its details), the JSON."""
+
+    kernel: str
+    passed: bool
+    summary: str
+    lines: list[str] = field(default_factory=list)
+    document: dict[str, Any] | None = None
+    seconds: float = 0.0
+
+    def cases(self) -> list[dict[str, Any]]:
+        return [r for r in (self.document or {}).get("results", []) if r.get("kernel") == self.kernel]
+
+    def __repr__(self) -> str:
+        return f"CheckResult({self.kernel!r}, passed={self.passed})"
+
+    def _ipython_display_(self) -> None:
+        """The verdict is already printed: a check cell shows nothing more."""
+
+
+class CheckFailed(Exception):
+    """A check that did not pass; IPython shows it as one line, without a stack trace."""
+
+    def __init__(self, summary: str, result: CheckResult | None = None):
+        super().__init__(summary)
+        self.result = result
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"CheckFailed: {self}"]
+
+
+# ------------------------------------------------------------------------------- running it
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """Hold back anything this process would write to stderr while a check runs."""
+    disabled = logging.root.manager.disable
+    logging.disable(logging.CRITICAL)
+    try:
+        with warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        logging.disable(disabled)
+
+
+@dataclass
+class GraderRun:
+    document: dict[str, Any] | None
+    returncode: int | None  # None: stopped at the time limit
+    output: str
+    seconds: float
+
+
+def _run_grader(
+    puzzle_id: str,
+    module: str,
+    kernels: list[str],
+    extra: list[str],
+    timeout: float,
+    device: str,
+    case_timeout: float | None = None,
+    env_extra: dict[str, str] | None = None,
+    warm: Any = None,
+) -> GraderRun:
+    """``python -m grader`` on the module in a child process group, killed whole at the time limit;
+    forked from ``warm`` (a grader.processes.warm.WarmGrader) when it is running, else a fresh interpreter."""
+    root = course_root()
+    with tempfile.TemporaryDirectory(prefix="tilelang-course-check-") as folder:
+        source = Path(folder) / f"p{puzzle_id}_notebook.py"
+        source.write_text(module)
+        report = Path(folder) / "result.json"
+        case_timeout = case_timeout or max(5.0, 0.75 * timeout - 5.0)
+        command = [sys.executable, "-m", "grader", puzzle_id, "--file", str(source), "-k", ",".join(kernels)]
+        command += ["--exact", "--json", str(report), "--device", device, "--timeout", f"{case_timeout:g}", *extra]
+        env = {**os.environ, "TILELANG_PRINT_ON_COMPILATION": "0", "PYTHONWARNINGS": "ignore", **(env_extra or {})}
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
+        env.pop("MPLBACKEND", None)
+        started = time.perf_counter()
+        if warm is not None and warm.alive() and not env_extra:
+            answer = warm.run(command[3:], env, folder, timeout)
+            document = _read_json(report) if answer.returncode is not None else None
+            return GraderRun(document, answer.returncode, answer.output, time.perf_counter() - started)
+        child = subprocess.Popen(
+            command, cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        try:
+            output, _ = child.communicate(timeout=timeout)
+            code: int | None = child.returncode
+        except subprocess.TimeoutExpired:
+            _kill_group(child)
+            try:  # bounded too: a process outside the group could hold the pipe open
+                output, _ = child.communicate(timeout=10)
+            except subprocess.TimeoutExpired:
+                output = b""
+            code = None
+        finally:
+            if child.returncode is None:  # interrupted (the stop button): stop the grader and its workers
+                _kill_group(child)
+                child.wait()
+        document = _read_json(report) if code is not None else None
+        return GraderRun(document, code, output.decode(errors="replace"), time.perf_counter() - started)
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):  # no report, or a truncated one: the caller says the grader gave no verdict
+        return None
+
+
+def _kill_group(child: subprocess.Popen) -> None:
+    """Kill the grader and every process it started (its own session); only while it is unreaped,
+    so the group id cannot belong to anyone else."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(child.pid, signal.SIGKILL)
+
+
+def _where(text: str, starts: list[tuple[int, str]], module_name: str) -> str:
+    """Point ``p08_notebook.py:57`` at the notebook cell: ``line 12 of cell %%puzzle gemv``.
+
+    Line numbers count the cell's ``%%puzzle`` line, as JupyterLab numbers the cell's lines.
+    """
+
+    def cell_line(match: re.Match) -> str:
+        line = int(match.group(1))
+        first, name = max((s for s in starts if s[0] <= line), default=(1, "?"))
+        return tr(f"line {line - first + 2} of cell %%puzzle {name}")
+
+    path = r"[^\s()'\"`：，。；（）]*"  # a path ends at a space, a bracket or a quote (full-width ones too)
+    text = re.sub(rf"{path}{re.escape(module_name)}:(\d+)", cell_line, text)
+    text = re.sub(r"(?<=fix )line (\d+)\b", cell_line, text)  # the syntax-error advice names a bare line
+    return re.sub(rf"{path}{re.escape(module_name)}", tr("this notebook"), text)
+
+
+ELEMENT_LINE = re.compile(r"^\w+\[[^\]]*\] = ")
+
+
+def _case_lines(result: dict[str, Any], previous: dict[str, Any] | None, kernel: str) -> list[str]:
+    """One verdict line per case, then (for a case that did not pass) a few details and the hint."""
+    status = result.get("status", "")
+    label = LABELS.get(status, status.upper())
+    message = str(result.get("message", ""))
+    if status == "not_run":
+        message = "not run (see above)"
+    elif status in ("timed_out", "error"):  # a notebook's time limit is check()'s, not the CLI's --timeout
+        message = message.replace("(raise --timeout)", f"(give it longer: check({kernel!r}, timeout=...))")
+    same = previous is not None and all(previous.get(k) == result.get(k) for k in ("status", "message", "details"))
+    if same and status not in GOOD and status != "not_run":
+        message = "the same as above"
+    message = tr(message)  # the grader's language (grader.i18n); the JSON keeps the English
+    lines = [line.rstrip() for line in wrapped(f"  {label:5} {tr(str(result.get('case', ''))):22} ", message)]
+    if status in GOOD or status == "not_run" or same:
+        return lines
+    details = [str(d) for d in result.get("details") or []]
+    elements = [d for d in details if ELEMENT_LINE.match(d)]
+    shown = [d for d in details if not ELEMENT_LINE.match(d) or d in elements[:MAX_ELEMENTS]]
+    for detail in shown:
+        lines += wrapped("        ", tr(detail))
+    if result.get("hint"):
+        lines += wrapped("        ", tr(f"hint: {result['hint']}"))
+    return lines
+
+
+def _summary(kernel: str, cases: list[dict[str, Any]]) -> tuple[bool, str]:
+    statuses = [c.get("status") for c in cases]
+    if not cases:
+        return False, f"{kernel}: the grader gave no verdict"
+    if all(s == "not_applicable" for s in statuses):
+        return False, f"{kernel}: no case can run on this GPU ({cases[0].get('message', '')})"
+    if all(s in GOOD for s in statuses):
+        checked = verified.counts(cases)
+        built, simulated = checked[verified.COMPILED], checked[verified.SIMULATED]
+        unfit = statuses.count("not_applicable")
+        also = f"; {unfit} not applicable on this GPU" if unfit else ""
+        if built:
+            arch = next(
+                (m.group(1) for c in cases if (m := re.search(r"compiled for (sm_\w+)", str(c.get("message", ""))))),
+                "sm_90a",
+            )
+            return True, (
+                f"{kernel}: passed ({simulated} case(s) simulated on the CPU, {built} only compiled for {arch}: "
+                f"a GPU checks their numbers{also})"
+            )
+        if unfit:
+            return True, f"{kernel}: passed all {len(cases) - unfit} cases this GPU can run ({unfit} not applicable)"
+        return True, f"{kernel}: passed all {len(cases)} cases"
+    if all(s == "not_implemented" for s in statuses):
+        return False, f"{kernel}: not implemented yet (fill in its TODO, run its cell, then this one)"
+    for status, verb in (("timed_out", "hangs"), ("crashed", "crashes")):
+        if status in statuses:
+            case = cases[statuses.index(status)].get("case", "")
+            return False, f"{kernel}: {verb} on case {case} (the cases after it were not run)"
+    bad = sum(s not in GOOD for s in statuses)
+    return False, f"{kernel}: {bad} of {len(cases)} cases did not pass (see above)"
+
+
+def _show_tile_map(cases: list[dict[str, Any]]) -> None:
+    """A small heat map of the wrong tiles of the first failed case that has one (needs matplotlib)."""
+    tile_map = next((c["tile_map"] for c in cases if c.get("status") == "failed" and c.get("tile_map")), None)
+    if tile_map is None:
+        return
+    try:
+        import matplotlib.pyplot as plt
+
+        from grader.teaching import pictures  # type: ignore[attr-defined]
+    except ImportError:
+        return
+    drawn = pictures.mismatch_map(tile_map)
+    figure = getattr(drawn, "figure", drawn) if drawn is not None else None
+    if figure is None or not hasattr(figure, "savefig"):
+        return
+    from IPython.display import display
+
+    display(figure)
+    plt.close(figure)
+
+
+def default_timeout() -> float:
+    """A check's time limit: $TILELANG_COURSE_CHECK_TIMEOUT if set to a positive number, else 120 s."""
+    try:
+        value = float(os.environ.get(TIMEOUT_ENV, ""))
+    except ValueError:
+        return CHECK_TIMEOUT_S
+    return value if value > 0 else CHECK_TIMEOUT_S
+
+
+def check(kernel: str, *, timeout: float | None = None, device: str = "auto", strict: bool = False) -> CheckResult:
+    """Grade one kernel of the cells run so far; print a verdict per case and whether it passed.
+
+    ``timeout`` bounds the whole check (compiles included): a kernel that hangs fails within it
+    (default: :func:`default_timeout`). ``device`` is the grader's --device: auto (a GPU if there is
+    one, else simulate on the CPU). ``strict`` raises CheckFailed when it did not pass.
+    """
+    with _quiet():
+        result = _check(kernel, default_timeout() if timeout is None else timeout, device)
+    if strict and not result.passed:
+        raise CheckFailed(result.summary, result)
+    return result
+
+
+def hint(kernel: str, level: int = 1, *, puzzle: str = "") -> None:
+    """Print tier ``level`` of ``kernel``'s hints (1, the default, is the stub's TODO comment; each
+    level says more, the last is close to the answer). ``puzzle`` defaults to this notebook's ``%puzzle``.
+    An unknown kernel or a level past the last prints one line saying so; nothing raises."""
+    from grader import hints
+
+    try:
+        puzzle_id = puzzle or _magics().puzzle_id
+        found = hints.get(puzzle_id, kernel, level)
+    except (hints.HintError, CheckFailed) as error:
+        print(f"{RED}{tr(str(error))}{PLAIN}")
+        return
+    print("\n".join(hint_lines(found, more=f'hint("{kernel}", level={{level}})')))
+
+
+GREEN, RED, PLAIN = "\x1b[32m", "\x1b[31m", "\x1b[0m"  # JupyterLab and terminals colour stream output
+
+
+def _print_verdict(result: CheckResult) -> None:
+    """The case lines, then the summary line in green (passed) or red."""
+    lines = list(result.lines or [result.summary])
+    colour = GREEN if result.passed else RED
+    if lines and lines[-1] == result.summary:
+        lines[-1] = f"{colour}{result.summary}{PLAIN}"
+    print("\n".join(lines))
+
+
+def _check(kernel: str, timeout: float, device: str) -> CheckResult:
+    if os.environ.get(JUDGE_AFTER_ENV):
+        summary = tr(f"{kernel}: graded by the course's judge after the notebook has run (its verdict replaces this)")
+        print(summary)
+        return CheckResult(kernel, True, summary, [summary])
+    magics = _magics()
+    module, starts = magics.module_text(keep=kernel)
+    if not defines_kernel(module, kernel):
+        summary = tr(
+            f"{kernel}: no cell defines it yet: run the cell that starts with %%puzzle {kernel}, then this one"
+        )
+        result = CheckResult(kernel, False, summary, [summary])
+        _print_verdict(result)
+        return result
+    run = _run_grader(magics.puzzle_id, module, [kernel], [], timeout, device, warm=magics.warm)
+    result = verdict(kernel, run, starts, magics.puzzle_id, timeout)
+    _print_verdict(result)
+    _show_tile_map(result.cases())
+    return result
+
+
+def defines_kernel(module: str, kernel: str) -> bool:
+    """Whether the module text holds a top-level ``def kernel(``."""
+    return re.search(rf"^def {re.escape(kernel)}\(", module, re.M) is not None
+
+
+def verdict(
+    kernel: str,
+    run: GraderRun,
+    starts: list[tuple[int, str]],
+    puzzle_id: str,
+    timeout: float,
+    expected: int | None = None,
+) -> CheckResult:
+    """One kernel's check from a grader run: its lines (as printed) and whether it passed. Used by
+    check() and by the nbgrader judge (grader.nbgrader.judge), so both say the same. ``expected``: how
+    many cases the trusted spec grades this kernel on; a run that reports fewer passes nothing."""
+    module_name = f"p{puzzle_id}_notebook.py"
+    if run.returncode is None:
+        summary = tr(
+            f"{kernel}: HANG: no verdict within {timeout:g} s: the kernel never finished "
+            f"(or compiling took longer: check({kernel!r}, timeout=...))"
+        )
+        return CheckResult(kernel, False, summary, [summary], None, run.seconds)
+    if run.document is None:
+        tail = [_where(line, starts, module_name) for line in run.output.strip().splitlines()[-5:]]
+        summary = tr(f"{kernel}: the grader stopped without a verdict (exit code {run.returncode})")
+        return CheckResult(kernel, False, summary, [summary, *tail], None, run.seconds)
+    result = CheckResult(kernel, False, "", [], run.document, run.seconds)
+    cases = result.cases()
+    device_name = next((r.get("device", "") for r in run.document.get("runs", [])), "")
+    lines = [f"{kernel} — {device_name}" if device_name else kernel]
+    if cases and all(c.get("status") == "not_implemented" for c in cases):
+        cases_shown = [{**cases[0], "case": f"({len(cases)} cases)"}]
+    else:
+        cases_shown = cases
+    previous = None
+    for case in cases_shown:
+        lines += [_where(line, starts, module_name) for line in _case_lines(case, previous, kernel)]
+        previous = case
+    result.passed, result.summary = _summary(kernel, cases)
+    if expected is not None and len(cases) < expected:  # a run cut short must not score what it skipped
+        result.passed = False
+        result.summary = f"{kernel}: the grader reported {len(cases)} of its {expected} cases; grade it again"
+    result.summary = tr(result.summary)
+    lines[0] = tr(lines[0])
+    result.lines = lines + [result.summary]
+    return result
+
+
+# -------------------------------------------------------------------------------- benchmarks
+
+
+@dataclass
+class BenchRow:
+    kernel: str
+    case: str
+    kernel_ms: float
+    torch_ms: float
+    tflops: float | None
+    gbps: float | None
+    roofline_percent: float | None = None  # the floor the hardware allows over the kernel's time
+    bound: str = ""  # "memory" or "compute": which limit sets the floor
+    others: dict[str, float] = field(default_factory=dict)  # further baselines: name -> ms
+
+
+@dataclass
+class BenchResult:
+    """The timed rows (empty without a GPU) and the grader's JSON."""
+
+    rows: list[BenchRow] = field(default_factory=list)
+    document: dict[str, Any] | None = None
+
+    def _ipython_display_(self) -> None:
+        """The table and the plot are already shown."""
+
+
+def _gpu_available() -> bool:
+    try:
+        import torch
+    except ImportError:
+        return False
+    return bool(torch.cuda.is_available())
+
+
+def bench(*kernels: str, timeout: float = BENCH_TIMEOUT_S, device: str = "auto", **params: int) -> BenchResult:
+    """Time each kernel's large case(s) against torch on the GPU and plot them; one line without a GPU.
+
+    Keyword arguments are block parameters for the timed cases, e.g. ``bench("matmul_pipelined",
+    BLOCK_N=128, STAGES=4)``: your kernel at your parameters (checked on that case first); the graded
+    cases keep theirs."""
+    with _quiet():
+        if device not in ("auto", "cuda") or not _gpu_available():
+            print(tr("Benchmarks need a CUDA GPU: here the checks above compiled and simulated the kernels instead."))
+            return BenchResult()
+        magics = _magics()
+        module, _ = magics.module_text()
+        extra = ["--bench", *(f"--param={name}={value}" for name, value in params.items())]
+        run = _run_grader(magics.puzzle_id, module, list(kernels), extra, timeout, "cuda")
+        if run.document is None:
+            reason = f"no answer within {timeout:g} s" if run.returncode is None else "the grader stopped"
+            print(f"bench: {reason}; run python -m grader {magics.puzzle_id} --bench for details")
+            return BenchResult()
+        rows = _bench_rows(run.document)
+        for line in _bench_table(rows):
+            print(line)
+        missing = [k for k in kernels if k not in {r.kernel for r in rows}]
+        if missing:
+            print(f"not timed (their checks must pass first): {', '.join(missing)}")
+        _plot(rows)
+        return BenchResult(rows, run.document)
+
+
+def _bench_rows(document: dict[str, Any]) -> list[BenchRow]:
+    rows = []
+    for r in document.get("results", []):
+        b = r.get("bench")
+        if b:
+            floor = b.get("floor_ms")
+            rows.append(
+                BenchRow(
+                    r["kernel"],
+                    r["case"],
+                    b["kernel_ms"],
+                    b["torch_ms"],
+                    b.get("tflops"),
+                    b.get("gbps"),
+                    100.0 * floor / b["kernel_ms"] if floor else None,
+                    b.get("bound", ""),
+                    dict(b.get("others") or {}),
+                )
+            )
+    return rows
+
+
+def _bench_table(rows: list[BenchRow]) -> list[str]:
+    if not rows:
+        return []
+    width = max(len(f"{r.kernel} {r.case}") for r in rows)
+    lines = [
+        f"{'kernel':{width}} {'ms':>9} {'torch ms':>9} {'TFLOP/s':>8} {'GB/s':>7} {'roofline':>12} {'vs torch':>8}"
+    ]
+    for r in rows:
+        tflops = f"{r.tflops:8.1f}" if r.tflops is not None else f"{'-':>8}"
+        gbps = f"{r.gbps:7.0f}" if r.gbps is not None else f"{'-':>7}"
+        roof = f"{r.roofline_percent:5.0f}% {r.bound[:3]}" if r.roofline_percent is not None else "-"
+        speedup = r.torch_ms / r.kernel_ms
+        name = f"{r.kernel} {r.case}"
+        lines.append(f"{name:{width}} {r.kernel_ms:9.4f} {r.torch_ms:9.4f} {tflops} {gbps} {roof:>12} {speedup:7.2f}x")
+        lines += [f"{'':{width}}   vs {other}: {ms:.4f} ms, {ms / r.kernel_ms:.2f}x" for other, ms in r.others.items()]
+    lines.append("roofline: the shortest time the bytes (mem) or the flops (com) allow on this GPU, over your time")
+    return lines
+
+
+def _plot(rows: list[BenchRow]) -> None:
+    """Bars of the learner's kernels next to torch, in TFLOP/s, GB/s or ms (whichever all rows have)."""
+    if not rows:
+        return
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    if all(r.tflops is not None for r in rows):
+        unit, ours = "TFLOP/s (higher is better)", [r.tflops for r in rows]
+        theirs = [r.tflops * r.kernel_ms / r.torch_ms for r in rows]
+    elif all(r.gbps is not None for r in rows):
+        unit, ours = "GB/s (higher is better)", [r.gbps for r in rows]
+        theirs = [r.gbps * r.kernel_ms / r.torch_ms for r in rows]
+    else:
+        unit, ours, theirs = "ms (lower is better)", [r.kernel_ms for r in rows], [r.torch_ms for r in rows]
+    figure, axes = plt.subplots(figsize=(max(6.0, 1.4 * len(rows)), 3.5))
+    positions = list(range(len(rows)))
+    axes.bar([p - 0.2 for p in positions], ours, width=0.4, label="your kernel")
+    axes.bar([p + 0.2 for p in positions], theirs, width=0.4, label="torch")
+    axes.set_xticks(positions, [f"{r.kernel}\n{r.case}" for r in rows], fontsize=8)
+    for position, row, mine, torch in zip(positions, rows, ours, theirs):
+        ratio = row.torch_ms / row.kernel_ms
+        axes.text(position, max(mine, torch) * 1.05, f"{ratio:.2f}x", ha="center", va="bottom", fontsize=8)
+    axes.set_ylabel(unit)
+    axes.set_title("your kernels against torch (labels: torch time / your time)", fontsize=10)
+    values = [v for v in ours + theirs if v and v > 0]
+    if values and max(values) > 50 * min(values):  # GEMV next to GEMM: a log scale shows both
+        axes.set_yscale("log")
+        axes.set_ylim(top=max(values) * 4)
+    elif values:
+        axes.set_ylim(top=max(values) * 1.2)
+    axes.legend(loc="upper left", fontsize=8)
+    figure.tight_layout()
+    from IPython.display import display
+
+    display(figure)
+    plt.close(figure)

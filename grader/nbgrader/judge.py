@@ -1,0 +1,219 @@
+"""nbgrader scores from the judge: an autograde preprocessor that grades every kernel of a notebook.
+
+No student cell runs in ``nbgrader autograde``: the course's config leaves nbgrader's Execute out of the
+autograde pipeline, because it would run the student's code as the grading user, next to the gradebook,
+``submitted/``, the config and the hidden cases. :class:`JudgeChecks` instead builds the learner's
+module from the notebook's ``%%puzzle`` cells (in notebook order, a cell repeated under one name
+replacing the earlier one in place), grades it with ``python -m grader`` (whose judge never imports
+that module, and whose tracer runs it in the sandbox, grader.processes.sandbox, with the course folder and
+the hidden cases out of its sight), and sets each check cell's outputs from the verdict: the lines
+``check()`` prints, and an error output when the kernel did not pass, which is how nbgrader scores a
+test cell 0. The tracer runs the cells one after another, so a cell that raises costs only the kernels
+it defines. Where the machine cannot make the sandbox it refuses to grade, unless the instructor said
+``--JudgeChecks.no_sandbox=True`` (or ``TILELANG_COURSE_SANDBOX=off``, which ``autograde-shard(s)
+--no-sandbox`` sets). Where no CUDA GPU is usable it refuses as well, unless told
+``--JudgeChecks.device=cpu`` (or ``TILELANG_COURSE_DEVICE=cpu``, which ``--device cpu`` of
+``autograde-shard(s)`` sets): then each check cell, the cell's metadata and the log say how many
+cases ran on a GPU, were simulated on the CPU, or were only compiled (grader.verified).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from nbformat import NotebookNode
+from nbformat.v4 import new_output
+from nbgrader.preprocessors import NbGraderPreprocessor
+from traitlets import Bool, Enum, Float, Unicode
+
+from grader import verified
+from grader.i18n import tr
+from grader.pipeline.hidden import ENV as HIDDEN_ENV
+
+PUZZLE_CELL = re.compile(r"\A%%puzzle[ \t]*(?P<name>[^\n]*)\n?")
+CHECK_ID = re.compile(r"^p(?P<puzzle>\d\d)_(?P<kernel>[A-Za-z0-9_]+)_check$")
+
+
+def puzzle_cells(notebook: NotebookNode) -> dict[str, str]:
+    """The notebook's ``%%puzzle`` cells, name -> source, in notebook order (nothing here ran them)."""
+    cells: dict[str, str] = {}
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        match = PUZZLE_CELL.match(cell.source)
+        if match is None:
+            continue
+        name = match.group("name").strip() or f"cell{len(cells) + 1}"
+        cells[name] = cell.source[match.end() :]
+    return cells
+
+
+def check_cells(notebook: NotebookNode) -> list[tuple[NotebookNode, str, str]]:
+    """(cell, puzzle id, kernel) of every graded check cell, read from nbgrader's grade id."""
+    found = []
+    for cell in notebook.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        match = CHECK_ID.match(str(meta.get("grade_id", "")))
+        if cell.cell_type == "code" and meta.get("grade") and match:
+            found.append((cell, match.group("puzzle"), match.group("kernel")))
+    return found
+
+
+def judged_outputs(lines: list[str], passed: bool, summary: str) -> list[NotebookNode]:
+    outputs = [new_output("stream", name="stdout", text="\n".join(lines) + "\n")]
+    if not passed:
+        outputs.append(new_output("error", ename="CheckFailed", evalue=summary, traceback=[f"CheckFailed: {summary}"]))
+    return outputs
+
+
+NO_SANDBOX_HINT = "--JudgeChecks.no_sandbox=True to nbgrader autograde (--no-sandbox to autograde-shard(s))"
+CPU_HINT = (
+    "--JudgeChecks.device=cpu to nbgrader autograde (--device cpu to autograde-shard(s), TILELANG_COURSE_DEVICE=cpu "
+    "to the Slurm script)"
+)
+
+
+class SandboxRefused(RuntimeError):
+    """This machine cannot make the sandbox, and the instructor did not say to grade unconfined."""
+
+
+class DeviceRefused(RuntimeError):
+    """No CUDA GPU is usable here, and the instructor did not say to grade on the CPU."""
+
+
+class JudgeChecks(NbGraderPreprocessor):
+    """Set every check cell's outputs from the trusted grader's verdict on the notebook's kernels."""
+
+    timeout = Float(240.0, help="seconds one kernel's check may take, compiles included").tag(config=True)
+    hidden_cases = Unicode("", help="the hidden-cases file on the grading machine (given to the grader only)").tag(
+        config=True
+    )
+    device = Enum(
+        ("cuda", "cpu"),
+        default_value=None,
+        allow_none=True,
+        help="cuda (the default, also from TILELANG_COURSE_DEVICE): refuse to grade where no CUDA GPU is usable; "
+        "cpu: grade without one (small cases simulated on the CPU, the rest only compiled)",
+    ).tag(config=True)
+    no_sandbox = Bool(
+        False,
+        help="grade even where this machine cannot make the sandbox: the student's code then runs with the "
+        "grading user's rights (also set by TILELANG_COURSE_SANDBOX=off)",
+    ).tag(config=True)
+
+    def sandbox_env(self) -> dict[str, str]:
+        """The grader's sandbox settings for this notebook, or SandboxRefused where it cannot make one."""
+        from grader.discover import course_root
+        from grader.processes import sandbox
+
+        if self.no_sandbox or os.environ.get(sandbox.ENV) == "off":
+            return {sandbox.ENV: "off"}
+        problem = sandbox.available()
+        if problem:
+            raise SandboxRefused(sandbox.policy(hidden_cases=True).refusal.replace("--no-sandbox", NO_SANDBOX_HINT))
+        # Out of the tracer's sight: the nbgrader course (gradebook, submitted/, source/, the config) and
+        # the reference solutions; the hidden cases file is covered anyway.
+        course = Path(self.config.CourseDirectory.get("root") or os.getcwd()).resolve()
+        hide = [str(course), str(course_root() / "solutions"), os.environ.get(sandbox.HIDE_ENV, "")]
+        return {sandbox.ENV: "require", sandbox.HIDE_ENV: os.pathsep.join(p for p in hide if p)}
+
+    def grading_device(self) -> str:
+        """The grader's --device for these notebooks, or DeviceRefused where no GPU is usable and the
+        instructor did not say cpu."""
+        from grader.nbgrader.shards import DEVICE_ENV, chosen_device, device_refusal
+
+        device = chosen_device(self.device)
+        if device not in ("cuda", "cpu"):
+            raise DeviceRefused(f"{DEVICE_ENV}={device}: give cuda or cpu")
+        refusal = device_refusal(device, CPU_HINT)
+        if refusal:
+            raise DeviceRefused(refusal)
+        return device
+
+    def preprocess(self, nb: NotebookNode, resources: dict[str, Any]) -> tuple[NotebookNode, dict[str, Any]]:
+        from grader.frontends.notebook import module_text
+
+        checks = check_cells(nb)
+        if not checks:
+            return nb, resources
+        self._sandbox = self.sandbox_env()  # before grading anything: refused, nothing is scored
+        self._device = self.grading_device()
+        cells = puzzle_cells(nb)
+        # One grader run per distinct module: normally one per notebook.
+        groups: dict[tuple[str, str], tuple[list[tuple[int, str]], list[tuple[NotebookNode, str]]]] = {}
+        for cell, puzzle_id, kernel in checks:
+            module, starts = module_text(cells, set(), keep=kernel)  # none ran here, so none is known to raise
+            groups.setdefault((puzzle_id, module), (starts, []))[1].append((cell, kernel))
+        for (puzzle_id, module), (starts, members) in groups.items():
+            self._judge(puzzle_id, module, starts, members)
+        return nb, resources
+
+    def case_count(self, puzzle_id: str, kernel: str) -> int | None:
+        """How many cases the course's own spec (solutions/, plus the hidden cases) grades ``kernel`` on;
+        None for a kernel the spec lacks (the grader's own verdict then says so)."""
+        from grader.discover import course_root, load_module, load_puzzle, puzzle_files
+        from grader.pipeline.hidden import with_hidden_cases
+
+        specs = self.__dict__.setdefault("_specs", {})  # puzzle id -> its spec, loaded once per judge
+        puzzle = specs.get(puzzle_id)
+        if puzzle is None:
+            puzzle = load_puzzle(load_module(puzzle_files(course_root() / "solutions")[puzzle_id]))
+            if self.hidden_cases:
+                puzzle = with_hidden_cases(puzzle, Path(self.hidden_cases))
+            specs[puzzle_id] = puzzle
+        found = [k for k in puzzle.kernels if k.function == kernel]
+        return len(found[0].cases) if found else None
+
+    def _judge(
+        self, puzzle_id: str, module: str, starts: list[tuple[int, str]], members: list[tuple[NotebookNode, str]]
+    ) -> None:
+        from grader.frontends.notebook import GraderRun, _run_grader, defines_kernel, verdict
+
+        defined = [k for _, k in members if defines_kernel(module, k)]
+        env = {**self._sandbox, **({HIDDEN_ENV: self.hidden_cases} if self.hidden_cases else {})}
+        limit = self.timeout * len(defined)  # the whole run: each kernel its check's time
+        started = time.perf_counter()
+        run = (
+            _run_grader(
+                puzzle_id,
+                module,
+                defined,
+                [],
+                limit,
+                self._device,
+                case_timeout=max(5.0, 0.75 * self.timeout - 5.0),
+                env_extra=env,
+            )
+            if defined
+            else GraderRun(None, 1, "", 0.0)
+        )
+        seconds = time.perf_counter() - started
+        for cell, kernel in members:
+            if kernel in defined:
+                result = verdict(kernel, run, starts, puzzle_id, limit, self.case_count(puzzle_id, kernel))
+                lines, passed, summary = result.lines, result.passed, result.summary
+                checked = verified.counts(result.cases())
+            else:
+                summary = tr(f"{kernel}: no %%puzzle cell of this notebook defines it")
+                lines, passed, checked = [summary], False, verified.counts([])
+            said = tr(verified.line(kernel, checked))
+            cell.outputs = judged_outputs([*lines[:-1], said, *lines[-1:]], passed, summary)
+            cell.metadata.setdefault("tilelang_course", {})["judge"] = {
+                "passed": passed,
+                "seconds": round(seconds, 2),
+                "kernels_in_run": len(defined),
+                "device": self._device,
+                "checked": checked,  # grader.verified's counts: gpu, simulated, compiled
+            }
+            self.log.info(
+                "judge: p%s %s %s (%.1f s); %s",
+                puzzle_id,
+                kernel,
+                "passed" if passed else "failed",
+                seconds,
+                verified.line(kernel, checked),
+            )
