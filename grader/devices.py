@@ -11,7 +11,8 @@ of the named boards, for the prose and the bench's wave arithmetic.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 KIB = 1024
 
@@ -110,3 +111,15 @@ def tensor_peak_tflops(board: str) -> float | None:
         if key in board:
             return tflops
     return None
+
+
+@dataclass
+class Device:
+    """The machine a run grades on: how it checks numbers, and for which profile."""
+
+    mode: str  # "cuda": run on the GPU; "cpu": compile for the profile's arch and simulate; "compile": compile only
+    name: str
+    target: Any
+    # the GPU generation graded for: its limits pick the cases' block parameters (Hopper's unless told)
+    profile: Profile = field(default_factory=lambda: PROFILES[DEFAULT])
+    problem: str = ""  # why this machine cannot grade at all (e.g. no nvcc)

@@ -27,7 +27,7 @@ def main(argv: list[str]) -> int:
     from grader.pipeline.compare import compare
     from grader.pipeline.inputs import changed_inputs, make_inputs, poisoned_outputs, reference_outputs, writes_outside
     from grader.pipeline.simulate import SimulationError, Unsupported, simulate
-    from grader.trace.frontend import jit_options, kernel_function, trace_tir
+    from grader.pipeline.trace import jit_options, kernel_function, trace_tir
 
     root = course_root()
     specs = {pid: load_puzzle(load_module(path)) for pid, path in puzzle_files(root / "solutions").items()}

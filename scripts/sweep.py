@@ -25,8 +25,8 @@ def main(argv: list[str]) -> None:
     from grader.pipeline.build import compile_tir
     from grader.pipeline.compare import compare
     from grader.pipeline.inputs import launch, make_inputs, poisoned_outputs, reference_outputs
+    from grader.pipeline.trace import jit_options, trace_tir
     from grader.spec import Case
-    from grader.trace.frontend import jit_options, trace_tir
 
     files = [a.split("=", 1)[1] for a in argv if a.startswith("--file=")]
     puzzle_id, function, case_name, *overrides = [a for a in argv if not a.startswith("--file=")]

@@ -11,12 +11,15 @@ from __future__ import annotations
 from concurrent.futures import Future
 from pathlib import Path
 
+from grader.devices import Device
 from grader.discover import course_root, load_module, load_puzzle, puzzle_files
 from grader.outcome import CaseResult
 from grader.pipeline.build import COMPILE_ONLY_TARGET, BuildFailed, NotImplementedYet
-from grader.processes.judge import Build, Context, Device, grade_case
+from grader.pipeline.context import Build, Context
+from grader.pipeline.grade import grade_case
+from grader.pipeline.trace import kernel_function, trace_tir
 from grader.spec import Puzzle
-from grader.trace.frontend import kernel_function, load_learner, trace_tir
+from grader.trace.frontend import load_learner
 
 
 def spec(puzzle_id: str) -> Puzzle:

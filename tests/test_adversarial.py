@@ -133,8 +133,9 @@ def test_the_inputs_depend_on_the_kernels_tir_not_only_on_the_cases_seed():
     """A file can read the case's seed from the course's files while it is traced; the judge's share of
     the seed comes from the admitted TIR, so the answers for the inputs a kernel is checked on cannot be
     part of that kernel (tests/attacks/baked_answer.py is the attack)."""
-    from grader.processes.judge import Context, input_draw
-    from grader.trace.frontend import trace_tir
+    from grader.pipeline.context import Context
+    from grader.pipeline.grade import input_draw
+    from grader.pipeline.trace import trace_tir
     from tests.inprocess import spec
 
     kernel = spec("02").kernel("add")
@@ -155,8 +156,9 @@ def test_the_same_kernel_draws_the_same_inputs_wherever_its_file_lies(tmp_path):
     from tilelang import tvm
 
     from grader.discover import load_module
-    from grader.processes.judge import Context, input_draw
-    from grader.trace.frontend import trace_tir
+    from grader.pipeline.context import Context
+    from grader.pipeline.grade import input_draw
+    from grader.pipeline.trace import trace_tir
     from tests.inprocess import spec
 
     kernel = spec("02").kernel("add")
@@ -274,7 +276,8 @@ def test_kernels_tilelang_rejects_while_tracing_get_a_line_and_a_hint():
     sentence with the learner's file:line and a hint, never as TileLang's raw exception alone."""
     from grader.discover import wrong_kernels
     from grader.pipeline.build import BuildFailed
-    from grader.trace.frontend import kernel_function, load_learner, trace_tir
+    from grader.pipeline.trace import kernel_function, trace_tir
+    from grader.trace.frontend import load_learner
     from tests.inprocess import spec
 
     for wrong in [w for w in wrong_kernels(ROOT) if w.caught_by == "compile"]:
@@ -420,8 +423,10 @@ def test_a_kernel_hanging_on_the_gpu_times_out_and_the_next_kernel_is_still_grad
 def test_stores_outside_the_output_are_caught_by_the_guard_bands():
     """A launch that writes past the end of C and before its start (into the guard bands the grader puts
     around every output) fails with a sentence saying where; so does one that writes into its input."""
+    from grader.devices import Device
     from grader.pipeline.build import COMPILE_ONLY_TARGET
-    from grader.processes.judge import Context, Device, run_and_compare
+    from grader.pipeline.context import Context
+    from grader.pipeline.execute import execute_and_compare
     from tests.inprocess import spec
 
     puzzle = spec("02")
@@ -441,12 +446,12 @@ def test_stores_outside_the_output_are_caught_by_the_guard_bands():
         C.copy_(A + B)
         A.zero_()
 
-    after = run_and_compare(ctx, kernel, case, past_the_end)
+    after = execute_and_compare(ctx, kernel, case, None, past_the_end)
     assert after.status == outcome.FAILED
     assert after.message == "wrote outside the output C: 1 element(s) after it (nearest 3 element(s) past the end)"
-    before = run_and_compare(ctx, kernel, case, before_the_start)
+    before = execute_and_compare(ctx, kernel, case, None, before_the_start)
     assert before.message == "wrote outside the output C: 1 element(s) before it (nearest 2 element(s) past the start)"
-    mutated = run_and_compare(ctx, kernel, case, into_the_input)
+    mutated = execute_and_compare(ctx, kernel, case, None, into_the_input)
     assert mutated.message == "modified input A: the kernel must only read it"
 
 

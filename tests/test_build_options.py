@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from grader.discover import load_module
-from grader.trace.frontend import jit_options
+from grader.pipeline.trace import jit_options
 
 ROOT = Path(__file__).resolve().parent.parent
 

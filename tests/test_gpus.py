@@ -116,7 +116,7 @@ def _allocated(tir, arch: str) -> int:
 def test_the_count_is_what_tilelang_allocates_for_each_profile(name):
     """The fit check counts shared memory itself; TileLang's lowering for the profile's arch must agree
     on each kernel's largest case (where a wrong count would matter most)."""
-    from grader.trace.frontend import kernel_function, trace_tir
+    from grader.pipeline.trace import kernel_function, trace_tir
 
     profile = PROFILES[name]
 
@@ -158,7 +158,7 @@ def test_a_branch_that_never_runs_allocates_nothing():
     tile through C_tile is dead, TileLang allocates only the three stages of A_tile and B_tile, and the count
     agrees; at tail_3000x2504x1000 (one full wave) C_tile is allocated and counted."""
     from grader.pipeline.simulate.interp import shared_memory_plan
-    from grader.trace.frontend import kernel_function, trace_tir
+    from grader.pipeline.trace import kernel_function, trace_tir
 
     module = load_module(SOLUTIONS["08"])
     kernel = load_puzzle(module).kernel("matmul_streamk")

@@ -250,7 +250,7 @@ REDUCE_EACH_TILE = [
 
 def traced_tir(path: Path, puzzle: str, kernel: str, case: str):
     from grader.discover import load_module, load_puzzle
-    from grader.trace.frontend import kernel_function, trace_tir
+    from grader.pipeline.trace import kernel_function, trace_tir
     from tests.conftest import ROOT
 
     spec = load_puzzle(load_module(next((ROOT / "solutions").glob(f"p{puzzle}_*.py")))).kernel(kernel)
@@ -319,7 +319,9 @@ def supervised(monkeypatch, script, timeout=1.0):
 
     monkeypatch.setenv(WARM_ENV, "1")
     monkeypatch.setattr(worker, "serve", fake_judge(script))
-    run = supervisor.PuzzleRun({"puzzle_id": "02", "kernel_file": "mine.py"}, timeout=timeout)
+    from grader.settings import GradeOptions, JudgeRequest
+
+    run = supervisor.PuzzleRun(JudgeRequest("02", "spec.py", "mine.py", GradeOptions(timeout=timeout)))
     assert run.describe() is not None
     run.set_plan([("add", "first"), ("add", "second")])
     return run
@@ -650,7 +652,8 @@ def test_the_judge_announces_a_compile_only_while_it_is_under_way():
     from concurrent.futures import Future
     from types import SimpleNamespace
 
-    from grader.processes.judge import Build, announce_phases
+    from grader.pipeline.context import Build
+    from grader.processes.judge import announce_phases
 
     class Conn:
         def __init__(self):

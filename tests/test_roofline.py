@@ -11,7 +11,7 @@ from grader.frontends import render as report
 from grader.frontends.cli import UsageError, parse_params
 from grader.outcome import Bench, CaseResult
 from grader.pipeline import roofline
-from grader.processes.judge import bench_with_params, block_parameters
+from grader.pipeline.bench import bench_with_params, block_parameters
 
 H200 = roofline.Limits(copy_gbps=4000.0, tensor_tflops=1000.0)
 

@@ -62,7 +62,7 @@ def test_modified_input_is_reported():
 def test_an_illegal_instruction_in_a_warp_specialized_build_points_at_warp_specialization():
     """The crash conv1d_implicit's warp-specialized build gives on the H200 (scripts/p09/implicit_fault.py):
     the hint names the decorator that avoids it, and only where the build is warp-specialized."""
-    from grader.processes.judge import WARP_SPECIALIZED_FAULT, crash_hint
+    from grader.pipeline.execute import WARP_SPECIALIZED_FAULT, crash_hint
     from grader.teaching.experiments import kernel_source
     from scripts.p09.implicit_variants import windows_only
     from solutions.p09_conv1d import conv1d_implicit

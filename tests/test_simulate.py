@@ -9,7 +9,7 @@ import torch
 
 from grader.discover import course_root, load_module, load_puzzle, puzzle_files, wrong_kernels
 from grader.pipeline.simulate import SimulationError, Unsupported, simulate
-from grader.trace.frontend import kernel_function, trace_tir
+from grader.pipeline.trace import kernel_function, trace_tir
 from tests.inprocess import grade_simulated
 
 ROOT = course_root()

@@ -8,11 +8,12 @@ import resource
 import torch
 
 from grader import outcome
+from grader.devices import Device
 from grader.frontends import render as report
 from grader.outcome import CaseResult
 from grader.pipeline.build import COMPILE_ONLY_TARGET
 from grader.pipeline.compare import compare
-from grader.processes.judge import Device, limit_memory
+from grader.processes.judge import limit_memory
 from grader.spec import Tolerance
 
 TOLERANCE = Tolerance(rtol=1e-3, atol=1e-3)

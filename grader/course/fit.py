@@ -37,7 +37,7 @@ def fits(profiles: list[Profile], spec_dir: Path, puzzle_ids: list[str] | None =
     that give a case the same parameters."""
     from grader.discover import load_module, load_puzzle, puzzle_files
     from grader.pipeline.simulate.interp import shared_memory_plan
-    from grader.trace.frontend import kernel_function, trace_tir
+    from grader.pipeline.trace import kernel_function, trace_tir
 
     rows: list[Fit] = []
     known: dict[tuple, int] = {}

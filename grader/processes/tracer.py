@@ -4,7 +4,7 @@ The tracer runs the learner's Python (grader.trace.tracer). This module gives it
 (no GPU, a scrubbed environment, a temporary working directory, limits on memory, file size and time,
 its output captured where no verdict is read) and treats each reply as untrusted data: bounded in
 size, parsed as JSON, its TVM node types on an allow-list, its names plain identifiers, no call to a
-host function, options on an allow-list. ``admit`` is the one gate every traced kernel passes.
+host function, options on an allow-list: grader.pipeline.admit is the one gate every traced kernel passes.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import select
 import signal
 import subprocess
@@ -24,56 +23,19 @@ from pathlib import Path
 from typing import Any
 
 from grader.discover import course_root
-from grader.pipeline.build import BuildFailed, Signature, check_signature
+from grader.pipeline.admit import MAX_REPLY_BYTES
+from grader.pipeline.build import Signature
+from grader.pipeline.trace import TracerGone
 from grader.processes import reaper, sandbox
 from grader.processes.warm import WARM_ENV
-from grader.spec import Case, Kernel
+from grader.spec import Kernel
 
-MAX_REPLY_BYTES = 32 * 2**20  # a traced 1024x1024-tile GEMM is well under 1 MiB of JSON
 MAX_FILE_BYTES = 256 * 2**20  # what the tracer may write to any one file (its output included)
 
 # Environment the tracer keeps; everything else (tokens, hidden-case paths, ...) is dropped.
 KEPT_ENV = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LD_LIBRARY_PATH", "VIRTUAL_ENV", "CONDA_PREFIX")
 KEPT_ENV_PREFIXES = ("LC_", "CUDA_HOME", "CUDA_PATH", "TVM_", "TILELANG_")
 DROPPED_ENV_PREFIXES = ("TILELANG_COURSE_",)
-
-NODE_TYPE = re.compile(r"^(tirx|ir|relax)\.[A-Za-z.]+$|^(ffi\.(Array|Map|String|Shape)|int|float|bool|None)$")
-IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-STRING_VALUE = re.compile(r"^[A-Za-z0-9_.<>\[\]:, +*/%()=-]{0,200}$")  # printf labels, scopes, thread tags
-HOST_CALL = re.compile(r"call_packed|call_cpacked|tvm_call_packed|tvm_call_cpacked|call_llvm|call_spirv|tvm_stack")
-EXTERN_CALLS = ("tirx.call_extern", "tirx.call_pure_extern")
-# What T.print emits (tilelang/cuda/language/print.py), by exact name: the generated CUDA prints a callee's
-# name verbatim, so a name that only starts like these could go on with code of its own.
-TILELANG_EXTERNS = frozenset({"debug_print_var", "debug_print_msg", "debug_print_buffer_value"})
-KEPT_ATTRS = ("global_symbol", "tilelang_out_idx")
-IMPORTED_SOURCE = ("pragma_import",)  # T.import_source's pragma_import_c (and _llvm): text pasted into the code
-# Pass configs that change how a kernel is lowered, nothing else: none that takes nvcc flags or passes,
-# or writes files (tl.device_compile_flags, tirx.add_lower_pass, tl.dump_ir_path, cuda.kernels_output_dir, ...),
-# and none that makes the GPU run other than the TIR the simulator runs (tl.disable_thread_storage_sync drops
-# the barriers TileLang puts between a shared store and the other threads' loads: a race no CPU case shows).
-PASS_CONFIGS = frozenset(
-    "tl.disable_warp_specialized tl.enable_auto_warp_specialization tl.enable_fast_math tl.ptxas_register_usage_level "
-    "tl.config_index_bitwidth tl.disable_tma_lower tl.disable_vectorize_256 tl.enable_fp32x2_reduction "
-    "tl.enable_async_copy tl.enable_lower_ldgstg tl.enable_lower_ldgstg_predicated tl.disable_wgmma "
-    "tl.enable_aggressive_shared_memory_merge tl.disable_shared_memory_reuse tl.disable_shuffle_elect "
-    "tl.disable_loop_unswitching tl.loop_unswitching_allow_non_trivial_else "
-    "tl.force_let_inline tl.storage_rewrite_detect_inplace tl.disable_out_of_bound_warning tl.Simplify "
-    "tirx.disable_cse_tir tirx.disable_storage_rewrite tirx.disable_vectorize tirx.use_async_copy "
-    "tirx.merge_static_smem tirx.noalias tirx.Simplify".split()
-)
-FLAG = re.compile(
-    r"^(-O[0-3]|--use_fast_math|-use_fast_math|-lineinfo|--extra-device-vectorization|-ftz=(true|false)"
-    r"|--ftz=(true|false)|-prec-(div|sqrt)=(true|false)|--prec-(div|sqrt)=(true|false)|--fmad=(true|false)"
-    r"|-fmad=(true|false)|-?-maxrregcount=\d+|-Xptxas=-v|--ptxas-options=-v|-D[A-Za-z_][A-Za-z0-9_]*(=[A-Za-z0-9_]+)?)$"
-)
-
-
-class TracerGone(Exception):
-    """The tracer gave no usable answer: ``status`` is the verdict (timed_out or error)."""
-
-    def __init__(self, status: str, message: str):
-        super().__init__(message)
-        self.status, self.message = status, message
 
 
 def tracer_env(folder: Path) -> dict[str, str]:
@@ -342,122 +304,3 @@ class Tracer:
 
 def _text(value: Any, limit: int = 20000) -> str:
     return value[:limit] if isinstance(value, str) else ""
-
-
-# ---------------------------------------------------------------------------------- admission
-
-
-def refused(sentence: str) -> BuildFailed:
-    return BuildFailed(sentence, "", "")
-
-
-def load_tir(text: Any, kernel: Kernel) -> Any:
-    """The PrimFunc in a tracer's reply, or BuildFailed: JSON of allowed TVM node types only."""
-    from tilelang import tvm
-
-    if not isinstance(text, str) or len(text) > MAX_REPLY_BYTES:
-        raise refused(f"`{kernel.function}` did not trace to a kernel the grader can read")
-    try:
-        document = json.loads(text)
-        types = {node.get("type") for node in document["nodes"]}
-        root = document["nodes"][document["root_index"]]["type"]
-    except (ValueError, KeyError, TypeError, IndexError, AttributeError) as error:
-        raise refused(f"`{kernel.function}` did not trace to a kernel the grader can read") from error
-    strange = sorted(str(t) for t in types if not (isinstance(t, str) and NODE_TYPE.match(t)))
-    if root != "tirx.PrimFunc" or strange:
-        what = f"objects of type {', '.join(strange[:3])}" if strange else f"a {root}"
-        raise refused(f"`{kernel.function}` traced to {what}, which no TileLang kernel contains")
-    try:
-        tir = tvm.ir.load_json(text)
-    except Exception as error:
-        raise refused(f"`{kernel.function}` did not trace to a kernel the grader can read") from error
-    if not isinstance(tir, tvm.tirx.PrimFunc):
-        raise refused(f"`{kernel.function}` did not trace to a kernel")
-    return tir
-
-
-def unsafe_parts(tir: Any) -> list[str]:
-    """Sentences for what the judge will not compile: host calls, odd names, unknown attributes."""
-    from tilelang import tvm
-
-    problems: list[str] = []
-
-    def visit(node: Any) -> None:
-        if isinstance(node, tvm.tirx.Call) and hasattr(node.op, "name"):
-            name = str(node.op.name)
-            if HOST_CALL.search(name):
-                problems.append(f"calls a host function through {name.split('.')[-1]}")
-            elif name in EXTERN_CALLS:
-                callee = node.args[0].value if node.args and hasattr(node.args[0], "value") else "?"
-                if str(callee) not in TILELANG_EXTERNS:
-                    problems.append(f"calls the external function `{str(callee)[:60]}` (T.call_extern)")
-        elif isinstance(node, tvm.tirx.Var) and not IDENTIFIER.match(str(node.name)):
-            problems.append(f"has a variable named {str(node.name)[:40]!r}")
-        elif isinstance(node, tvm.tirx.StringImm) and not STRING_VALUE.match(str(node.value)):
-            problems.append(f"holds the string {str(node.value)[:40]!r}")
-        elif isinstance(node, (tvm.tirx.BufferLoad, tvm.tirx.BufferStore)) and not IDENTIFIER.match(node.buffer.name):
-            problems.append(f"has a buffer named {node.buffer.name[:40]!r}")
-        elif isinstance(node, tvm.tirx.AttrStmt) and str(node.attr_key).startswith(IMPORTED_SOURCE):
-            problems.append(f"imports source code ({node.attr_key})")
-        # Annotations of blocks and loops are maps, not expressions: their strings are not StringImm nodes.
-        for key, value in (getattr(node, "annotations", None) or {}).items():
-            if str(key).startswith(IMPORTED_SOURCE):
-                problems.append(f"imports source code (T.import_source, {key})")
-            elif isinstance(value, str) and not STRING_VALUE.match(str(value)):
-                problems.append(f"holds the string {str(value)[:40]!r} in the annotation {str(key)[:40]!r}")
-
-    tvm.tirx.stmt_functor.post_order_visit(tir.body, visit)
-    for buffer in tir.buffer_map.values():
-        if not IDENTIFIER.match(str(buffer.name)):
-            problems.append(f"has a tensor named {str(buffer.name)[:40]!r}")
-    for key in tir.attrs.keys() if tir.attrs is not None else []:
-        if str(key) not in KEPT_ATTRS:
-            problems.append(f"sets the function attribute {str(key)!r}")
-    return sorted(set(problems))
-
-
-def admit(tir: Any, kernel: Kernel, case: Case) -> Any:
-    """The TIR the judge compiles and simulates, or BuildFailed with one sentence."""
-    problems = unsafe_parts(tir)
-    if problems:
-        raise refused(
-            f"`{kernel.function}` {problems[0]}: the grader compiles only TileLang's own operations "
-            "(T.print included), so remove it"
-        )
-    check_signature(tir, kernel, case)
-    # The kernel's symbol is the puzzle's name, whatever the traced one says (it lands in generated C++);
-    # outputs are passed in (poisoned) by the grader instead of allocated by TileLang.
-    return tir.with_attr("global_symbol", kernel.function).without_attr("tilelang_out_idx")
-
-
-def admit_options(options: Any, kernel: Kernel) -> dict[str, Any]:
-    """The decorator's options the judge passes to tilelang.compile: known pass configs with plain
-    values, and nvcc flags from an allow-list; anything else is refused with one sentence."""
-    if not options:
-        return {}
-    if not isinstance(options, dict) or set(options) - {"pass_configs", "compile_flags"}:
-        raise refused(f"`{kernel.function}` has @tilelang.jit options the grader does not pass on")
-    admitted: dict[str, Any] = {}
-    configs = options.get("pass_configs") or {}
-    if configs:
-        if not isinstance(configs, dict):
-            raise refused(f"`{kernel.function}`'s pass_configs is not a dict")
-        for key, value in configs.items():
-            if key not in PASS_CONFIGS or not isinstance(value, (bool, int, float, str)) or len(str(value)) > 100:
-                raise refused(
-                    f"`{kernel.function}` sets the pass config {str(key)[:60]!r} = {str(value)[:40]!r}, which the "
-                    "grader does not pass on (it takes PassConfigKey options that only change lowering, plain values)"
-                )
-        admitted["pass_configs"] = dict(configs)
-    flags = options.get("compile_flags") or []
-    if flags:
-        if not isinstance(flags, list) or not all(isinstance(f, str) for f in flags):
-            raise refused(f"`{kernel.function}`'s compile_flags is not a list of strings")
-        for flag in flags:
-            if not FLAG.match(flag):
-                raise refused(
-                    f"`{kernel.function}` passes nvcc the flag {flag[:60]!r}, which the grader does not pass on "
-                    "(it takes -O, --use_fast_math, -lineinfo, -maxrregcount, -D and the precision flags)"
-                )
-        admitted["compile_flags"] = list(flags)
-    return admitted

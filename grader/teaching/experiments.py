@@ -81,7 +81,7 @@ def _lower(function: Any, values: dict[str, Any]):
     import tilelang
     from tilelang import tvm
 
-    from grader.trace.frontend import jit_options
+    from grader.pipeline.trace import jit_options
 
     tir = function.get_tir(**values)
     target = tvm.target.Target(COMPILE_ONLY_TARGET)

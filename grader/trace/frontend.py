@@ -1,4 +1,4 @@
-"""Learner objects, in the tracer process only: import the learner's file, find its kernels, trace them.
+"""Learner objects, in the tracer process only: import the learner's file (grader.pipeline.trace traces it).
 
 Everything here may be patched by the learner's own module (it runs in the same process), so nothing
 here decides a verdict: it produces TIR and learner-facing sentences that the judge validates.
@@ -6,7 +6,6 @@ here decides a verdict: it produces TIR and learner-facing sentences that the ju
 
 from __future__ import annotations
 
-import difflib
 import re
 import traceback
 from pathlib import Path
@@ -14,18 +13,12 @@ from typing import Any
 
 from grader.pipeline.build import (
     OUT_OF_MEMORY,
-    BuildFailed,
-    NotImplementedYet,
-    Signature,
-    explain,
-    function_end,
     learner_location,
     out_of_memory,
     summarize,
 )
+from grader.pipeline.trace import CELL_ERRORS
 
-# Where a module run cell by cell keeps, per name its failed cell defined, why that cell failed.
-CELL_ERRORS = "__grader_cell_errors__"
 DEFINED = re.compile(r"^(?:async\s+)?def\s+([A-Za-z_]\w*)|^([A-Za-z_]\w*)\s*=", re.MULTILINE)
 
 
@@ -81,78 +74,3 @@ def load_cells(source: Path, cells: list[str]) -> Any:
                 errors[match.group(1) or match.group(2)] = problem
     module.__dict__[CELL_ERRORS] = errors
     return module
-
-
-def kernel_function(module: Any, kernel: Any, known: tuple[str, ...] = ()) -> Any:
-    """The learner's @tilelang.jit function for ``kernel`` (anything with a ``function`` name), or a
-    BuildFailed saying what is wrong. ``known`` names every kernel of the puzzle, so a jit function
-    under another name can be pointed out as the likely renamed one."""
-    from tilelang.jit import JITImpl
-
-    failed = getattr(module, CELL_ERRORS, {}).get(kernel.function)
-    if failed is not None:
-        raise BuildFailed(failed[0], "", failed[1])
-    function = getattr(module, kernel.function, None)
-    where = Path(getattr(module, "__file__", "the file")).name
-    if function is None:
-        others = [
-            name
-            for name, value in vars(module).items()
-            if isinstance(value, JITImpl) and name not in known and not name.startswith("_")
-        ]
-        close = difflib.get_close_matches(kernel.function, others, n=1, cutoff=0.3)
-        if close or len(others) == 1:
-            found = (close or others)[0]
-            raise BuildFailed(
-                f"{where} has no kernel named `{kernel.function}`, but it has a @tilelang.jit function "
-                f"`{found}`: rename it `{kernel.function}` (the grader finds kernels by the stub's names).",
-                "",
-                "",
-            )
-        raise BuildFailed(
-            f"{where} has no kernel named `{kernel.function}`: keep the stub's function, with its name "
-            f"and its @tilelang.jit decorator, and fill in its TODO.",
-            "",
-            "",
-        )
-    if not isinstance(function, JITImpl):
-        raise BuildFailed(
-            f"`{kernel.function}` is a plain Python function, not a @tilelang.jit kernel: the grader "
-            "compiles your TileLang kernel and runs it on the GPU itself, so an answer computed in Python "
-            "(with torch, say) does not count. Keep the stub's @tilelang.jit decorator and its T.Kernel body.",
-            "",
-            "",
-        )
-    return function
-
-
-def trace(function: Any, signature: Signature, arguments: dict[str, Any], source: Path) -> Any:
-    """Run TileLang's frontend on the learner's function for these sizes and block parameters."""
-    try:
-        return function.get_tir(**arguments)
-    except NotImplementedError as error:
-        raise NotImplementedYet(str(error) or "not implemented yet") from error
-    except Exception as error:
-        raise explain(error, source, signature, function_end(function)) from error
-
-
-def trace_tir(function: Any, kernel: Any, case: Any, source: Path) -> Any:
-    """In-process tracing for the grader's own tests and scripts: trace, then admit the TIR as the
-    judge does (signature, shapes, no host calls)."""
-    from grader.processes.tracer import admit
-
-    tir = trace(function, Signature.of(kernel), {**case.sizes, **case.params}, source)
-    return admit(tir, kernel, case)
-
-
-def jit_options(function: Any) -> dict[str, Any]:
-    """The compile options the learner gave ``@tilelang.jit(...)`` (pass configs, nvcc flags), as plain
-    data: the judge compiles the traced TIR itself and passes on the ones it allows."""
-    options: dict[str, Any] = {}
-    configs = getattr(function, "pass_configs", None)
-    if configs:
-        options["pass_configs"] = {str(getattr(k, "value", k)): v for k, v in dict(configs).items()}
-    flags = getattr(function, "compile_flags", None)
-    if flags:
-        options["compile_flags"] = [flags] if isinstance(flags, str) else list(flags)
-    return options

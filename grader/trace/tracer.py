@@ -28,8 +28,8 @@ def send(reply: TextIO, message: dict[str, Any]) -> None:
 
 def answer(module: Any, source: Path, job: dict[str, Any]) -> dict[str, Any]:
     """Trace one job: the TIR as JSON and the decorator's options, or why not."""
-    from grader.pipeline.build import BuildFailed, NotImplementedYet, Signature, explain
-    from grader.trace.frontend import OUT_OF_MEMORY, jit_options, kernel_function, out_of_memory, trace
+    from grader.pipeline.build import OUT_OF_MEMORY, BuildFailed, NotImplementedYet, Signature, explain, out_of_memory
+    from grader.pipeline.trace import jit_options, kernel_function, trace
 
     signature = Signature(job["function"], tuple(job["tensors"]), tuple(job["blocks"]), tuple(job.get("outputs", ())))
     try:

@@ -60,8 +60,8 @@ def main(argv: list[str]) -> int:
     from grader.pipeline.build import compile_tir
     from grader.pipeline.compare import compare
     from grader.pipeline.inputs import make_inputs, poisoned_outputs, reference_outputs
+    from grader.pipeline.trace import trace_tir
     from grader.spec import Case
-    from grader.trace.frontend import trace_tir
 
     out = Path(os.environ.get("OUT") or "/tmp/streamk-sweep")
     out.mkdir(parents=True, exist_ok=True)

@@ -1,4 +1,4 @@
-"""Attack: patch the judging functions themselves: the judge process, its judge() and grade_case(),
+"""Attack: patch the judging functions themselves: the comparison, grade_case() and the run,
 run, report, the pytest plugin and the JSON writer, so that every case reads as passed."""
 
 import tilelang
@@ -7,8 +7,9 @@ import tilelang.language as T
 import grader.frontends.plugin
 import grader.frontends.render
 import grader.outcome
+import grader.pipeline.execute
+import grader.pipeline.grade
 import grader.pipeline.inputs
-import grader.processes.judge
 
 
 def _passed(*args, **kwargs):
@@ -17,10 +18,9 @@ def _passed(*args, **kwargs):
     return CaseResult("08", "gemv", "square_256", grader.outcome.PASSED, {}, "max abs err 0", "x")
 
 
-grader.processes.judge.judge = _passed
-grader.processes.judge.grade_case = _passed
-grader.processes.judge.simulate_and_compare = _passed
-grader.processes.judge.run_and_compare = _passed
+grader.pipeline.execute.compare_outputs = _passed
+grader.pipeline.grade.grade_case = _passed
+grader.pipeline.execute.execute_and_compare = _passed
 grader.pipeline.inputs.reference_outputs = lambda kernel, inputs: [x.clone() for x in inputs[:1]]
 grader.frontends.render.case_lines = lambda result, verbose=False: ["  PASS  square_256  forged"]
 grader.frontends.render.write_json = lambda path, document: path.write_text('{"results": []}')

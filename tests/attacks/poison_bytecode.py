@@ -27,7 +27,10 @@ def _plant(source: Path, text: str) -> None:
         pass
 
 
-_plant(ROOT / "grader" / "pipeline" / "compare.py", (ROOT / "grader" / "pipeline" / "compare.py").read_text() + "\n" + FAKE_COMPARE)
+_plant(
+    ROOT / "grader" / "pipeline" / "compare.py",
+    (ROOT / "grader" / "pipeline" / "compare.py").read_text() + "\n" + FAKE_COMPARE,
+)
 _plant(ROOT / "solutions" / "p08_matrix.py", (ROOT / "solutions" / "p08_matrix.py").read_text())
 
 

@@ -1,0 +1,42 @@
+"""What every step of one run shares: the run's context, a case's build, and how a verdict is made."""
+
+from __future__ import annotations
+
+from concurrent.futures import Future
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from grader.devices import Device
+from grader.outcome import CaseResult
+from grader.spec import Case, Kernel, Puzzle
+
+
+@dataclass
+class Context:
+    puzzle: Puzzle
+    source: Path
+    device: Device
+    bench: bool
+    seed_offset: int
+    save_failures: str = ""  # --save-failures DIR: where failed cases' tensors go
+    spec_file: Path = Path()  # the trusted module the cases come from (solutions/ unless told)
+    limits: Any = None  # grader.pipeline.roofline.Limits: measured at the first bench of the run
+    learner_params: bool = False  # --param: the bench cases run with the learner's block parameters
+    # The part of a case's input seed that comes from its admitted TIR (input_draw); set per case
+    draw: int = 0
+    # Off only in-process, to replay inputs recorded from the case's seed alone (scripts/crosscheck.py's)
+    seed_from_tir: bool = True
+
+
+@dataclass
+class Build:
+    tir: Any  # the admitted TIR (what the simulator runs), None if tracing or admission failed
+    compiled: Future  # the compiled kernel, or the build error
+
+
+def result_for(ctx: Context, kernel: Kernel, case: Case, status: str, message: str, **extra: Any) -> CaseResult:
+    """A verdict on one case of this run."""
+    return CaseResult(
+        ctx.puzzle.id, kernel.function, case.name, status, dict(case.sizes), message, str(ctx.source), **extra
+    )

@@ -1,0 +1,211 @@
+"""Steps 4 and 5, run or simulate, then compare: one case on this machine's backend, checked against torch.
+
+Both backends do the same thing in the same order: draw the case's inputs, poison its outputs, run the
+kernel (on the GPU, or tile by tile on the CPU simulator), fail it for anything it wrote that it must not,
+and compare every output with the float64 reference (grader.pipeline.compare).
+"""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from grader import outcome, verified
+from grader.outcome import CaseResult
+from grader.pipeline.context import Context, result_for
+from grader.pipeline.hidden import SIMULATED
+from grader.spec import Case, Kernel
+
+WARP_SPECIALIZED_FAULT = (
+    "An illegal instruction in a warp-specialized build (a producer warpgroup issuing TMA copies): "
+    "TileLang 0.1.15 builds some correct kernels this way that fault on Hopper, puzzle 09's convolutions "
+    "among them. Compile it with warp specialization off, as the stub's decorator does: "
+    "@tilelang.jit(pass_configs={tilelang.PassConfigKey.TL_DISABLE_WARP_SPECIALIZED: True})."
+)
+
+
+@dataclass
+class Ran:
+    """What running a case left: its verdict when the run itself failed, else the outputs' side effects."""
+
+    failed: CaseResult | None = None
+    side_effects: tuple[str, ...] = ()
+
+
+class Gpu:
+    """The case's compiled kernel, launched on this machine's GPU."""
+
+    where = "cuda"
+    checked = verified.GPU
+    prefix = ""
+
+    def run(self, ctx: Context, kernel: Kernel, case: Case, tir: Any, compiled: Any, tensors: list, outs: list) -> Ran:
+        from grader.pipeline.build import summarize
+        from grader.pipeline.inputs import launch, writes_outside
+
+        try:
+            launch(compiled, tensors, outs)
+        except Exception as error:  # an illegal address or a launch failure: the kernel's verdict
+            message = f"the kernel crashed on the GPU: {summarize(error)}"
+            hint = crash_hint(str(error), kernel_source(compiled))
+            failed = result_for(ctx, kernel, case, outcome.CRASHED, message, hint=hint, trace=traceback.format_exc())
+            return Ran(failed)
+        return Ran(side_effects=tuple(writes_outside(outs, [t.name for t in kernel.outputs])))
+
+
+class Simulator:
+    """The case's admitted TIR, run tile by tile on the CPU (grader.pipeline.simulate). The compiled kernel
+    is the evidence for how the GPU would store (TMA stores write whole 16-byte units at a tail)."""
+
+    where = "cpu"
+    checked = verified.SIMULATED
+    prefix = SIMULATED
+
+    def run(self, ctx: Context, kernel: Kernel, case: Case, tir: Any, compiled: Any, tensors: list, outs: list) -> Ran:
+        from grader.pipeline.simulate import SimulationError, Unsupported, simulate
+
+        named = {t.name: x for t, x in zip(kernel.inputs + kernel.outputs, tensors + outs)}
+        try:
+            simulate(
+                tir,
+                named,
+                ctx.device.profile,
+                tma_stores="tl::tma_store(" in kernel_source(compiled),
+                reverse_blocks=reversed_blocks(kernel, case),
+            )
+        except SimulationError as error:
+            return Ran(result_for(ctx, kernel, case, outcome.FAILED, f"{SIMULATED}{error}"))
+        except Unsupported as error:
+            message = f"the CPU simulator does not support {error}; run on a GPU to check the numbers"
+            unsupported = result_for(ctx, kernel, case, outcome.UNSUPPORTED, message)
+            unsupported.checked = verified.COMPILED  # built; its numbers unchecked
+            return Ran(unsupported)
+        return Ran()
+
+
+def backend_for(ctx: Context) -> Gpu | Simulator:
+    return Gpu() if ctx.device.mode == "cuda" else Simulator()
+
+
+def execute_and_compare(ctx: Context, kernel: Kernel, case: Case, tir: Any, compiled: Any) -> CaseResult:
+    """Run the case on this machine's backend and fold every output's comparison into one verdict."""
+    from grader.pipeline.inputs import changed_inputs, make_inputs, poisoned_outputs
+
+    backend = backend_for(ctx)
+    inputs = make_inputs(kernel, case, backend.where, ctx.seed_offset + ctx.draw)
+    pristine = [x.clone() for x in inputs]
+    outputs = poisoned_outputs(kernel, case, backend.where)
+    ran = backend.run(ctx, kernel, case, tir, compiled, inputs, outputs)
+    if ran.failed is not None:
+        ran.failed.checked = ran.failed.checked or backend.checked
+        return ran.failed
+    result = compare_outputs(ctx, kernel, case, pristine, outputs)
+    result.message = backend.prefix + result.message
+    side_effects = changed_inputs(pristine, inputs, [t.name for t in kernel.inputs]) + list(ran.side_effects)
+    result = with_side_effects(result, side_effects)
+    result.checked = backend.checked
+    return keep_failure(ctx, kernel, case, result, pristine, outputs)
+
+
+def compare_outputs(ctx: Context, kernel: Kernel, case: Case, inputs: list, outputs: list) -> CaseResult:
+    """Compare every output with the float64 reference and fold the verdicts into one result."""
+    from grader.pipeline.compare import compare
+    from grader.pipeline.inputs import reference_outputs
+
+    expected = reference_outputs(kernel, inputs)
+    details: list[str] = []
+    hint = ""
+    tile_map = None
+    wrong = total = 0
+    max_abs = max_rel = 0.0
+    for spec, got, want in zip(kernel.outputs, outputs, expected):
+        tile = tuple(case.params.get(p) if p else None for p in kernel.tiles.get(spec.name, ()))
+        verdict = compare(spec.name, got, want.to(got.device), kernel.tolerance_for(spec.dtype), tile)
+        wrong += verdict.wrong
+        total += verdict.total
+        max_abs, max_rel = max(max_abs, verdict.max_abs_error), max(max_rel, verdict.max_rel_error)
+        details += verdict.details
+        hint = hint or verdict.hint
+        if tile_map is None and verdict.tile_map is not None:
+            tile_map = {"output": spec.name, **verdict.tile_map}
+    status = outcome.PASSED if wrong == 0 else outcome.FAILED
+    message = f"max abs err {max_abs:.3g}" if wrong == 0 else f"{wrong} of {total} output elements wrong"
+    return result_for(
+        ctx,
+        kernel,
+        case,
+        status,
+        message,
+        details=details,
+        hint=hint,
+        max_abs_error=max_abs,
+        max_rel_error=max_rel,
+        wrong=wrong,
+        total=total,
+        tile_map=tile_map,
+    )
+
+
+def reversed_blocks(kernel: Kernel, case: Case) -> bool:
+    """Every other case runs its blocks last to first, so a result that depends on their order cannot
+    pass every case (races the simulator names are caught in either order)."""
+    names = [c.name for c in kernel.cases]
+    return case.name in names and names.index(case.name) % 2 == 1
+
+
+def kernel_source(compiled: Any) -> str:
+    """The CUDA TileLang generated for a compiled kernel, or "" where there is none to read."""
+    try:
+        return str(compiled.get_kernel_source()) if compiled is not None else ""
+    except Exception:  # a build that kept no source: the simulator assumes plain stores, a hint says less
+        return ""
+
+
+def with_side_effects(result: CaseResult, side_effects: list[str]) -> CaseResult:
+    """Fail a result whose kernel wrote to an input or outside an output, saying so first."""
+    if not side_effects:
+        return result
+    prefix = SIMULATED if result.message.startswith(SIMULATED) else ""
+    rest = result.message.removeprefix(prefix)
+    result.status = outcome.FAILED
+    result.message = prefix + (side_effects[0] if result.wrong == 0 else f"{rest}; {side_effects[0]}")
+    result.details = side_effects + result.details
+    result.hint = result.hint or (
+        "A kernel may only store to its outputs (the tensors it returns), each index inside the output's shape: "
+        "find the store to that tensor, or the index that runs past the end."
+    )
+    return result
+
+
+def crash_hint(message: str, source: str) -> str:
+    """What to look at after a GPU crash, from the error and the CUDA TileLang generated."""
+    if "illegal instruction" in message and "warpgroup_reg_alloc" in source:
+        return WARP_SPECIALIZED_FAULT
+    return "Look for an index past the end of a buffer, or a block needing more shared memory than the GPU has."
+
+
+def keep_failure(
+    ctx: Context, kernel: Kernel, case: Case, result: CaseResult, inputs: list, outputs: list
+) -> CaseResult:
+    """With --save-failures, write a failed case's tensors and say how to replay it."""
+    if not ctx.save_failures or result.status != outcome.FAILED:
+        return result
+    from grader.pipeline.failures import save_failure
+    from grader.pipeline.inputs import reference_outputs
+
+    expected = reference_outputs(kernel, inputs)
+    path, command = save_failure(
+        Path(ctx.save_failures),
+        ctx.puzzle.id,
+        ctx.source,
+        kernel,
+        case,
+        ctx.seed_offset,
+        ctx.draw,
+        (ctx.device.mode, ctx.device.name),
+        {"inputs": inputs, "expected": expected, "actual": outputs},
+    )
+    result.saved, result.replay = str(path), command
+    return result

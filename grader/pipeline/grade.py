@@ -1,0 +1,227 @@
+"""Step 6, grade: one case's verdict, as an ordered list of gates.
+
+The case's build is under way when grading starts (grader.processes.judge compiles every case at once).
+Each gate either gives the verdict or lets the case through to the next one; the last gate runs it (on
+the GPU or the CPU simulator, grader.pipeline.execute) and compares it with torch. What the TIR shows
+(an accumulator never cleared, a concept the puzzle wants and the kernel skips) can then still fail a
+case whose numbers came out right.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from grader import outcome, verified
+from grader.outcome import CaseResult
+from grader.pipeline.context import Build, Context, result_for
+from grader.pipeline.hidden import SIMULATED
+from grader.spec import Case, Kernel
+
+# A gate: (context, kernel, case, build, compiled kernel) -> the verdict, or None to go on.
+Gate = Callable[[Context, Kernel, Case, Build, Any], "CaseResult | None"]
+
+
+def unfit_gate(ctx: Context, kernel: Kernel, case: Case, build: Build | None, compiled: Any) -> CaseResult | None:
+    """No block parameters of this case fit this GPU: neither passed nor failed."""
+    if case.unfit:
+        message = f"not applicable on {ctx.device.profile.label}: {case.unfit}"
+        return result_for(ctx, kernel, case, outcome.NOT_APPLICABLE, message)
+    return None
+
+
+def setup_gate(ctx: Context, kernel: Kernel, case: Case, build: Build | None, compiled: Any) -> CaseResult | None:
+    """This machine cannot grade at all (no compiler): not the kernel's fault."""
+    if ctx.device.problem or build is None:
+        return result_for(ctx, kernel, case, outcome.SETUP, ctx.device.problem)
+    return None
+
+
+def empty_launch_gate(ctx: Context, kernel: Kernel, case: Case, build: Build, compiled: Any) -> CaseResult | None:
+    """A grid with a zero extent launches nothing (on a GPU, an invalid launch): a FAIL that says why, in
+    every mode, and the kernel's other cases still run."""
+    from grader.pipeline.checks import empty_launch
+
+    if build.tir is None:
+        return None
+    empty = empty_launch(build.tir, case.sizes, case.params, kernel.inputs + kernel.outputs)
+    if not empty:
+        return None
+    prefix = SIMULATED if ctx.device.mode == "cpu" and case.simulate else ""
+    return result_for(ctx, kernel, case, outcome.FAILED, prefix + empty)
+
+
+def shared_memory_gate(ctx: Context, kernel: Kernel, case: Case, build: Build, compiled: Any) -> CaseResult | None:
+    """A block over the GPU's shared memory cannot launch: say so before trying (no CRASH, the kernel's
+    other cases still run), and in every mode, so compiling for a smaller GPU on the CPU finds it too.
+    It is the learner's failure if the course's own kernel fits at these block sizes, else not applicable."""
+    from grader.pipeline.simulate.interp import shared_memory_plan
+
+    if build.tir is None:
+        return None
+    profile = ctx.device.profile
+    plan = shared_memory_plan(build.tir)
+    if plan.total <= profile.shared_per_block:
+        return None
+    reference = reference_shared_memory(ctx, kernel, case)
+    if reference is not None and reference > profile.shared_per_block:
+        return result_for(
+            ctx,
+            kernel,
+            case,
+            outcome.NOT_APPLICABLE,
+            f"not applicable on {profile.label}: at this case's block sizes it needs {-(-reference // 1024)} KiB of "
+            f"shared memory per block; this GPU has {profile.shared_kib} KiB",
+        )
+    message = plan.too_much(profile.shared_per_block, f"a block on {profile.label}")
+    return result_for(ctx, kernel, case, outcome.FAILED, message)
+
+
+def compile_only_gate(ctx: Context, kernel: Kernel, case: Case, build: Build, compiled: Any) -> CaseResult | None:
+    """Built, and nothing here can run it: no GPU and no simulator, or a case too large to simulate."""
+    arch = ctx.device.profile.arch
+    if ctx.device.mode == "compile":
+        message = f"compiled for {arch}: TileLang accepts it (numbers need a GPU)"
+    elif ctx.device.mode == "cpu" and not case.simulate:
+        message = f"compiled for {arch} (too large to simulate: numbers need a GPU)"
+    else:
+        return None
+    return replace(result_for(ctx, kernel, case, outcome.COMPILED, message), checked=verified.COMPILED)
+
+
+def run_gate(ctx: Context, kernel: Kernel, case: Case, build: Build, compiled: Any) -> CaseResult:
+    """Run the case on this machine's backend and compare its outputs with torch's."""
+    from grader.pipeline.execute import execute_and_compare
+
+    drawn = replace(ctx, draw=input_draw(ctx, build.tir, case))
+    return execute_and_compare(drawn, kernel, case, build.tir, compiled)
+
+
+# In order: the first gate that gives a verdict ends the case's grading.
+GATES: tuple[Gate, ...] = (empty_launch_gate, shared_memory_gate, compile_only_gate, run_gate)
+
+
+def built(ctx: Context, kernel: Kernel, case: Case, build: Build) -> Any:
+    """The compiled kernel, or the verdict of a case whose tracing, admission or compile failed."""
+    from grader.pipeline.build import BuildFailed, NotImplementedYet
+    from grader.pipeline.trace import TracerGone
+
+    try:
+        return build.compiled.result()
+    except TracerGone as gone:
+        return result_for(ctx, kernel, case, gone.status, gone.message)
+    except NotImplementedYet:
+        message = f"not implemented yet: fill in the TODO of `{kernel.function}` in {ctx.source.name}"
+        return result_for(ctx, kernel, case, outcome.NOT_IMPLEMENTED, message)
+    except BuildFailed as error:
+        where = f" ({error.location})" if error.location else ""
+        return result_for(
+            ctx,
+            kernel,
+            case,
+            outcome.ERROR,
+            error.summary + where,
+            trace=error.trace,
+            hint=error.hint,
+            details=list(error.details),
+        )
+
+
+def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Build | None) -> CaseResult:
+    """One case's verdict: the gates before the build, the build, then GATES in order; a case that ran is
+    then held to what its TIR shows, and benched if asked."""
+    started = time.perf_counter()
+    for gate in (unfit_gate, setup_gate):
+        if (early := gate(ctx, kernel, case, build, None)) is not None:
+            return early
+    assert build is not None  # setup_gate answered otherwise
+    compiled = built(ctx, kernel, case, build)
+    if isinstance(compiled, CaseResult):
+        return compiled
+    for gate in GATES:
+        result = gate(ctx, kernel, case, build, compiled)
+        if result is not None:
+            break
+    result.seconds = time.perf_counter() - started
+    if result.checked in (verified.GPU, verified.SIMULATED):
+        held_to_tir(result, kernel, case, build.tir)
+        if ctx.bench and case.bench and result.status == outcome.PASSED:
+            from grader.pipeline.bench import bench_case
+
+            result.bench = bench_case(ctx, kernel, case, compiled)
+    return result
+
+
+def held_to_tir(result: CaseResult, kernel: Kernel, case: Case, tir: Any) -> None:
+    """Fail a case that ran for what its TIR shows. Accumulators nothing cleared can come out right by luck
+    (zeroed registers): the cause, not luck. A count that rounds down explains a mismatch; it never makes one."""
+    from grader.pipeline.checks import floor_problems, never_initialized, reduce_restarts
+
+    causes = never_initialized(tir)
+    if result.status == outcome.FAILED:
+        causes += floor_problems(tir, case.sizes, case.params, kernel.inputs + kernel.outputs) + reduce_restarts(tir)
+    fail_by_tir(result, causes, "the numbers happen to be right, but ", cause=True)
+    missed = [sentence for concept in kernel.concepts if (sentence := concept.check(tir))]
+    fail_by_tir(result, [f"the puzzle wants {m}" for m in missed], "the numbers are right, but ", cause=False)
+
+
+def input_draw(ctx: Context, tir: Any, case: Case) -> int:
+    """The part of a case's input seed drawn from a hash of its admitted TIR. The case's own seed is in the
+    course's files, so without this a file could draw the inputs while it is traced and bake the answers
+    into its TIR as constants; with it, changing the TIR changes the inputs it is checked on, and the
+    tracer is dead before they are drawn. The same file draws the same inputs on every run (and
+    --seed-offset N another draw of them), so a failure replays."""
+    import hashlib
+
+    from tilelang import tvm
+
+    if not ctx.seed_from_tir:
+        return 0
+    text = _program_text(tvm.ir.save_json(tir)) if tir is not None else ""
+    digest = hashlib.sha256(f"{case.name}:{case.seed}:{text}".encode()).digest()
+    return int.from_bytes(digest[:4], "little") % (2**30)
+
+
+def _program_text(saved: str) -> str:
+    """TVM's JSON of a TIR without its source spans: they hold the file's path and line numbers, so
+    the same kernel in another checkout, or with a comment added, would otherwise draw other inputs
+    and a saved failure would not replay there."""
+    import json
+
+    graph = json.loads(saved)
+    for node in graph.get("nodes", []):
+        if node.get("type") in ("ir.SourceName", "ir.Span"):
+            node["data"] = None
+    return json.dumps(graph, sort_keys=True)
+
+
+def reference_shared_memory(ctx: Context, kernel: Kernel, case: Case) -> int | None:
+    """Bytes of shared memory the course's own kernel (the trusted spec file) takes for this case."""
+    from grader.discover import load_module
+    from grader.pipeline.simulate.interp import shared_memory_plan
+    from grader.pipeline.trace import kernel_function, trace_tir
+
+    try:
+        module = load_module(ctx.spec_file)
+        return shared_memory_plan(trace_tir(kernel_function(module, kernel), kernel, case, ctx.spec_file)).total
+    except Exception:  # a spec without this kernel's body (a stub used as spec): no reference to weigh
+        return None
+
+
+def fail_by_tir(result: CaseResult, sentences: list[str], right_numbers: str, cause: bool) -> None:
+    """Fail a ran case for what its TIR shows (a concept missed, an accumulator never cleared), even
+    when its numbers are right. On a case that failed anyway, the first sentence replaces the generic
+    hint when it is the ``cause`` of the mismatch; the others are listed."""
+    if not sentences or result.status not in (outcome.PASSED, outcome.FAILED):
+        return
+    listed = sentences[1:]
+    if result.status == outcome.PASSED:
+        prefix = SIMULATED if result.message.startswith(SIMULATED) else ""  # the summary counts it
+        result.status, result.message = outcome.FAILED, prefix + right_numbers + sentences[0]
+    elif cause:
+        result.hint = "the likely cause: " + sentences[0]
+    else:
+        listed = sentences
+    result.details = result.details + [f"also: {s}" for s in listed]
