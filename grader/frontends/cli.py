@@ -13,13 +13,15 @@ import signal
 import sys
 import tempfile
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from grader.discover import course_root, normalize_id, puzzle_files, puzzle_id_of
 from grader.i18n import hint_lines, tr
+from grader.settings import CLI, OPTIONS, SANDBOX, GradeOptions
+from grader.settings import parse_params as _parse_params
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNCHECKED = 0, 1, 2, 3
-DEFAULT_MEMORY_LIMIT_GB = 32.0
 
 
 class UsageError(Exception):
@@ -35,70 +37,9 @@ def parser() -> argparse.ArgumentParser:
     source = p.add_mutually_exclusive_group()
     source.add_argument("--solutions", action="store_true", help="grade solutions/ instead of puzzles/")
     source.add_argument("--file", type=Path, metavar="PATH", help="grade the kernels defined in PATH")
-    p.add_argument(
-        "-k",
-        dest="kernels",
-        metavar="NAME",
-        help="only kernels whose name contains NAME (comma-separated for several)",
-    )
-    p.add_argument(
-        "--case", dest="cases", metavar="NAME", help="only the case named NAME (comma-separated for several)"
-    )
-    p.add_argument(
-        "--exact", action="store_true", help="-k names are exact kernel names (-k add grades add, not add_fragments)"
-    )
-    p.add_argument("--bench", action="store_true", help="time each kernel's large case against torch (GPU)")
-    p.add_argument(
-        "--param",
-        dest="params",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="with --bench: time the bench cases with this block parameter instead (e.g. --param BLOCK_N=128); "
-        "repeatable; the graded cases are not run",
-    )
-    p.add_argument(
-        "--json",
-        type=Path,
-        metavar="PATH",
-        help="write machine-readable results to PATH (-: to stdout, and the report to stderr)",
-    )
-    p.add_argument(
-        "--device",
-        choices=("auto", "cuda", "cpu", "compile"),
-        default="auto",
-        help="auto (default): the GPU if there is one, else cpu: compile for --arch and simulate the small cases",
-    )
-    p.add_argument(
-        "--arch",
-        default="",
-        metavar="SM",
-        help="grade for a GPU generation: sm_75 (T4), sm_80 (A100), sm_86 (RTX 30xx), sm_89 (RTX 40xx, L4) or "
-        "sm_90 (H100/H200): its block sizes and shared memory limit. Default: this machine's GPU, else sm_90 "
-        "(also set by TILELANG_COURSE_ARCH). Naming another GPU than this one compiles for it and simulates",
-    )
-    p.add_argument(
-        "--timeout",
-        type=float,
-        default=180.0,
-        metavar="S",
-        help="seconds one case may take, compile included (default 180)",
-    )
-    p.add_argument("--seed-offset", type=int, default=0, metavar="N", help="shift every case's seed by N")
-    p.add_argument(
-        "--save-failures",
-        type=Path,
-        metavar="DIR",
-        help="write each failed case's inputs, expected and actual outputs to DIR, with the command that replays it",
-    )
-    p.add_argument(
-        "--memory-limit",
-        type=float,
-        default=DEFAULT_MEMORY_LIMIT_GB,
-        metavar="GB",
-        help=f"memory (address space) of the grading process when it simulates or compiles (default "
-        f"{DEFAULT_MEMORY_LIMIT_GB:g}; 0: none; never applied when it runs on a CUDA GPU)",
-    )
+    for option in OPTIONS:
+        if option.cli:
+            option.add_to(p.add_argument, CLI)
     p.add_argument(
         "--hint",
         metavar="KERNEL",
@@ -116,7 +57,6 @@ def parser() -> argparse.ArgumentParser:
         help="run the graded file's Python unconfined (where this machine cannot make a sandbox, an instructor's "
         "run with hidden cases refuses to grade without this)",
     )
-    p.add_argument("--verbose", action="store_true", help="show full TileLang/TVM traces")
     p.add_argument(
         "--watch",
         action="store_true",
@@ -133,7 +73,7 @@ def targets(args: argparse.Namespace, root: Path) -> list[tuple[str, Path]]:
         if puzzle_id is None:
             raise UsageError(f"'{text}' is not a puzzle id: use a number such as 08")
         ids.append(puzzle_id)
-    if args.memory_limit < 0:
+    if args.memory_limit_gb < 0:
         raise UsageError("--memory-limit takes a number of GB, or 0 for no limit")
     if args.params:
         if not args.bench:
@@ -163,14 +103,18 @@ def targets(args: argparse.Namespace, root: Path) -> list[tuple[str, Path]]:
 
 def parse_params(texts: Sequence[str]) -> dict[str, int]:
     """``["BLOCK_N=128", "STAGES=4"]`` to a dict, or UsageError naming the one that is not NAME=INTEGER."""
-    params = {}
-    for text in texts:
-        name, _, value = text.partition("=")
-        name = name.strip()
-        if not name.isidentifier() or not name.isupper() or not value.strip().lstrip("-").isdigit():
-            raise UsageError(f"--param {text}: write a block parameter and a whole number, e.g. --param BLOCK_N=128")
-        params[name] = int(value)
-    return params
+    try:
+        return _parse_params(texts)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+
+
+def grade_options(args: argparse.Namespace) -> GradeOptions:
+    """The CLI's flags as GradeOptions (--save-failures made absolute: the judge may not share our folder)."""
+    options = GradeOptions.from_parsed(args, CLI)
+    if options.save_failures is not None:
+        options = replace(options, save_failures=options.save_failures.resolve())
+    return options
 
 
 def pytest_args(args: argparse.Namespace, chosen: list[tuple[str, Path]]) -> list[str]:
@@ -191,33 +135,8 @@ def pytest_args(args: argparse.Namespace, chosen: list[tuple[str, Path]]) -> lis
         "--tb=no",
         "-rN",
         "--color=auto",
-        "--grade-device",
-        args.device,
-        "--grade-timeout",
-        str(args.timeout),
-        "--grade-seed-offset",
-        str(args.seed_offset),
-        "--grade-memory-limit",
-        str(args.memory_limit),
     ]
-    if args.arch:
-        out += ["--grade-arch", args.arch]
-    if args.cases:
-        out += ["--grade-cases", args.cases]
-    if args.save_failures:
-        out += ["--grade-save-failures", str(args.save_failures.resolve())]
-    if args.kernels:
-        out += ["--grade-kernels", args.kernels]
-        if args.exact:
-            out.append("--grade-kernels-exact")
-    if args.bench:
-        out.append("--grade-bench")
-    for param in args.params:
-        out += ["--grade-param", param]
-    if args.json:
-        out += ["--grade-json", str(args.json)]
-    if args.verbose:
-        out.append("--grade-verbose")
+    out += grade_options(args).pytest_argv()
     return out
 
 
@@ -231,9 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(tr(f"grader: {error}"), file=sys.stderr)
         return EXIT_USAGE
     if args.no_sandbox:
-        from grader.processes.sandbox import ENV as SANDBOX_ENV
-
-        os.environ[SANDBOX_ENV] = "off"  # read by the judge, which starts the tracer
+        os.environ[SANDBOX] = "off"  # read by the judge, which starts the tracer
     if args.watch:
         return watch(args, chosen, list(argv if argv is not None else sys.argv[1:]))
     import pytest
@@ -345,7 +262,7 @@ def watch(args: argparse.Namespace, chosen: list[tuple[str, Path]], argv: list[s
         return EXIT_USAGE
     puzzle_id, path = chosen[0]
     spec = next((course_root() / "solutions").glob(f"p{puzzle_id}_*.py"))
-    wanted = [k for k in kernel_names(spec) if not args.kernels or _wanted(k, args.kernels, args.exact)]
+    wanted = [k for k in kernel_names(spec) if not args.kernels or _wanted(k, args.kernels, args.kernels_exact)]
     rest = _without(argv, {"--watch", "--exact", "--solutions"}, {"-k"})
     if args.file is None:  # grade exactly the file being watched
         rest += ["--file", str(path)]

@@ -13,7 +13,6 @@ Hooks, each with one job:
 
 from __future__ import annotations
 
-import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +26,7 @@ from grader.frontends import render as report
 from grader.i18n import tr
 from grader.outcome import CaseResult
 from grader.processes.supervisor import PuzzleRun
+from grader.settings import OPTIONS, PYTEST, GradeOptions, JudgeRequest
 
 
 @dataclass
@@ -35,6 +35,7 @@ class GradeState:
 
     targets: dict[Path, str]  # file graded -> puzzle id
     spec_dir: Path
+    options: GradeOptions  # the --grade-* flags
     runs: dict[Path, PuzzleRun] = field(default_factory=dict)
     results: list[CaseResult] = field(default_factory=list)
     announced: set[tuple[str, str]] = field(default_factory=set)
@@ -56,67 +57,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="ID=PATH",
         help="grade the kernels in PATH against puzzle ID (repeatable)",
     )
-    group.addoption(
-        "--grade-spec-dir",
-        default=None,
-        metavar="DIR",
-        help="folder whose pNN_*.py files hold the trusted cases (default: solutions/)",
-    )
-    group.addoption(
-        "--grade-device",
-        default="auto",
-        choices=("auto", "cuda", "cpu", "compile"),
-        help="auto: a CUDA GPU if there is one, else cpu (compile for --grade-arch, simulate); compile: compile only",
-    )
-    group.addoption(
-        "--grade-arch",
-        default=os.environ.get("TILELANG_COURSE_ARCH", ""),
-        metavar="SM",
-        help="grade for this GPU generation (sm_75, sm_80, sm_86, sm_89, sm_90): its block parameters and "
-        "shared memory limit; without a GPU of that kind, compile for it and simulate (default: this GPU, else sm_90)",
-    )
-    group.addoption(
-        "--grade-kernels",
-        default="",
-        metavar="NAMES",
-        help="only kernels whose name contains one of these comma-separated NAMES",
-    )
-    group.addoption(
-        "--grade-kernels-exact",
-        action="store_true",
-        help="--grade-kernels names are exact kernel names, not substrings",
-    )
-    group.addoption("--grade-bench", action="store_true", help="time each kernel's large case against torch")
-    group.addoption(
-        "--grade-param",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="with --grade-bench: the bench cases' block parameter NAME is VALUE (the graded cases are not run)",
-    )
-    group.addoption("--grade-json", default=None, metavar="PATH", help="write results as JSON to PATH")
-    group.addoption(
-        "--grade-timeout",
-        type=float,
-        default=180.0,
-        metavar="S",
-        help="seconds a case may take (compile included) before it counts as hung",
-    )
-    group.addoption("--grade-seed-offset", type=int, default=0, help="shift every case's seed")
-    group.addoption(
-        "--grade-cases", default="", metavar="NAMES", help="only the cases with one of these comma-separated NAMES"
-    )
-    group.addoption(
-        "--grade-save-failures", default=None, metavar="DIR", help="save each failed case's tensors and replay command"
-    )
-    group.addoption(
-        "--grade-memory-limit",
-        type=float,
-        default=0.0,
-        metavar="GB",
-        help="address-space limit of a grading process that does not use CUDA (0: none)",
-    )
-    group.addoption("--grade-verbose", action="store_true", help="show full TileLang/TVM traces")
+    for option in OPTIONS:  # the same table as python -m grader's flags (grader.settings)
+        if option.pytest:
+            option.add_to(group.addoption, PYTEST)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -127,8 +70,12 @@ def pytest_configure(config: pytest.Config) -> None:
     for entry in config.getoption("grade", default=[]) or []:
         puzzle_id, _, path = entry.partition("=")
         targets[Path(path).resolve()] = puzzle_id
-    spec_dir = config.getoption("grade_spec_dir", default=None)
-    config.stash[STATE] = GradeState(targets, Path(spec_dir) if spec_dir else course_root() / "solutions")
+    options = GradeOptions.from_parsed(config, PYTEST)
+    try:
+        options.block_params()
+    except ValueError as error:
+        raise pytest.UsageError(str(error)) from None
+    config.stash[STATE] = GradeState(targets, options.spec_dir or course_root() / "solutions", options)
 
 
 def _state(config: pytest.Config) -> GradeState | None:
@@ -152,30 +99,16 @@ class PuzzleFile(pytest.File):
         spec_file = next(state.spec_dir.glob(f"p{puzzle_id}_*.py"), None)
         if spec_file is None:
             raise pytest.UsageError(f"there is no puzzle {puzzle_id} in {state.spec_dir}")
-        opt = self.config.getoption
-        run = PuzzleRun(
-            {
-                "puzzle_id": puzzle_id,
-                "spec_file": str(spec_file),
-                "kernel_file": str(self.path),
-                "device": opt("grade_device"),
-                "arch": opt("grade_arch"),
-                "bench": opt("grade_bench"),
-                "params": _params(opt("grade_param")),
-                "seed_offset": opt("grade_seed_offset"),
-                "save_failures": opt("grade_save_failures"),
-                "memory_limit_gb": opt("grade_memory_limit"),
-            },
-            timeout=opt("grade_timeout"),
-        )
+        options = state.options
+        run = PuzzleRun(JudgeRequest(puzzle_id, str(spec_file), str(self.path), options))
         state.runs[self.path.resolve()] = run
         description = run.describe()
         if description is None:
             raise CollectError(f"could not load puzzle {puzzle_id}: {run.startup_problem}")
-        wanted = [n.strip() for n in opt("grade_kernels").split(",") if n.strip()]
-        cases = {n.strip() for n in opt("grade_cases").split(",") if n.strip()}
+        wanted = [n.strip() for n in options.kernels.split(",") if n.strip()]
+        cases = {n.strip() for n in options.cases.split(",") if n.strip()}
         for kernel in description["kernels"]:
-            if wanted and not _wanted(kernel["function"], wanted, opt("grade_kernels_exact")):
+            if wanted and not _wanted(kernel["function"], wanted, options.kernels_exact):
                 continue
             for case in kernel["cases"]:
                 if cases and case["name"] not in cases:
@@ -189,15 +122,6 @@ class PuzzleFile(pytest.File):
                 )
                 item.add_marker(f"p{puzzle_id}")
                 yield item
-
-
-def _params(texts: list[str]) -> dict[str, int]:
-    from grader.frontends.cli import UsageError, parse_params
-
-    try:
-        return parse_params(texts)
-    except UsageError as error:
-        raise pytest.UsageError(str(error)) from None
 
 
 def _wanted(function: str, names: list[str], exact: bool) -> bool:
@@ -267,11 +191,11 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 def unmatched_lines(config: pytest.Config, state: GradeState) -> list[str]:
     """When -k or --case matched nothing: say so, and list the names that would have matched (public
     cases only), one line per puzzle."""
-    opt = config.getoption
-    asked = [(flag, opt(name)) for flag, name in (("-k", "grade_kernels"), ("--case", "grade_cases")) if opt(name)]
+    options = state.options
+    asked = [(flag, value) for flag, value in (("-k", options.kernels), ("--case", options.cases)) if value]
     if not asked:
         return []
-    wanted = [n.strip() for n in opt("grade_kernels").split(",") if n.strip()]
+    wanted = [n.strip() for n in options.kernels.split(",") if n.strip()]
     lines = []
     for run in state.runs.values():
         kernels = {
@@ -280,7 +204,7 @@ def unmatched_lines(config: pytest.Config, state: GradeState) -> list[str]:
         }
         if not kernels:
             continue
-        matched = [k for k in kernels if not wanted or _wanted(k, wanted, opt("grade_kernels_exact"))]
+        matched = [k for k in kernels if not wanted or _wanted(k, wanted, options.kernels_exact)]
         said = " ".join(f"{flag} {value!r}" for flag, value in asked)
         puzzle = (run.description or {}).get("id", "")
         if not matched:
@@ -385,7 +309,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         for line in lines:
             terminalreporter.write_line(tr(line))
     arch = next((run.arch for run in state.runs.values() if run.arch), "sm_90a")
-    for line in verified_lines(state.results):
+    for line in report.verified_lines(state.results):
         terminalreporter.write_line(tr(line), yellow=True)
     unfit = [r for r in state.results if r.status == outcome.NOT_APPLICABLE]
     if unfit:
@@ -395,29 +319,6 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
                 "applicable, neither passed nor failed."
             )
         )
-
-
-def verified_lines(results: list[CaseResult]) -> list[str]:
-    """The closing lines where some case did not run on a GPU: each kernel's counts (grader.verified),
-    and, where cases were only compiled, that their numbers were not checked."""
-    by_puzzle: dict[str, list[CaseResult]] = {}
-    for result in results:
-        by_puzzle.setdefault(result.puzzle, []).append(result)
-    found = {
-        (f"{puzzle} {kernel}" if len(by_puzzle) > 1 else kernel): counts
-        for puzzle, cases in by_puzzle.items()
-        for kernel, counts in verified.per_kernel(cases).items()
-    }
-    totals = verified.total(found.values())
-    if totals[verified.SIMULATED] + totals[verified.COMPILED] == 0:
-        return []
-    lines = ["Not every case ran on a GPU:"] + [f"  {verified.line(name, counts)}" for name, counts in found.items()]
-    if verified.unchecked(totals):
-        lines.append(
-            f"{verified.unchecked(totals)} case(s) were only compiled: their numbers were not checked here. "
-            "A CUDA GPU checks them."
-        )
-    return lines
 
 
 def unchecked_cases(config: pytest.Config) -> int:

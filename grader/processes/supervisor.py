@@ -17,7 +17,7 @@ from typing import Any
 
 from grader import outcome
 from grader.outcome import CaseResult
-from grader.processes.warm import WARM_ENV
+from grader.settings import WARM, JudgeRequest
 
 Plan = list[tuple[str, list[str]]]
 
@@ -93,9 +93,9 @@ def timeout_reason(seconds: float, phase: str) -> tuple[str, str]:
 
 
 class PuzzleRun:
-    def __init__(self, request: dict[str, Any], timeout: float):
-        self.request = {**request, "timeout": timeout}
-        self.timeout = timeout
+    def __init__(self, request: JudgeRequest):
+        self.request = request
+        self.timeout = request.options.timeout
         self.description: dict[str, Any] | None = None
         self.device = ""
         self.mode = ""
@@ -118,12 +118,12 @@ class PuzzleRun:
     def _start(self) -> dict[str, Any] | None:
         # A warm check (grader.processes.warm) forks the judge from its already-imported state; otherwise a fresh
         # interpreter. Either way the judge is a process of its own, and nothing in this one used CUDA.
-        context = multiprocessing.get_context("fork" if os.environ.get(WARM_ENV) else "spawn")
+        context = multiprocessing.get_context("fork" if os.environ.get(WARM) else "spawn")
         parent, child = context.Pipe()
         from grader.processes.judge import serve
 
         self._scratch = tempfile.mkdtemp(prefix="tilelang-course-judge-")
-        request = {**self.request, "scratch": self._scratch}
+        request = self.request.with_scratch(self._scratch).to_dict()  # JudgeRequest.from_dict in the judge
         self._process = context.Process(target=serve, args=(child, request), daemon=True)
         self._oom_at_start = oom_kills()
         self._process.start()
@@ -233,8 +233,8 @@ class PuzzleRun:
                 self._stop()
                 if status == outcome.ERROR:  # a slow compile costs its own case: the next ones get a fresh judge
                     self._pending.remove(in_flight)
-                    puzzle = (self.description or {}).get("id", self.request.get("puzzle_id", ""))
-                    yield CaseResult(puzzle, *in_flight, status, {}, reason, self.request.get("kernel_file", ""))
+                    puzzle = (self.description or {}).get("id", self.request.puzzle_id)
+                    yield CaseResult(puzzle, *in_flight, status, {}, reason, self.request.kernel_file)
                     return
                 yield from self._give_up(in_flight[0], in_flight, status, reason)
                 return
@@ -274,8 +274,8 @@ class PuzzleRun:
         self, kernel: str, in_flight: tuple[str, str] | None, status: str, reason: str
     ) -> Iterator[CaseResult]:
         """Mark the case in flight with ``status`` and the rest of that kernel as not run."""
-        puzzle = (self.description or {}).get("id", self.request.get("puzzle_id", ""))
-        source = self.request.get("kernel_file", "")
+        puzzle = (self.description or {}).get("id", self.request.puzzle_id)
+        source = self.request.kernel_file
         for key in [k for k in self._pending if k[0] == kernel]:
             self._pending.remove(key)
             if key == in_flight:

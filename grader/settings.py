@@ -1,0 +1,344 @@
+"""Every setting of the grader, each declared once: the ``TILELANG_COURSE_*`` environment names, and the
+table of grading options from which both front ends build their parsers.
+
+``python -m grader`` (grader.frontends.cli) builds its argparse parser from ``OPTIONS``, and the pytest
+plugin (grader.frontends.plugin) its ``--grade-*`` options from the same records, so a flag, its default
+and its help exist in one place. Either parser's result becomes a ``GradeOptions``; the CLI hands it to
+pytest as argv generated from the table (``GradeOptions.pytest_argv``), and the supervisor hands the judge
+process a ``JudgeRequest`` (``to_dict``/``from_dict`` across the process boundary).
+
+This module imports nothing from grader: every other module may import it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+# ---------------------------------------------------------------------------------------------- environment
+PREFIX = "TILELANG_COURSE_"  # every name below starts so; the tracer drops them all from its environment
+# Set in a forked (warm) check: the judge and the tracer start by fork too (grader.processes.warm).
+WARM = "TILELANG_COURSE_WARM"
+# The learner's language for grader messages and notebooks: zh_CN, or en (grader.i18n).
+LANG = "TILELANG_COURSE_LANG"
+# A JSON file of hidden cases an instructor adds to the graded ones (grader.pipeline.hidden).
+HIDDEN_CASES = "TILELANG_COURSE_HIDDEN_CASES"
+# "off": run the graded file unconfined (--no-sandbox); "require": refuse to grade unconfined (sandbox).
+SANDBOX = "TILELANG_COURSE_SANDBOX"
+# More paths the sandbox hides, os.pathsep-separated (nbgrader's JudgeChecks names the course folder).
+SANDBOX_HIDE = "TILELANG_COURSE_SANDBOX_HIDE"
+# nbgrader grading: "cuda" (default) or "cpu" to grade without a GPU (grader.nbgrader.shards, JudgeChecks).
+DEVICE = "TILELANG_COURSE_DEVICE"
+# The GPU generation graded for when --arch is not given (sm_75 ... sm_90): the default of --arch.
+ARCH = "TILELANG_COURSE_ARCH"
+# Seconds: the default time limit of every notebook check (slow machines; grader.frontends.notebook).
+CHECK_TIMEOUT = "TILELANG_COURSE_CHECK_TIMEOUT"
+# Set by the nbgrader config: a notebook check() only says it is deferred; the judge grades after the run.
+JUDGE_AFTER = "TILELANG_COURSE_JUDGE_AFTER"
+# "0": notebook checks start a cold grader each time instead of going through the session's warm one.
+WARM_GRADER = "TILELANG_COURSE_WARM_GRADER"
+# The Python the Slurm batch scripts run the grader with (grader.nbgrader.course), else the one that wrote them.
+PYTHON = "TILELANG_COURSE_PYTHON"
+
+ENVIRONMENT = (WARM, LANG, HIDDEN_CASES, SANDBOX, SANDBOX_HIDE, DEVICE, ARCH, CHECK_TIMEOUT, JUDGE_AFTER, WARM_GRADER)
+ENVIRONMENT += (PYTHON,)
+
+# ---------------------------------------------------------------------------------------------- options
+CLI, PYTEST = "cli", "pytest"
+DEVICES = ("auto", "cuda", "cpu", "compile")
+DEFAULT_MEMORY_LIMIT_GB = 32.0
+DEFAULT_TIMEOUT_S = 180.0
+
+
+@dataclass(frozen=True)
+class Option:
+    """One grading option. ``cli``/``pytest`` are its flag in each front end ("" where that front end does
+    not take it); ``help`` may name other options as ``{field}``, written as that front end's flag."""
+
+    name: str  # the GradeOptions field
+    cli: str
+    pytest: str
+    help: str
+    default: Any = None
+    type: Callable[[str], Any] | None = None
+    metavar: str | None = None
+    choices: tuple[str, ...] | None = None
+    action: str = "store"  # "store", "store_true" or "append"
+    env: str = ""  # an environment name whose value, when set, is the default instead
+
+    @property
+    def fronts(self) -> tuple[str, ...]:
+        return tuple(front for front, flag in ((CLI, self.cli), (PYTEST, self.pytest)) if flag)
+
+    def flag(self, front: str) -> str:
+        return self.cli if front == CLI else self.pytest
+
+    def dest(self, front: str) -> str:
+        """The attribute the parser stores it in: the field's name, prefixed grade_ for pytest."""
+        return self.name if front == CLI else f"grade_{self.name}"
+
+    def parser_default(self) -> Any:
+        if self.action == "append":
+            return []
+        if self.env and os.environ.get(self.env):
+            return os.environ[self.env]
+        return self.default
+
+    def add_to(self, add_argument: Callable[..., Any], front: str) -> None:
+        """Declare this option with ``add_argument`` (argparse's, or a pytest option group's addoption)."""
+        flags = {option.name: option.flag(front) for option in OPTIONS}
+        kwargs: dict[str, Any] = {
+            "dest": self.dest(front),
+            "action": self.action,
+            "help": self.help.format(**flags),
+        }
+        if self.action != "store_true":
+            kwargs["default"] = self.parser_default()
+            if self.type is not None:
+                kwargs["type"] = self.type
+            if self.metavar is not None:
+                kwargs["metavar"] = self.metavar
+            if self.choices is not None:
+                kwargs["choices"] = self.choices
+        add_argument(self.flag(front), **kwargs)
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option(
+        "kernels",
+        "-k",
+        "--grade-kernels",
+        "only kernels whose name contains NAME (comma-separated for several)",
+        default="",
+        metavar="NAME",
+    ),
+    Option(
+        "cases",
+        "--case",
+        "--grade-cases",
+        "only the case named NAME (comma-separated for several)",
+        default="",
+        metavar="NAME",
+    ),
+    Option(
+        "kernels_exact",
+        "--exact",
+        "--grade-kernels-exact",
+        "{kernels} names are exact kernel names ({kernels} add grades add, not add_fragments)",
+        default=False,
+        action="store_true",
+    ),
+    Option(
+        "bench",
+        "--bench",
+        "--grade-bench",
+        "time each kernel's large case against torch (GPU)",
+        default=False,
+        action="store_true",
+    ),
+    Option(
+        "params",
+        "--param",
+        "--grade-param",
+        "with {bench}: time the bench cases with this block parameter instead (e.g. {params} BLOCK_N=128); "
+        "repeatable; the graded cases are not run",
+        default=(),
+        metavar="NAME=VALUE",
+        action="append",
+    ),
+    Option(
+        "json",
+        "--json",
+        "--grade-json",
+        "write machine-readable results to PATH (-: to stdout, and the report to stderr)",
+        type=Path,
+        metavar="PATH",
+    ),
+    Option(
+        "device",
+        "--device",
+        "--grade-device",
+        "auto (default): the GPU if there is one, else cpu: compile for {arch} and simulate the small cases; "
+        "cuda: the GPU or nothing; compile: compile only",
+        default="auto",
+        choices=DEVICES,
+    ),
+    Option(
+        "arch",
+        "--arch",
+        "--grade-arch",
+        "grade for a GPU generation: sm_75 (T4), sm_80 (A100), sm_86 (RTX 30xx), sm_89 (RTX 40xx, L4) or "
+        "sm_90 (H100/H200): its block sizes and shared memory limit. Default: this machine's GPU, else sm_90 "
+        f"(also set by {ARCH}). Naming another GPU than this one compiles for it and simulates",
+        default="",
+        metavar="SM",
+        env=ARCH,
+    ),
+    Option(
+        "timeout",
+        "--timeout",
+        "--grade-timeout",
+        f"seconds one case may take, compile included (default {DEFAULT_TIMEOUT_S:g})",
+        default=DEFAULT_TIMEOUT_S,
+        type=float,
+        metavar="S",
+    ),
+    Option(
+        "seed_offset",
+        "--seed-offset",
+        "--grade-seed-offset",
+        "shift every case's seed by N",
+        default=0,
+        type=int,
+        metavar="N",
+    ),
+    Option(
+        "save_failures",
+        "--save-failures",
+        "--grade-save-failures",
+        "write each failed case's inputs, expected and actual outputs to DIR, with the command that replays it",
+        type=Path,
+        metavar="DIR",
+    ),
+    Option(
+        "memory_limit_gb",
+        "--memory-limit",
+        "--grade-memory-limit",
+        f"memory (address space) of the grading process when it simulates or compiles (default "
+        f"{DEFAULT_MEMORY_LIMIT_GB:g}; 0: none; never applied when it runs on a CUDA GPU)",
+        default=DEFAULT_MEMORY_LIMIT_GB,
+        type=float,
+        metavar="GB",
+    ),
+    Option(
+        "verbose", "--verbose", "--grade-verbose", "show full TileLang/TVM traces", default=False, action="store_true"
+    ),
+    Option(
+        "spec_dir",
+        "",
+        "--grade-spec-dir",
+        "folder whose pNN_*.py files hold the trusted cases (default: solutions/)",
+        type=Path,
+        metavar="DIR",
+    ),
+)
+
+OPTION = {option.name: option for option in OPTIONS}
+
+
+def _default(name: str) -> Any:
+    return OPTION[name].default
+
+
+@dataclass(frozen=True)
+class GradeOptions:
+    """What a grading run was asked for, from either front end's flags (defaults: ``OPTIONS``)."""
+
+    kernels: str = _default("kernels")  # comma-separated substrings (exact names with kernels_exact)
+    cases: str = _default("cases")  # comma-separated case names
+    kernels_exact: bool = _default("kernels_exact")
+    bench: bool = _default("bench")
+    params: tuple[str, ...] = _default("params")  # "NAME=VALUE" texts, as given (block_params parses them)
+    json: Path | None = _default("json")
+    device: str = _default("device")  # one of DEVICES
+    arch: str = _default("arch")  # "": this GPU, else sm_90
+    timeout: float = _default("timeout")  # seconds per case
+    seed_offset: int = _default("seed_offset")
+    save_failures: Path | None = _default("save_failures")
+    memory_limit_gb: float = _default("memory_limit_gb")  # 0: none
+    verbose: bool = _default("verbose")
+    spec_dir: Path | None = _default("spec_dir")  # None: the course's solutions/
+
+    @classmethod
+    def from_parsed(cls, values: Any, front: str) -> GradeOptions:
+        """From a parser's result: an argparse Namespace (``front`` CLI) or a pytest Config (``front`` PYTEST).
+        An option that front end does not take keeps its default."""
+        got: dict[str, Any] = {}
+        for option in OPTIONS:
+            if not option.flag(front):
+                continue
+            dest = option.dest(front)
+            value = values.getoption(dest) if hasattr(values, "getoption") else getattr(values, dest)
+            got[option.name] = tuple(value or ()) if option.action == "append" else value
+        return cls(**got)
+
+    def pytest_argv(self) -> list[str]:
+        """The ``--grade-*`` arguments that give the plugin these options (only those not at their default)."""
+        argv: list[str] = []
+        for option in OPTIONS:
+            value = getattr(self, option.name)
+            if not option.pytest or value == option.default:
+                continue
+            if option.action == "store_true":
+                argv.append(option.pytest)
+            elif option.action == "append":
+                for item in value:
+                    argv += [option.pytest, str(item)]
+            else:
+                argv += [option.pytest, str(value)]
+        return argv
+
+    def block_params(self) -> dict[str, int]:
+        """``params`` as {NAME: VALUE}; ValueError names the one that is not NAME=INTEGER."""
+        return parse_params(self.params)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able: paths as text, params as a list."""
+        out = asdict(self)
+        for name, value in out.items():
+            if isinstance(value, Path):
+                out[name] = str(value)
+            elif isinstance(value, tuple):
+                out[name] = list(value)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> GradeOptions:
+        """The inverse of to_dict; a key that is not a field is an error (the two sides disagree)."""
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise TypeError(f"GradeOptions has no field {', '.join(sorted(unknown))}")
+        got = dict(data)
+        for name in ("json", "save_failures", "spec_dir"):
+            if got.get(name) is not None:
+                got[name] = Path(got[name])
+        if "params" in got:
+            got["params"] = tuple(got["params"])
+        return cls(**got)
+
+
+def parse_params(texts: Sequence[str]) -> dict[str, int]:
+    """``["BLOCK_N=128", "STAGES=4"]`` to a dict, or ValueError naming the one that is not NAME=INTEGER."""
+    params = {}
+    for text in texts:
+        name, _, value = text.partition("=")
+        name = name.strip()
+        if not name.isidentifier() or not name.isupper() or not value.strip().lstrip("-").isdigit():
+            raise ValueError(f"--param {text}: write a block parameter and a whole number, e.g. --param BLOCK_N=128")
+        params[name] = int(value)
+    return params
+
+
+@dataclass(frozen=True)
+class JudgeRequest:
+    """What the supervisor asks one judge process to grade (grader.processes.judge.serve)."""
+
+    puzzle_id: str
+    spec_file: str  # the trusted module the cases come from
+    kernel_file: str  # the graded file
+    options: GradeOptions = field(default_factory=GradeOptions)
+    scratch: str = ""  # the judge's temporary folder (TMPDIR), set by the supervisor as it starts one
+
+    def with_scratch(self, folder: str) -> JudgeRequest:
+        return replace(self, scratch=folder)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "options": self.options.to_dict()}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> JudgeRequest:
+        return cls(**{**data, "options": GradeOptions.from_dict(data.get("options", {}))})
