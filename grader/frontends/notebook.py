@@ -38,16 +38,17 @@ from typing import Any
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 
 from grader import verified
+from grader import settings
 from grader.discover import CELL_END, course_root, normalize_id
 from grader.i18n import hint_lines, tr, wrap_wide
 
 CHECK_TIMEOUT_S = 120.0
-TIMEOUT_ENV = "TILELANG_COURSE_CHECK_TIMEOUT"  # seconds: the default limit of every check (slow machines)
+TIMEOUT_ENV = settings.CHECK_TIMEOUT  # seconds: the default limit of every check (slow machines)
 # Set by the nbgrader config: check() only says it is deferred, and the judge grades every kernel after
 # the notebook ran (grader.nbgrader.judge), so nothing the notebook does can change a score.
-JUDGE_AFTER_ENV = "TILELANG_COURSE_JUDGE_AFTER"
+JUDGE_AFTER_ENV = settings.JUDGE_AFTER
 # Checks run through this session's warm grader (grader.processes.warm) unless this is "0": then each starts cold.
-WARM_SWITCH_ENV = "TILELANG_COURSE_WARM_GRADER"
+WARM_SWITCH_ENV = settings.WARM_GRADER
 BENCH_TIMEOUT_S = 600.0
 LABELS = {
     "passed": "PASS",

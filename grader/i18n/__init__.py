@@ -39,9 +39,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader import settings
 from grader.discover import course_root, normalize_id, puzzle_files
 
-ENV = "TILELANG_COURSE_LANG"
+ENV = settings.LANG
 LANGS = ("zh_CN",)  # the translations there are; English is the source
 BANNER = "> **此段尚未翻译 / not yet translated**"
 

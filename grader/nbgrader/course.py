@@ -32,15 +32,13 @@ from pathlib import Path
 import nbformat
 from nbformat import NotebookNode
 
+from grader import settings
 from grader.course.sync import REGION
 from grader.discover import course_root, normalize_id, puzzle_files
-from grader.frontends.notebook import JUDGE_AFTER_ENV
-from grader.i18n import ENV as I18N_ENV
-from grader.pipeline.hidden import ENV as HIDDEN_ENV
 from grader.pipeline.hidden import read_entries
 
 # An IPython option for the kernels nbgrader's Execute starts: check() only says it is deferred there.
-DEFER_ARGUMENT = f"--IPKernelApp.exec_lines=import os; os.environ[{JUDGE_AFTER_ENV!r}] = '1'"
+DEFER_ARGUMENT = f"--IPKernelApp.exec_lines=import os; os.environ[{settings.JUDGE_AFTER!r}] = '1'"
 
 POINTS_PER_KERNEL = 1
 CHECK_TIMEOUT_S = 240  # one check: the grader's child process, compiles included
@@ -254,7 +252,7 @@ c.Autograde.autograde_preprocessors = [
 # Hidden cases: graded on this machine only, never written into a notebook, and never in the
 # environment of the notebook's kernel (the student's code runs there): the judge alone gets the
 # file. An instructor's own setting of the environment variable wins.
-HIDDEN_CASES = Path(os.environ.pop({HIDDEN_ENV!r}, "") or {str(hidden)!r})
+HIDDEN_CASES = Path(os.environ.pop({settings.HIDDEN_CASES!r}, "") or {str(hidden)!r})
 if HIDDEN_CASES.is_file():
     c.JudgeChecks.hidden_cases = str(HIDDEN_CASES)
 '''
@@ -266,7 +264,7 @@ def lang_lines(course: Course) -> str:
         return ""
     return (
         "# The checks and the judge speak this language (grader/i18n/__init__.py); an instructor's own setting wins.\n"
-        f"os.environ.setdefault({I18N_ENV!r}, {course.lang!r})\n"
+        f"os.environ.setdefault({settings.LANG!r}, {course.lang!r})\n"
     )
 
 
@@ -324,7 +322,7 @@ else
     exit 2
 fi
 # Load your site's modules (CUDA, a Python) here if the jobs need them.
-PYTHON=${{TILELANG_COURSE_PYTHON:-{sys.executable}}}
+PYTHON=${{{settings.PYTHON}:-{sys.executable}}}
 echo "task $SLURM_ARRAY_TASK_ID of job $SLURM_ARRAY_JOB_ID on $(hostname): shard $SLURM_ARRAY_TASK_ID of $SHARDS," \\
     "CUDA_VISIBLE_DEVICES=${{CUDA_VISIBLE_DEVICES:-}}"
 exec "$PYTHON" -m grader autograde-shard "$ASSIGNMENT" --course {shlex.quote(str(course.root))} \\

@@ -30,9 +30,8 @@ from nbformat.v4 import new_output
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool, Enum, Float, Unicode
 
-from grader import verified
+from grader import settings, verified
 from grader.i18n import tr
-from grader.pipeline.hidden import ENV as HIDDEN_ENV
 
 PUZZLE_CELL = re.compile(r"\A%%puzzle[ \t]*(?P<name>[^\n]*)\n?")
 CHECK_ID = re.compile(r"^p(?P<puzzle>\d\d)_(?P<kernel>[A-Za-z0-9_]+)_check$")
@@ -72,7 +71,7 @@ def judged_outputs(lines: list[str], passed: bool, summary: str) -> list[Noteboo
 
 NO_SANDBOX_HINT = "--JudgeChecks.no_sandbox=True to nbgrader autograde (--no-sandbox to autograde-shard(s))"
 CPU_HINT = (
-    "--JudgeChecks.device=cpu to nbgrader autograde (--device cpu to autograde-shard(s), TILELANG_COURSE_DEVICE=cpu "
+    f"--JudgeChecks.device=cpu to nbgrader autograde (--device cpu to autograde-shard(s), {settings.DEVICE}=cpu "
     "to the Slurm script)"
 )
 
@@ -96,13 +95,13 @@ class JudgeChecks(NbGraderPreprocessor):
         ("cuda", "cpu"),
         default_value=None,
         allow_none=True,
-        help="cuda (the default, also from TILELANG_COURSE_DEVICE): refuse to grade where no CUDA GPU is usable; "
+        help=f"cuda (the default, also from {settings.DEVICE}): refuse to grade where no CUDA GPU is usable; "
         "cpu: grade without one (small cases simulated on the CPU, the rest only compiled)",
     ).tag(config=True)
     no_sandbox = Bool(
         False,
         help="grade even where this machine cannot make the sandbox: the student's code then runs with the "
-        "grading user's rights (also set by TILELANG_COURSE_SANDBOX=off)",
+        f"grading user's rights (also set by {settings.SANDBOX}=off)",
     ).tag(config=True)
 
     def sandbox_env(self) -> dict[str, str]:
@@ -174,7 +173,7 @@ class JudgeChecks(NbGraderPreprocessor):
         from grader.frontends.notebook import GraderRun, _run_grader, defines_kernel, verdict
 
         defined = [k for _, k in members if defines_kernel(module, k)]
-        env = {**self._sandbox, **({HIDDEN_ENV: self.hidden_cases} if self.hidden_cases else {})}
+        env = {**self._sandbox, **({settings.HIDDEN_CASES: self.hidden_cases} if self.hidden_cases else {})}
         limit = self.timeout * len(defined)  # the whole run: each kernel its check's time
         started = time.perf_counter()
         run = (

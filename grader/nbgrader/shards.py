@@ -35,7 +35,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from grader import verified
+from grader import settings, verified
 
 GRADED, FAILED, MISSING, NOT_SUBMITTED = "graded", "failed", "missing", "not submitted"
 LOGS = "logs"  # DIR/logs/ASSIGNMENT/STUDENT.log, one per student, rewritten on each attempt
@@ -300,7 +300,7 @@ def sandbox_ready(no_sandbox: bool) -> bool:
     return not refusal
 
 
-DEVICE_ENV = "TILELANG_COURSE_DEVICE"  # "cpu": grade without a GPU (set by --device cpu, read by JudgeChecks)
+DEVICE_ENV = settings.DEVICE  # "cpu": grade without a GPU (set by --device cpu, read by JudgeChecks)
 DEVICES = ("cuda", "cpu")
 CPU_HINT = "--device cpu"
 
@@ -355,7 +355,7 @@ def device_option(p: argparse.ArgumentParser) -> None:
         "--device",
         choices=DEVICES,
         default=None,
-        help="cuda (default; also set by TILELANG_COURSE_DEVICE): refuse to grade where no CUDA GPU is usable; "
+        help=f"cuda (default; also set by {settings.DEVICE}): refuse to grade where no CUDA GPU is usable; "
         "cpu: grade without one (small cases simulated, the rest only compiled)",
     )
 

@@ -28,10 +28,11 @@ import os
 from pathlib import Path
 from typing import Any
 
+from grader import settings
 from grader.outcome import CaseResult
 from grader.spec import Case, Kernel, Puzzle
 
-ENV = "TILELANG_COURSE_HIDDEN_CASES"
+ENV = settings.HIDDEN_CASES
 PREFIX = "hidden_"
 KEYS = {"puzzle", "kernel", "sizes", "params", "seed", "simulate", "scales", "note", "name", "for_gpus"}
 

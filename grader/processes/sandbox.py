@@ -40,10 +40,12 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader import settings
+
 # Set by `--no-sandbox` ("off") or by an instructor path that must not grade unconfined ("require").
-ENV = "TILELANG_COURSE_SANDBOX"
+ENV = settings.SANDBOX
 # More paths the sandbox covers, os.pathsep-separated (nbgrader's JudgeChecks names the course folder).
-HIDE_ENV = "TILELANG_COURSE_SANDBOX_HIDE"
+HIDE_ENV = settings.SANDBOX_HIDE
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000

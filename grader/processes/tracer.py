@@ -22,12 +22,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from grader import settings
 from grader.discover import course_root
 from grader.pipeline.admit import MAX_REPLY_BYTES
 from grader.pipeline.build import Signature
 from grader.pipeline.trace import TracerGone
 from grader.processes import reaper, sandbox
-from grader.processes.warm import WARM_ENV
 from grader.spec import Kernel
 
 MAX_FILE_BYTES = 256 * 2**20  # what the tracer may write to any one file (its output included)
@@ -35,7 +35,7 @@ MAX_FILE_BYTES = 256 * 2**20  # what the tracer may write to any one file (its o
 # Environment the tracer keeps; everything else (tokens, hidden-case paths, ...) is dropped.
 KEPT_ENV = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LD_LIBRARY_PATH", "VIRTUAL_ENV", "CONDA_PREFIX")
 KEPT_ENV_PREFIXES = ("LC_", "CUDA_HOME", "CUDA_PATH", "TVM_", "TILELANG_")
-DROPPED_ENV_PREFIXES = ("TILELANG_COURSE_",)
+DROPPED_ENV_PREFIXES = (settings.PREFIX,)
 
 
 def tracer_env(folder: Path) -> dict[str, str]:
@@ -171,7 +171,7 @@ class Tracer:
         read_end, write_end = os.pipe()
         self.output = tempfile.TemporaryFile()  # the tracer's stdout and stderr: never read as a verdict
         hide = sandbox.hidden_paths() if self.confine else None
-        if os.environ.get(WARM_ENV):
+        if os.environ.get(settings.WARM):
             self.process = ForkedTracer.start(
                 self.source, work, write_end, self.output.fileno(), self.memory_limit_gb, hide
             )

@@ -28,7 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-WARM_ENV = "TILELANG_COURSE_WARM"  # set in a forked check: start the judge and the tracer by fork too
+from grader import settings
+
+WARM_ENV = settings.WARM  # set in a forked check: start the judge and the tracer by fork too
 EXIT_MARK = b"\0exit="
 MAX_REQUEST = 1 << 20
 
