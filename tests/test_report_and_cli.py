@@ -1,6 +1,5 @@
 import json
 import math
-from argparse import Namespace
 from pathlib import Path
 
 import pytest
@@ -8,7 +7,7 @@ import pytest
 from grader import outcome
 from grader.discover import course_root, normalize_id
 from grader.frontends import render as report
-from grader.frontends.cli import UsageError, parser, pytest_args, targets
+from grader.frontends.cli import UsageError, parser, targets
 from grader.outcome import Bench, CaseResult
 
 ROOT = course_root()
@@ -82,16 +81,6 @@ def test_targets_default_to_puzzles_and_solutions_on_request():
 def test_usage_errors_say_what_is_wrong(argv, message):
     with pytest.raises(UsageError, match=message):
         targets(args(*argv), ROOT)
-
-
-def test_pytest_args_carry_every_option():
-    ns: Namespace = args("08", "-k", "gemv", "--bench", "--json", "r.json", "--verbose", "--timeout", "5")
-    out = pytest_args(ns, targets(ns, ROOT))
-    assert "--grade-bench" in out and "--grade-verbose" in out
-    assert out[out.index("--grade-kernels") + 1] == "gemv"
-    assert out[out.index("--grade-json") + 1] == "r.json"
-    assert out[out.index("--grade-timeout") + 1] == "5.0"
-    assert any(a.startswith("08=") and a.endswith("p08_matrix.py") for a in out)
 
 
 def test_tvm_errors_become_one_line_with_the_learners_line():

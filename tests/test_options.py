@@ -1,0 +1,201 @@
+"""grader.settings: one option table behind both front ends, GradeOptions, JudgeRequest, the environment names."""
+
+import json
+import re
+import subprocess
+import sys
+from dataclasses import fields
+from pathlib import Path
+
+import pytest
+from _pytest.config.argparsing import Parser
+
+from grader import settings
+from grader.discover import course_root
+from grader.frontends import cli, plugin
+from grader.settings import CLI, OPTIONS, PYTEST, GradeOptions, JudgeRequest
+
+ROOT = course_root()
+
+
+@pytest.fixture(autouse=True)
+def _no_arch_in_environment(monkeypatch):
+    monkeypatch.delenv(settings.ARCH, raising=False)
+
+
+def from_cli(*argv: str) -> GradeOptions:
+    return GradeOptions.from_parsed(cli.parser().parse_args(["08", *argv]), CLI)
+
+
+def pytest_parser() -> Parser:
+    parser = Parser(_ispytest=True)
+    plugin.pytest_addoption(parser)
+    return parser
+
+
+def from_pytest(*argv: str) -> GradeOptions:
+    return GradeOptions.from_parsed(pytest_parser().parse(list(argv)), PYTEST)
+
+
+def flags_of(parser) -> set[str]:
+    return {flag for action in parser._actions for flag in action.option_strings}
+
+
+def test_the_table_is_the_dataclass():
+    assert [o.name for o in OPTIONS] == [f.name for f in fields(GradeOptions)]
+    for option, field in zip(OPTIONS, fields(GradeOptions), strict=True):
+        assert field.default == option.default, option.name
+    assert len({o.cli for o in OPTIONS if o.cli}) == len([o for o in OPTIONS if o.cli])
+    assert all(o.pytest.startswith("--grade-") for o in OPTIONS if o.pytest)
+
+
+def test_both_parsers_declare_exactly_the_tables_flags():
+    cli_flags = flags_of(cli.parser())
+    assert {o.cli for o in OPTIONS if o.cli} <= cli_flags
+    pytest_flags = {name for option in pytest_parser().getgroup("grader").options for name in option.names()}
+    assert pytest_flags == {o.pytest for o in OPTIONS if o.pytest} | {"--grade"}
+    assert settings.OPTION["spec_dir"].fronts == (PYTEST,)
+    assert settings.OPTION["device"].fronts == (CLI, PYTEST)
+
+
+def test_defaults_agree_between_the_routes():
+    by_cli, by_pytest = from_cli(), from_pytest()
+    assert by_cli == by_pytest == GradeOptions()
+    assert by_cli.memory_limit_gb == by_pytest.memory_limit_gb == 32.0  # was 0 (none) through pytest --grade
+    assert by_cli.timeout == 180.0 and by_cli.device == "auto" and by_cli.params == ()
+
+
+def test_equal_flags_give_equal_options(tmp_path):
+    saved = str(tmp_path / "failed")
+    by_cli = from_cli(
+        *("--device", "cpu", "--arch", "sm_80", "--case", "tail_1000,small", "-k", "gemv", "--exact", "--bench"),
+        *("--param", "BLOCK_N=64", "--param", "STAGES=2", "--json", "r.json", "--timeout", "5", "--seed-offset", "3"),
+        *("--memory-limit", "4", "--save-failures", saved, "--verbose"),
+    )
+    by_pytest = from_pytest(
+        *("--grade-device", "cpu", "--grade-arch", "sm_80", "--grade-cases", "tail_1000,small"),
+        *("--grade-kernels", "gemv", "--grade-kernels-exact", "--grade-bench", "--grade-param", "BLOCK_N=64"),
+        *("--grade-param", "STAGES=2", "--grade-json", "r.json", "--grade-timeout", "5", "--grade-seed-offset", "3"),
+        *("--grade-memory-limit", "4", "--grade-save-failures", saved, "--grade-verbose"),
+    )
+    assert by_cli == by_pytest
+    assert by_cli.params == ("BLOCK_N=64", "STAGES=2") and by_cli.block_params() == {"BLOCK_N": 64, "STAGES": 2}
+    assert by_cli.timeout == 5.0 and by_cli.seed_offset == 3 and by_cli.memory_limit_gb == 4.0
+    assert by_cli.json == Path("r.json") and by_cli.save_failures == Path(saved)
+    assert by_cli.kernels_exact and by_cli.bench and by_cli.verbose
+
+
+def test_arch_defaults_to_the_environment_by_both_routes(monkeypatch):
+    monkeypatch.setenv(settings.ARCH, "sm_86")
+    assert from_cli().arch == from_pytest().arch == "sm_86"
+    assert from_cli("--arch", "sm_80").arch == "sm_80"
+
+
+def test_pytest_argv_is_generated_from_the_table_and_read_back_equal(tmp_path):
+    options = GradeOptions(
+        kernels="gemv,add",
+        cases="tail_1000",
+        kernels_exact=True,
+        bench=True,
+        params=("BLOCK_N=64", "STAGES=2"),
+        json=tmp_path / "r.json",
+        device="compile",
+        arch="sm_75",
+        timeout=7.5,
+        seed_offset=-2,
+        save_failures=tmp_path / "f",
+        memory_limit_gb=0.0,
+        verbose=True,
+        spec_dir=tmp_path,
+    )
+    argv = options.pytest_argv()
+    assert argv.count("--grade-param") == 2 and "--grade-memory-limit" in argv
+    assert from_pytest(*argv) == options
+    assert GradeOptions().pytest_argv() == []  # defaults go unsaid: the plugin has the same ones
+
+
+def test_the_cli_hands_pytest_its_options_through_the_table(tmp_path):
+    flags = ["-k", "gemv", "--bench", "--json", "r.json", "--verbose", "--timeout", "5"]
+    args = cli.parser().parse_args(["08", *flags])
+    out = cli.pytest_args(args, cli.targets(args, ROOT))
+    options = cli.grade_options(args)
+    assert out[-len(options.pytest_argv()) :] == options.pytest_argv()
+    assert from_pytest(*options.pytest_argv()) == options == from_cli(*flags)
+    assert out[out.index("--grade-timeout") + 1] == "5.0" and out[out.index("--grade-kernels") + 1] == "gemv"
+    assert any(a.startswith("08=") and a.endswith("p08_matrix.py") for a in out)
+    relative = cli.grade_options(cli.parser().parse_args(["08", "--save-failures", "here"]))
+    assert relative.save_failures == Path("here").resolve()
+
+
+def test_help_names_each_front_ends_own_flags():
+    cli_help = cli.parser().format_help()
+    assert "-k names are exact kernel names" in cli_help and "with --bench:" in cli_help
+    assert settings.ARCH in cli_help and "(default 32;" in cli_help
+    group = pytest_parser().getgroup("grader")
+    helps = {option.names()[0]: option.attrs()["help"] for option in group.options}
+    assert helps["--grade-kernels-exact"].startswith("--grade-kernels names are exact")
+    assert helps["--grade-param"].startswith("with --grade-bench:")
+
+
+def test_options_and_requests_cross_a_process_boundary_as_json():
+    options = GradeOptions(params=("BLOCK_N=64",), json=Path("r.json"), device="cpu", memory_limit_gb=2.5)
+    data = json.loads(json.dumps(options.to_dict()))
+    assert data["params"] == ["BLOCK_N=64"] and data["json"] == "r.json"
+    assert GradeOptions.from_dict(data) == options
+    request = JudgeRequest("08", "solutions/p08_matrix.py", "puzzles/p08_matrix.py", options)
+    sent = json.loads(json.dumps(request.with_scratch("/tmp/judge-1").to_dict()))
+    back = JudgeRequest.from_dict(sent)
+    assert back.options == options and back.scratch == "/tmp/judge-1" and back.puzzle_id == "08"
+    with pytest.raises(TypeError, match="memory_limit"):
+        GradeOptions.from_dict({"memory_limit": 3})
+
+
+def test_block_params_say_which_text_is_wrong():
+    assert GradeOptions(params=("BLOCK_N=-1",)).block_params() == {"BLOCK_N": -1}
+    for bad in ("block_n=64", "BLOCK_N", "BLOCK_N=x"):
+        with pytest.raises(ValueError, match=re.escape(f"--param {bad}:")):
+            GradeOptions(params=(bad,)).block_params()
+    with pytest.raises(cli.UsageError):
+        cli.parse_params(["nope"])
+
+
+def test_the_plugin_refuses_a_bad_param_before_grading(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "grader.frontends.plugin", "--grade-param", "nope", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == 4, done.stdout + done.stderr
+    assert "--param nope: write a block parameter" in done.stderr
+
+
+def test_every_environment_name_is_declared_once():
+    names = settings.ENVIRONMENT
+    assert len(set(names)) == len(names) and all(n.startswith(settings.PREFIX) for n in names)
+    texts = {path: path.read_text() for path in (ROOT / "grader").rglob("*.py")}
+    for name in names:
+        declared = [p for p, text in texts.items() if f'"{name}"' in text or f"'{name}'" in text]
+        assert declared == [ROOT / "grader" / "settings.py"], (name, declared)
+    found = {m for text in texts.values() for m in re.findall(r"\bTILELANG_COURSE_[A-Z_]+", text)}
+    assert found <= set(names), found - set(names)
+
+
+def test_the_old_module_names_are_aliases():
+    from grader import i18n
+    from grader.frontends import notebook
+    from grader.nbgrader import shards
+    from grader.pipeline import hidden
+    from grader.processes import sandbox, warm
+
+    assert hidden.ENV == settings.HIDDEN_CASES and i18n.ENV == settings.LANG and warm.WARM_ENV == settings.WARM
+    assert sandbox.ENV == settings.SANDBOX and sandbox.HIDE_ENV == settings.SANDBOX_HIDE
+    assert shards.DEVICE_ENV == settings.DEVICE and notebook.JUDGE_AFTER_ENV == settings.JUDGE_AFTER
+    assert notebook.TIMEOUT_ENV == settings.CHECK_TIMEOUT and notebook.WARM_SWITCH_ENV == settings.WARM_GRADER
+
+
+def test_settings_imports_nothing_from_grader():
+    source = (ROOT / "grader" / "settings.py").read_text()
+    assert not re.search(r"^\s*(from|import) grader", source, re.MULTILINE)
