@@ -21,10 +21,10 @@ def main(argv: list[str]) -> None:
     import torch
 
     from grader.discover import course_root, load_module, load_puzzle, puzzle_files
-    from grader.pipeline.bench import INPUT_SETS, median_ms
     from grader.pipeline.build import compile_tir
     from grader.pipeline.compare import compare
     from grader.pipeline.inputs import launch, make_inputs, poisoned_outputs, reference_outputs
+    from grader.pipeline.timing import INPUT_SETS, median_ms
     from grader.pipeline.trace import jit_options, trace_tir
     from grader.spec import Case
 

@@ -3,8 +3,6 @@ and the roofline; and the bench cases as --bench --param runs them with the lear
 
 from __future__ import annotations
 
-import statistics
-from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -12,38 +10,11 @@ import torch
 
 from grader.outcome import Bench
 from grader.pipeline.context import Context
+from grader.pipeline.timing import INPUT_SETS, median_ms
 from grader.spec import Case, Kernel, Puzzle
-
-INPUT_SETS = 3  # rotate inputs so repeated calls do not just measure the L2 cache
-WARMUP = 10
-TARGET_MS = 400.0
-MIN_REPS, MAX_REPS = 20, 2000
-
-
-def median_ms(call: Callable[[Sequence[torch.Tensor]], object], input_sets: list[list[torch.Tensor]]) -> float:
-    for i in range(WARMUP):
-        call(input_sets[i % len(input_sets)])
-    torch.cuda.synchronize()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    for i in range(WARMUP):
-        call(input_sets[i % len(input_sets)])
-    end.record()
-    end.synchronize()
-    estimate = max(start.elapsed_time(end) / WARMUP, 1e-3)
-    reps = int(min(MAX_REPS, max(MIN_REPS, TARGET_MS / estimate)))
-    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(reps)]
-    for i, (begin, finish) in enumerate(events):
-        args = input_sets[i % len(input_sets)]
-        begin.record()
-        call(args)
-        finish.record()
-    torch.cuda.synchronize()
-    return statistics.median(begin.elapsed_time(finish) for begin, finish in events)
 
 
 def bench_case(ctx: Context, kernel: Kernel, case: Case, compiled: Any) -> Bench:
-    import torch
 
     from grader.pipeline import roofline
     from grader.pipeline.inputs import make_inputs, poisoned_outputs

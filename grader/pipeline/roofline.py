@@ -31,7 +31,7 @@ class Limits:
 def measure(torch: Any, board: str) -> Limits:
     """This GPU's limits: a timed copy, and the datasheet peak for its name."""
     from grader.devices import tensor_peak_tflops
-    from grader.pipeline.bench import median_ms
+    from grader.pipeline.timing import median_ms
 
     buffers = [torch.empty(COPY_BYTES, dtype=torch.uint8, device="cuda") for _ in range(2)]
     ms = median_ms(lambda args: args[1].copy_(args[0]), [buffers])

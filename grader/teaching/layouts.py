@@ -179,7 +179,7 @@ def time_layouts(size: int = 4096, arch: str = "sm_80") -> dict[str, float] | No
         return None
     from tilelang import tvm
 
-    from grader.pipeline.bench import median_ms
+    from grader.pipeline.timing import median_ms
 
     major, minor = torch.cuda.get_device_capability()
     target = tvm.target.Target({"kind": "cuda", "arch": arch, "code": [f"sm_{major}{minor}"]})

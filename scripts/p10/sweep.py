@@ -73,7 +73,7 @@ def main() -> int:
     import torch
 
     from grader.pipeline import roofline
-    from grader.pipeline.bench import median_ms
+    from grader.pipeline.timing import median_ms
     from solutions.p10_dequant_matmul import dequant_matmul_reference, torch_dequantize
 
     limits = roofline.measure(torch, torch.cuda.get_device_name())

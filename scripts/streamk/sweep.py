@@ -56,10 +56,10 @@ def main(argv: list[str]) -> int:
     import torch
 
     from grader.discover import load_module, load_puzzle
-    from grader.pipeline.bench import INPUT_SETS, median_ms
     from grader.pipeline.build import compile_tir
     from grader.pipeline.compare import compare
     from grader.pipeline.inputs import make_inputs, poisoned_outputs, reference_outputs
+    from grader.pipeline.timing import INPUT_SETS, median_ms
     from grader.pipeline.trace import trace_tir
     from grader.spec import Case
 

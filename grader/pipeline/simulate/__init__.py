@@ -6,7 +6,8 @@ from typing import Any
 
 import torch
 
-from grader.pipeline.simulate.interp import Interpreter, SimulationError, Unsupported
+from grader.pipeline.simulate.faults import SimulationError, Unsupported
+from grader.pipeline.simulate.interp import Interpreter
 
 __all__ = ["SimulationError", "Unsupported", "simulate"]
 

@@ -30,10 +30,11 @@ from typing import Any
 import torch
 
 from grader.pipeline.inputs import TORCH_DTYPES
+from grader.pipeline.simulate.faults import SimulationError, Unsupported
+from grader.pipeline.simulate.tileops import HANDLERS
 
 RANK = 8  # axes available to vectorised loop variables (parallel nests, nested)
 SHARED_LIMIT = 227 * 1024  # bytes of shared memory a Hopper block may use (grader.devices has the others)
-MMA_K = 16
 
 
 PY_OPS = {
@@ -43,20 +44,6 @@ PY_OPS = {
     torch.eq: operator.eq, torch.ne: operator.ne,
     torch.logical_and: lambda a, b: bool(a) and bool(b), torch.logical_or: lambda a, b: bool(a) or bool(b),
 }  # fmt: skip
-
-
-class SimulationError(Exception):
-    """The kernel does something the GPU would not do correctly (learner's bug). ``race``: the two
-    blocks and the element, when that something is a race between blocks (races.Race)."""
-
-    def __init__(self, message: str, line: int | None = None, race: Any = None):
-        super().__init__(message)
-        self.line = line
-        self.race = race
-
-
-class Unsupported(Exception):
-    """A construct the simulator does not implement (never a silent pass)."""
 
 
 # Unsigned integers wider than a byte live in the next wider signed type (torch's CPU kernels lack
@@ -926,10 +913,8 @@ class Interpreter:
         raise Unsupported(f"the call {name}")
 
     def evaluate(self, value: Any) -> None:
-        from grader.pipeline.simulate import tileops
-
         if isinstance(value, self.tir.Call):
-            handler = tileops.HANDLERS.get(value.op.name)
+            handler = HANDLERS.get(value.op.name)
             if handler is not None:
                 handler(self, value)
                 return

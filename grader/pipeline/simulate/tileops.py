@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
-from grader.pipeline.simulate.interp import MMA_K, Interpreter, SimulationError, Unsupported
+from grader.pipeline.simulate.faults import MMA_K, SimulationError, Unsupported
 from grader.pipeline.simulate.lanes import Placement, fragment_placements, gpu_order_sum
+
+if TYPE_CHECKING:  # the interpreter imports this module: the ops take it as an argument
+    from grader.pipeline.simulate.interp import Interpreter
 
 LOWER_FIRST = {"local": 0, "local.fragment": 0, "local.var": 0, "shared": 1, "shared.dyn": 1, "global": 2}
 
