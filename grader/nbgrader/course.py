@@ -33,8 +33,7 @@ import nbformat
 from nbformat import NotebookNode
 
 from grader import settings
-from grader.course.sync import REGION
-from grader.discover import course_root, normalize_id, puzzle_files
+from grader.discover import REGION, course_root, normalize_id, puzzle_files
 from grader.pipeline.hidden import read_entries
 
 # An IPython option for the kernels nbgrader's Execute starts: check() only says it is deferred there.
@@ -170,7 +169,7 @@ def source_notebook(
     """The instructor's notebook of one puzzle: the solutions inside nbgrader's solution markers.
     ``lang`` other than en: the translated notebook (grader.i18n), the same cells and grade ids."""
     from grader.course.notebooks import puzzle_notebook
-    from grader.i18n import translated_notebook
+    from grader.course.translations import translated_notebook
 
     notebook = puzzle_notebook(solution, puzzle_id) if lang == "en" else translated_notebook(solution, puzzle_id, lang)
     for cell in notebook.cells:  # nbgrader cuts at these words wherever they stand
@@ -292,8 +291,8 @@ def sbatch_text(course: Course) -> str:
 #   python -m grader autograde-status ps1           # graded, failed, missing
 #
 # Each task refuses to grade where its node cannot make the grader's sandbox (Linux user namespaces);
-# TILELANG_COURSE_SANDBOX=off sbatch ... grades there anyway, with student code unconfined. It refuses
-# too where no CUDA GPU is usable; TILELANG_COURSE_DEVICE=cpu sbatch ... grades on the CPU anyway (small
+# {settings.SANDBOX}=off sbatch ... grades there anyway, with student code unconfined. It refuses
+# too where no CUDA GPU is usable; {settings.DEVICE}=cpu sbatch ... grades on the CPU anyway (small
 # cases simulated, the others only compiled: each student's log and autograde-status count them).
 #
 # Every task deals the submitted students into SHARDS shards the same way and grades its own, one
@@ -398,7 +397,7 @@ class UsageError(Exception):
 
 def check_hidden_cases(path: Path, solutions: dict[str, Path]) -> None:
     """Every hidden case names a puzzle and one of its graded kernels (its sizes are checked at grading)."""
-    from grader.course.notebooks import graded_kernels
+    from grader.discover import graded_kernels
 
     for number, entry in enumerate(read_entries(path), 1):
         puzzle_id = normalize_id(entry["puzzle"])
