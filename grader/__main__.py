@@ -1,9 +1,9 @@
 """Entry point: `python -m grader [ID ...]` grades; a few subcommands build course material.
 
-python -m grader notebooks [...]        # notebooks/ from the puzzle sources (grader.course.notebooks)
+python -m grader notebooks [...]        # notebooks/ from the puzzle sources (grader.course.generate)
 python -m grader nbgrader-course DIR    # a ready nbgrader course directory (grader.nbgrader.course)
 python -m grader fit [--arch SM]        # every case's shared memory against each GPU's limit (grader.course.fit)
-python -m grader i18n update | check    # the translation catalogues i18n/LANG/*.po (grader.i18n)
+python -m grader i18n update | check    # the translation catalogues i18n/LANG/*.po (grader.course.translations)
 python -m grader autograde-shard | autograde-shards | autograde-status ASSIGNMENT   # (grader.nbgrader.shards)
 """
 
@@ -11,10 +11,10 @@ import importlib
 import sys
 
 SUBCOMMANDS = {
-    "notebooks": "grader.course.notebooks",
+    "notebooks": "grader.course.generate",
     "nbgrader-course": "grader.nbgrader.course",
     "fit": "grader.course.fit",
-    "i18n": "grader.i18n",
+    "i18n": "grader.course.translations",
 }
 # Subcommands that live in a module with other entry points: "module:function".
 SUBCOMMANDS.update(

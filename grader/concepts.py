@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from grader.pipeline.checks import region_buffer
+from grader.tir import region_buffer, written_region
 
 
 @dataclass(frozen=True)
@@ -490,7 +490,7 @@ def _launch_writes(tir: Any, name: str) -> list[dict[str, int]]:
             into["plain"] += 1
         elif isinstance(node, tir_.Call) and node.op.name.startswith("tl.tileop."):
             for arg in node.args:
-                if isinstance(arg, tir_.Call) and arg.op.name == "tl.region" and int(arg.args[1]) & 2:
+                if written_region(arg):
                     if arg.args[0].buffer.name == name:
                         into["atomic" if node.op.name == "tl.tileop.atomicadd" else "plain"] += 1
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import re
 import sys
@@ -143,3 +144,29 @@ def concept_kernels(root: Path) -> list[ConceptKernel]:
             )
         )
     return found
+
+
+# A TODO region of a puzzle file: what a learner fills in, and the only part a stub differs in.
+REGION = re.compile(r"^[ \t]*# TODO begin[^\n]*\n.*?^[ \t]*# TODO end[^\n]*$", re.S | re.M)
+
+
+def graded_kernels(text: str) -> list[str]:
+    """The graded kernels' names in teaching order: the ``Kernel(function="...")`` of puzzle().
+
+    A module that declares none falls back to its ``@tilelang.jit`` functions.
+    """
+    tree = ast.parse(text)
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "Kernel":
+            for keyword in node.keywords:
+                if keyword.arg == "function" and isinstance(keyword.value, ast.Constant):
+                    names.append(str(keyword.value.value))
+    if names:
+        return list(dict.fromkeys(names))
+    return [n.name for n in tree.body if isinstance(n, ast.FunctionDef) and any(_is_jit(d) for d in n.decorator_list)]
+
+
+def _is_jit(decorator: ast.expr) -> bool:
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    return getattr(target, "attr", getattr(target, "id", "")) == "jit"

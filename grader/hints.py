@@ -117,7 +117,7 @@ def todo_comments(text: str) -> dict[str, tuple[str, str]]:
     follows ``# TODO begin:``, the paragraph the region's other comment lines joined (tier 1 in a stub)."""
     import ast
 
-    from grader.course.sync import REGION
+    from grader.discover import REGION
 
     spans = [
         (n.lineno, n.end_lineno or n.lineno, n.name) for n in ast.parse(text).body if isinstance(n, ast.FunctionDef)
@@ -137,7 +137,7 @@ def todo_comments(text: str) -> dict[str, tuple[str, str]]:
 
 def kernels(puzzle_id: str, root: Path | None = None) -> list[str]:
     """The puzzle's graded kernels in teaching order (from its stub)."""
-    from grader.course.notebooks import graded_kernels
+    from grader.discover import graded_kernels
 
     return graded_kernels(puzzle_file(puzzle_id, root).read_text())
 

@@ -1,4 +1,4 @@
-"""How long a learner waits: the grader's loop, cold (a new interpreter per check) and warm (grader.processes.warm).
+"""How long a learner waits: the grader's loop, cold (a new interpreter per check) and warm (grader.frontends.warm).
 
     python scripts/bench_grader.py [--repeat 3] [--json out.json] [--sandbox]
 
@@ -41,7 +41,7 @@ def cold(argv: list[str]) -> tuple[float, int]:
 
 
 def main() -> int:
-    from grader.processes.warm import WarmGrader
+    from grader.frontends.warm import WarmGrader
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--repeat", type=int, default=3)

@@ -1,10 +1,10 @@
-"""Why a warm check on the GPU answers differently from a cold one: run 02 add twice through grader.processes.warm."""
+"""Why a warm check on the GPU answers differently from a cold one: run 02 add twice through grader.frontends.warm."""
 
 import os
 import sys
 
 sys.path.insert(0, os.getcwd())
-from grader.processes.warm import WarmGrader
+from grader.frontends.warm import WarmGrader
 
 w = WarmGrader()
 try:

@@ -74,8 +74,8 @@ def grade(tmp_path: Path):
 
 @pytest.fixture(scope="session")
 def warm_server():
-    """One warm grader (grader.processes.warm) for the session, as a notebook or --watch holds one."""
-    from grader.processes.warm import WarmGrader
+    """One warm grader (grader.frontends.warm) for the session, as a notebook or --watch holds one."""
+    from grader.frontends.warm import WarmGrader
 
     server = WarmGrader()
     yield server

@@ -12,9 +12,7 @@ from pathlib import Path
 import pytest
 
 from grader import hints
-from grader.course.notebooks import graded_kernels
-from grader.course.sync import REGION
-from grader.discover import puzzle_files
+from grader.discover import REGION, graded_kernels, puzzle_files
 from grader.frontends.cli import main
 from tests.conftest import ROOT
 

@@ -14,15 +14,17 @@ from pathlib import Path
 import pytest
 
 from grader import i18n
-from grader.course.notebooks import expected_notebooks, main, stale_notebooks
+from grader.course import translations
+from grader.course.generate import expected_notebooks, main, stale_notebooks
+from grader.course.translations import BANNER, mismatches, updated, write_po
 from grader.discover import puzzle_files
 from grader.frontends.notebook import RED
-from grader.i18n import BANNER, Entry, mismatches, read_po, tr, updated, write_po
+from grader.i18n import Entry, read_po, tr
 from tests.conftest import ROOT
 
 LANG = "zh_CN"
 PUZZLES = sorted(puzzle_files(ROOT / "puzzles"))
-COMPLETE = i18n.complete_list(LANG, ROOT)
+COMPLETE = translations.complete_list(LANG, ROOT)
 # The solved zh_CN notebooks executed here: their code cells are the English ones (checked for all ten
 # below) and tests/test_notebooks.py executes every English solution notebook, so what this adds is the
 # Chinese verdicts, which one code path prints for every puzzle. Three puzzles (a plain kernel, one with
@@ -75,9 +77,9 @@ def test_an_edited_paragraph_keeps_its_old_translation_as_fuzzy():
 
 def test_paragraphs_keep_fenced_code_whole_and_skip_what_has_no_prose():
     text = "# Title\n\nSome prose.\n\n```python\nx = 1\n\ny = 2\n```\n\n    indented code\n\n$$a + b$$"
-    parts = i18n.paragraphs(text)
+    parts = translations.paragraphs(text)
     assert parts == ["# Title", "Some prose.", "```python\nx = 1\n\ny = 2\n```", "    indented code", "$$a + b$$"]
-    assert [i18n.translatable(p) for p in parts] == [True, True, False, False, False]
+    assert [translations.translatable(p) for p in parts] == [True, True, False, False, False]
 
 
 def test_a_translation_must_keep_code_math_links_and_numbers():
@@ -99,7 +101,7 @@ def test_catalogue_is_in_sync_with_the_english(puzzle_id: str):
     path = i18n.puzzle_catalogue_path(puzzle_id, LANG, ROOT)
     have = read_po(path)
     source = puzzle_files(ROOT / "puzzles")[puzzle_id]
-    want = updated(i18n.puzzle_entries(source, puzzle_id), have)
+    want = updated(translations.puzzle_entries(source, puzzle_id), have)
     key = lambda e: (e.msgctxt, e.msgid, e.msgstr, e.fuzzy)  # noqa: E731
     assert [key(e) for e in have] == [key(e) for e in want], f"{path.name} is stale: {AGAIN}"
 
@@ -115,17 +117,17 @@ def test_no_translation_changes_the_code_math_or_numbers(puzzle_id: str):
 
 @pytest.mark.parametrize("puzzle_id", COMPLETE)
 def test_the_catalogues_listed_complete_are_complete(puzzle_id: str):
-    assert i18n.pending(puzzle_id, LANG, ROOT) == []
+    assert translations.pending(puzzle_id, LANG, ROOT) == []
 
 
 def test_the_complete_list_names_every_complete_catalogue_and_only_puzzles():
     assert set(COMPLETE) <= set(PUZZLES), f"complete.txt names unknown puzzles: {set(COMPLETE) - set(PUZZLES)}"
-    unlisted = [p for p in PUZZLES if p not in COMPLETE and not i18n.pending(p, LANG, ROOT)]
+    unlisted = [p for p in PUZZLES if p not in COMPLETE and not translations.pending(p, LANG, ROOT)]
     assert unlisted == [], f"complete catalogues not listed in i18n/{LANG}/complete.txt: {unlisted}"
 
 
 def test_the_graders_catalogue_is_complete_and_still_matches_what_the_grader_says():
-    assert i18n.grader_catalogue_problems(LANG, ROOT) == []
+    assert translations.grader_catalogue_problems(LANG, ROOT) == []
 
 
 def test_the_zh_cn_notebooks_match_their_sources():
@@ -153,7 +155,7 @@ def test_an_untranslated_or_fuzzy_paragraph_shows_the_english_under_the_banner()
         ("c", "First."): Entry("c", "First.", "第一段。"),
         ("c", "Second."): Entry("c", "Second.", "旧", fuzzy=True),
     }
-    out = i18n.translate_markdown("First.\n\nSecond.\n\nThird.\n\n```\ncode\n```", "c", entries)
+    out = translations.translate_markdown("First.\n\nSecond.\n\nThird.\n\n```\ncode\n```", "c", entries)
     assert out == f"第一段。\n\n{BANNER}\n\nSecond.\n\nThird.\n\n```\ncode\n```"
 
 
@@ -197,7 +199,8 @@ def _failed_case():
         case="tail_1000",
         status=outcome.FAILED,
         sizes={"N": 1000},
-        message="simulated on CPU: 232 of 1000 output elements wrong",
+        message="232 of 1000 output elements wrong",
+        checked="simulated",
         details=[
             "232 of 1000 elements of B are wrong",
             "B[768] = nan, expected 0.5",
@@ -235,12 +238,18 @@ def test_case_lines_in_chinese(chinese):
 
 
 def test_the_notebook_summary_in_chinese(chinese):
-    from grader.frontends.notebook import _summary
+    from grader.frontends.render import summary
+    from grader.outcome import CaseResult
 
-    assert tr(_summary("add", [{"status": "not_implemented"}] * 3)[1]) == (
+    def cases(status: str, checked: str = "") -> list[CaseResult]:
+        return [CaseResult("02", "add", f"c{i}", status, {}, checked=checked, arch="sm_80") for i in range(3)]
+
+    assert tr(summary("add", cases("not_implemented"))[1]) == (
         "add：尚未实现（填好它的 TODO，运行它所在的单元格，再运行这一格）"
     )
-    assert tr(_summary("add", [{"status": "passed"}] * 3)[1]) == "add：全部 3 个用例通过"
+    assert tr(summary("add", cases("passed"))[1]) == "add：全部 3 个用例通过"
+    built = summary("add", cases("compiled", "compiled"))[1]  # the arch comes from the results' field
+    assert tr(built) == "add：通过（0 个用例在 CPU 上模拟，3 个只为 sm_80 编译：它们的数值要在 GPU 上检查）"
 
 
 def test_unknown_text_stays_english_under_chinese(chinese):

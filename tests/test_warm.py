@@ -1,4 +1,4 @@
-"""The warm grader (grader.processes.warm): the verdicts of a cold run, the isolation of a cold run, and the
+"""The warm grader (grader.frontends.warm): the verdicts of a cold run, the isolation of a cold run, and the
 --watch loop's choice of what to regrade."""
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ def test_the_forked_tracer_is_sandboxed_and_holds_nothing_of_the_judge(warm_grad
 
 
 def test_the_server_ends_with_the_session_that_started_it():
-    from grader.processes.warm import WarmGrader
+    from grader.frontends.warm import WarmGrader
 
     server = WarmGrader()
     assert server.alive()

@@ -11,9 +11,8 @@ import re
 import sys
 from pathlib import Path
 
-from grader.discover import course_root, puzzle_files
+from grader.discover import REGION, course_root, puzzle_files
 
-REGION = re.compile(r"^[ \t]*# TODO begin[^\n]*\n.*?^[ \t]*# TODO end[^\n]*$", re.S | re.M)
 STUB_LINE = re.compile(r"^\s*(#.*|raise NotImplementedError\(.*\)|)$")
 
 

@@ -1,6 +1,6 @@
 """``python -m grader 08 --watch``: regrade a puzzle file's changed kernels every time it is saved.
 
-One warm grader (grader.processes.warm) serves the whole session, so a regrade costs tracing, the compile-cache
+One warm grader (grader.frontends.warm) serves the whole session, so a regrade costs tracing, the compile-cache
 lookup and the run, not starting Python and importing torch and TileLang. A kernel counts as changed
 when the text of its function changed; a change anywhere else in the file (imports, a helper macro)
 regrades every kernel. Only the regraded kernels' verdicts are printed.
@@ -54,7 +54,7 @@ def changed(before: dict[str, str], now: dict[str, str], kernels: list[str]) -> 
 def watch(puzzle_id: str, path: Path, spec_file: Path, argv: list[str], kernels: list[str]) -> int:
     """Grade ``path``'s ``kernels`` now and after every save, until Ctrl-C. ``argv`` is the grader's
     command line without --watch (and without -k: the changed kernels are chosen here)."""
-    from grader.processes.warm import WarmGrader
+    from grader.frontends.warm import WarmGrader
 
     warm = WarmGrader()
     seen: dict[str, str] = {}

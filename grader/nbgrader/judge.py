@@ -123,7 +123,7 @@ class JudgeChecks(NbGraderPreprocessor):
     def grading_device(self) -> str:
         """The grader's --device for these notebooks, or DeviceRefused where no GPU is usable and the
         instructor did not say cpu."""
-        from grader.nbgrader.shards import DEVICE_ENV, chosen_device, device_refusal
+        from grader.nbgrader.placement import DEVICE_ENV, chosen_device, device_refusal
 
         device = chosen_device(self.device)
         if device not in ("cuda", "cpu"):

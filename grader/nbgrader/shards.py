@@ -36,6 +36,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from grader import settings, verified
+from grader.nbgrader.placement import DEVICE_ENV, DEVICES, chosen_device, device_refusal
 
 GRADED, FAILED, MISSING, NOT_SUBMITTED = "graded", "failed", "missing", "not submitted"
 LOGS = "logs"  # DIR/logs/ASSIGNMENT/STUDENT.log, one per student, rewritten on each attempt
@@ -298,43 +299,6 @@ def sandbox_ready(no_sandbox: bool) -> bool:
     if refusal:
         print(f"grader: {refusal}", file=sys.stderr)
     return not refusal
-
-
-DEVICE_ENV = settings.DEVICE  # "cpu": grade without a GPU (set by --device cpu, read by JudgeChecks)
-DEVICES = ("cuda", "cpu")
-CPU_HINT = "--device cpu"
-
-
-def gpu_problem() -> str:
-    """Why no CUDA GPU is usable here, as the judge would find it (torch, CUDA_VISIBLE_DEVICES); "" if one is."""
-    try:
-        import torch
-    except ImportError as error:
-        return f"torch cannot be imported ({error})"
-    if torch.cuda.is_available():
-        return ""
-    pinned = os.environ.get("CUDA_VISIBLE_DEVICES")
-    return "torch sees no CUDA GPU" + (f" with CUDA_VISIBLE_DEVICES={pinned}" if pinned is not None else "")
-
-
-def device_refusal(device: str, how: str = CPU_HINT) -> str:
-    """Why an instructor's grading on ``device`` must not start ("" when it may): without a usable GPU
-    only the small cases are simulated and the rest only compiled, so a wrong kernel can score."""
-    if device == "cpu":
-        return ""
-    problem = gpu_problem()
-    if not problem:
-        return ""
-    return (
-        f"refusing to grade: no CUDA GPU is usable here ({problem}). Without one the small cases are simulated "
-        f"on the CPU and the others only compiled, so a kernel wrong on a large case would score. To grade "
-        f"on the CPU anyway, pass {how}."
-    )
-
-
-def chosen_device(device: str | None) -> str:
-    """``--device`` as given, else $TILELANG_COURSE_DEVICE, else cuda."""
-    return device or os.environ.get(DEVICE_ENV, "") or "cuda"
 
 
 def device_ready(device: str | None) -> bool:

@@ -12,20 +12,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from grader.tir import region_buffer
+
 # Tile ops that add into their destination unless told to clear it: name -> (dst arg, clear arg).
 _ACCUMULATING = {"tl.tileop.gemm": (2, 9), "tl.tileop.reduce": (1, 4)}
 # Tile ops that write their destination: name -> dst arg.
 _WRITING = {"tl.tileop.fill": 0, "tl.tileop.copy": 1, "tl.tileop.cumsum": 1}
 _OP_NAME = {"tl.tileop.gemm": "T.gemm", "tl.tileop.reduce": "T.reduce"}
-
-
-def region_buffer(arg: Any) -> Any | None:
-    """The buffer of a tile-op region argument (``T.region(buf[...], ...)`` or a BufferLoad)."""
-    from tilelang import tvm
-
-    if isinstance(arg, tvm.tirx.Call) and arg.args:
-        arg = arg.args[0]
-    return getattr(arg, "buffer", None)
 
 
 def _is_true(value: Any) -> bool:

@@ -1,7 +1,9 @@
-"""The trusted side of the grader: the judge never imports a learner's module.
+"""Who runs what, with which rights. Trusted code: nothing here imports ``grader.trace``.
 
-``worker`` is the judge process: it loads the puzzle's spec and references from ``solutions/``, asks the
-tracer (``grader.trace``) for each case's TIR, validates it (``traced``), compiles it, runs or
-simulates it, compares it with torch and reports over a pipe to the supervisor. Processes the tracer
-leaves behind are killed before a verdict leaves (``reaper``).
+``supervisor`` runs in the grader's own process: it starts a judge per puzzle, keeps its time limits and
+turns what the judge sends into results. ``judge`` is the judge process: it loads the puzzle's spec from
+``solutions/``, asks the tracer for each case's TIR and drives the steps of grader.pipeline over it.
+``tracer`` starts the tracer process (``python -m grader.trace.tracer``) inside the ``sandbox`` and reads its
+replies as untrusted data; ``reaper`` kills whatever it leaves behind before a verdict leaves.
+``trace_cache`` lets a warm check skip tracing a kernel whose file has not changed.
 """

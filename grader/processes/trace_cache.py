@@ -1,4 +1,4 @@
-"""The judge's cache of traces, for warm checks (grader.processes.warm) only: an unchanged kernel is not traced again.
+"""The judge's cache of traces, for warm checks (grader.frontends.warm) only: an unchanged kernel is not traced again.
 
 A tracer's reply depends on the learner's file, the kernel, the case's arguments, TileLang and the grader's
 tracing code; the key is a digest of all of them, read by the judge (the file's bytes, never imported).

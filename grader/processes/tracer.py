@@ -10,6 +10,7 @@ host function, options on an allow-list: grader.pipeline.admit is the one gate e
 from __future__ import annotations
 
 import contextlib
+import importlib
 import json
 import os
 import select
@@ -75,7 +76,7 @@ def _limit_resources(memory_limit_gb: float) -> None:
 
 
 class ForkedTracer:
-    """The tracer forked from a warm judge (grader.processes.warm) rather than started as a new interpreter, with
+    """The tracer forked from a warm judge (grader.frontends.warm) rather than started as a new interpreter, with
     what the cold start gives it: its own session, the limits, a scrubbed environment, a temporary
     working directory, and no descriptor but its job pipe, its output file and its reply pipe. It is
     forked before the judge has loaded the puzzle's cases, so its memory holds none of them."""
@@ -116,9 +117,10 @@ class ForkedTracer:
                 sys.stdin = os.fdopen(0, "r", encoding="utf-8", closefd=False)
                 sys.stdout = os.fdopen(1, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
                 sys.stderr = os.fdopen(2, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
-                from grader.trace.tracer import main
-
-                main([str(source.resolve()), str(cls.REPLY_FD)])
+                # This child is the tracer from here on (confined, environment scrubbed): it runs what
+                # `python -m grader.trace.tracer` runs on the cold path, named, not imported by this module.
+                tracer = importlib.import_module("grader.trace.tracer")
+                tracer.main([str(source.resolve()), str(cls.REPLY_FD)])
                 code = 0
             finally:
                 os._exit(code)

@@ -218,7 +218,9 @@ def compare_tiles(naive: Any = None, pipelined: Any = None, shared: Any = None) 
     128 x 256 x 64 (the tuned kernel's tile) in registers and pipelined.
     """
     if naive is None or pipelined is None or shared is None:
-        from solutions import p08_matrix as reference
+        from grader.discover import course_root, load_module
+
+        reference = load_module(course_root() / "solutions" / "p08_matrix.py")  # read as a file, as the judge does
 
         naive = naive or reference.matmul_naive
         pipelined = pipelined or reference.matmul_pipelined

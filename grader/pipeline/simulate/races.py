@@ -17,6 +17,8 @@ from typing import Any
 
 import torch
 
+from grader.tir import written_region
+
 NONE = -1
 
 
@@ -160,9 +162,8 @@ def written_globals(func: Any, tir: Any) -> set[Any]:
     def visit(node: Any) -> None:
         if isinstance(node, tir.BufferStore):
             found.add(node.buffer.data)
-        elif isinstance(node, tir.Call) and node.op.name == "tl.region":
-            if int(node.args[1]) & 2:
-                found.add(node.args[0].buffer.data)
+        elif written_region(node):
+            found.add(node.args[0].buffer.data)
 
     tir.stmt_functor.post_order_visit(func.body, visit)
     return found

@@ -1,0 +1,407 @@
+"""Authoring the translations: refresh the catalogues from the sources, check them, and build the
+translated notebooks (``python -m grader i18n update|check``). The grader's runtime translation
+(reading a catalogue, :func:`grader.i18n.tr`) is grader.i18n; this module only writes and checks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import re
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+from grader.discover import course_root, normalize_id, puzzle_files
+from grader.i18n import (
+    LANGS,
+    PLACEHOLDER,
+    Entry,
+    catalogue,
+    folder,
+    grader_catalogue_path,
+    puzzle_catalogue_path,
+    read_po,
+    tr,
+)
+
+BANNER = "> **此段尚未翻译 / not yet translated**"
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\t", "\\t").replace("\n", "\\n") + '"'
+
+
+def _field(name: str, text: str, prefix: str = "") -> list[str]:
+    """``name "..."``, split after each newline (the gettext tools' layout) when there is more than one line."""
+    if "\n" not in text.rstrip("\n"):
+        return [f"{prefix}{name} {_quote(text)}"]
+    pieces = text.splitlines(keepends=True)
+    return [f'{prefix}{name} ""', *(f"{prefix}{_quote(p)}" for p in pieces)]
+
+
+HEADER = (
+    'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n"Language: {lang}\\n"\n'
+    '"X-Generated-By: python -m grader i18n update\\n"\n'
+)
+
+
+def write_po(path: Path, entries: Sequence[Entry], lang: str, comment: str = "") -> bool:
+    """Write the catalogue (a header, then the entries in order); return whether the file changed."""
+    lines = [f"# {line}".rstrip() for line in comment.splitlines()]
+    lines.append(HEADER.format(lang=lang))
+    for entry in entries:
+        lines += [f"#. {note}" for note in entry.notes]
+        if entry.fuzzy:
+            lines.append("#, fuzzy")
+            if entry.previous:
+                lines += _field("msgid", entry.previous, prefix="#| ")
+        lines += _field("msgctxt", entry.msgctxt)
+        lines += _field("msgid", entry.msgid)
+        lines += _field("msgstr", entry.msgstr)
+        lines.append("")
+    text = "\n".join(lines).rstrip("\n") + "\n"
+    if path.is_file() and path.read_text(encoding="utf-8") == text:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return True
+
+
+FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def paragraphs(text: str) -> list[str]:
+    """A markdown text cut at blank lines; a fenced code block stays whole (with its blank lines)."""
+    out: list[str] = []
+    block: list[str] = []
+    fenced = False
+    for line in text.splitlines():
+        if FENCE.match(line):
+            fenced = not fenced
+        if not line.strip() and not fenced:
+            if block:
+                out.append("\n".join(block))
+            block = []
+        else:
+            block.append(line)
+    if block:
+        out.append("\n".join(block))
+    return out
+
+
+def translatable(paragraph: str) -> bool:
+    """Whether a paragraph has prose to translate: not only a fenced or indented code block, not only
+    symbols."""
+    lines = paragraph.splitlines()
+    if FENCE.match(lines[0]) and FENCE.match(lines[-1]) and len(lines) > 1:
+        return False
+    if all(line.startswith(("    ", "\t")) for line in lines):
+        return False
+    return re.search(r"[A-Za-z]{2}", _strip_code(paragraph)) is not None
+
+
+INLINE_CODE = re.compile(r"``[^`]+``|`[^`]+`")  # may run over a line break, as markdown allows
+
+
+FENCED = re.compile(r"^\s*```.*?^\s*```", re.S | re.M)
+
+
+MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+\$", re.S)
+
+
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w])")
+
+
+def _strip_code(text: str) -> str:
+    return MATH.sub(" ", INLINE_CODE.sub(" ", FENCED.sub(" ", text)))
+
+
+def fixed_parts(text: str) -> dict[str, list[str]]:
+    """What a translation must keep exactly as the English has it, each kind sorted: fenced code,
+    inline code, math, link targets, and the numbers of the prose."""
+    return {
+        "code blocks": sorted(m.strip() for m in FENCED.findall(text)),
+        "inline code": sorted(" ".join(c.split()) for c in INLINE_CODE.findall(FENCED.sub(" ", text))),
+        "math": sorted(MATH.findall(INLINE_CODE.sub(" ", FENCED.sub(" ", text)))),
+        "links": sorted(LINK.findall(text)),
+        "numbers": sorted(NUMBER.findall(_strip_code(text))),
+    }
+
+
+def mismatches(english: str, translation: str) -> list[str]:
+    """How a translation's code, math, links or numbers differ from the English (nothing: [])."""
+    want, got = fixed_parts(english), fixed_parts(translation)
+    out = []
+    for kind in want:
+        if want[kind] != got[kind]:  # as multisets: a number said twice in English is said twice here
+            missing = list((Counter(want[kind]) - Counter(got[kind])).elements())
+            extra = list((Counter(got[kind]) - Counter(want[kind])).elements())
+            out.append(f"{kind} differ (English only: {missing or '-'}; translation only: {extra or '-'})")
+    return out
+
+
+def puzzle_entries(source: Path, puzzle_id: str) -> list[Entry]:
+    """The entries the English sources give for one puzzle (msgstr empty), in notebook order:
+    each prose cell's paragraphs, then each kernel's hint tiers."""
+    from grader import hints
+    from grader.course.notebooks import puzzle_notebook
+
+    entries: dict[tuple[str, str], Entry] = {}
+    notebook = puzzle_notebook(source, puzzle_id)
+    for cell in notebook.cells:
+        if cell.cell_type != "markdown":
+            continue
+        for paragraph in paragraphs(cell.source):
+            if translatable(paragraph):
+                entries.setdefault((cell.id, paragraph), Entry(cell.id, paragraph))
+    root = source.parent.parent
+    stubs = hints.load(puzzle_id, root)
+    todo = hints.todo_comments(source.read_text())
+    from grader.discover import graded_kernels
+
+    for kernel in graded_kernels(source.read_text()):
+        tiers = stubs.get(kernel) or ([todo[kernel][1]] if todo.get(kernel, ("", ""))[1] else [])
+        for tier, text in enumerate(tiers, 1):
+            context = f"hint:{kernel}:{tier}"
+            entries.setdefault((context, text), Entry(context, text))
+    return list(entries.values())
+
+
+def _flat(text: str) -> str:
+    """A paragraph with its whitespace collapsed: a reflowed paragraph renders, and reads, the same."""
+    return " ".join(text.split())
+
+
+def updated(fresh: Sequence[Entry], old: Sequence[Entry]) -> list[Entry]:
+    """The fresh entries with the old translations carried over: the same (context, English) keeps its
+    translation; an entry whose English changed takes the closest old translation of the same context
+    (else of any context) as fuzzy, with the English it was made from. English that only changed its
+    line breaks keeps its translation as it was."""
+    by_key = {e.key: e for e in old if e.msgstr}
+    reflowed = {(e.msgctxt, _flat(e.msgid)): e for e in old if e.msgstr}  # the same words, new line breaks
+    fresh_keys = {e.key for e in fresh}
+    unused = [e for e in old if e.msgstr and e.key not in fresh_keys]
+    by_english: dict[str, Entry] = {}
+    for entry in old:
+        if entry.msgstr and entry.done:
+            by_english.setdefault(entry.msgid, entry)
+    out = []
+    for entry in fresh:
+        kept = by_key.get(entry.key) or reflowed.get((entry.msgctxt, _flat(entry.msgid)))
+        new = Entry(entry.msgctxt, entry.msgid, notes=list(entry.notes))
+        if kept is not None:
+            new.msgstr, new.fuzzy, new.previous = kept.msgstr, kept.fuzzy, kept.previous
+        elif entry.msgid in by_english:  # the same English moved to another cell
+            new.msgstr = by_english[entry.msgid].msgstr
+        else:
+            same_cell = [e for e in unused if e.msgctxt == entry.msgctxt]
+            pool = same_cell or unused
+            cutoff = 0.5 if same_cell else 0.8
+            close = difflib.get_close_matches(entry.msgid, [e.msgid for e in pool], n=1, cutoff=cutoff)
+            if close:
+                donor = next(e for e in pool if e.msgid == close[0])
+                new.msgstr, new.fuzzy, new.previous = donor.msgstr, True, donor.previous or donor.msgid
+                unused.remove(donor)
+        out.append(new)
+    return out
+
+
+def update_puzzle(puzzle_id: str, lang: str, root: Path | None = None) -> tuple[Path, bool, list[Entry]]:
+    """Refresh one puzzle's catalogue from its stub; return (path, whether it changed, its entries)."""
+    root = root or course_root()
+    source = puzzle_files(root / "puzzles")[puzzle_id]
+    path = puzzle_catalogue_path(puzzle_id, lang, root)
+    entries = updated(puzzle_entries(source, puzzle_id), read_po(path))
+    comment = (
+        f"Puzzle {puzzle_id} ({source.name}) in {lang}: msgctxt is the notebook cell's id (or hint:KERNEL:TIER),\n"
+        "msgid one English paragraph. Refresh with: python -m grader i18n update"
+    )
+    return path, write_po(path, entries, lang, comment), entries
+
+
+def pending(puzzle_id: str, lang: str, root: Path | None = None) -> list[str]:
+    """What keeps a puzzle's catalogue from being complete and in sync: one line per entry that is
+    missing from the file, untranslated, fuzzy, or whose code/math/numbers differ from the English."""
+    root = root or course_root()
+    source = puzzle_files(root / "puzzles")[puzzle_id]
+    path = puzzle_catalogue_path(puzzle_id, lang, root)
+    have = {e.key: e for e in read_po(path)}
+    out = []
+    for entry in puzzle_entries(source, puzzle_id):
+        found = have.get(entry.key)
+        where = f"{path.name} [{entry.msgctxt}] {entry.msgid[:60]!r}"
+        if found is None:
+            out.append(f"{where}: not in the catalogue (run python -m grader i18n update)")
+        elif not found.msgstr:
+            out.append(f"{where}: not translated")
+        elif found.fuzzy:
+            out.append(f"{where}: fuzzy (the English changed since it was translated)")
+        else:
+            out += [f"{where}: {problem}" for problem in mismatches(entry.msgid, found.msgstr)]
+    return out
+
+
+def complete_list(lang: str, root: Path | None = None) -> list[str]:
+    """The puzzles whose catalogues must be complete (i18n/LANG/complete.txt: one id a line, # comments)."""
+    path = folder(lang, root) / "complete.txt"
+    if not path.is_file():
+        return []
+    ids = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        word = line.split("#", 1)[0].strip()
+        if word:
+            ids.append(normalize_id(word) or word)
+    return ids
+
+
+def translate_markdown(text: str, context: str, entries: dict[tuple[str, str], Entry]) -> str:
+    """A prose cell in the catalogue's language: each paragraph's translation, or the English under the
+    banner where there is none (or it is fuzzy). Consecutive untranslated paragraphs share one banner."""
+    out: list[str] = []
+    untranslated = False
+    for paragraph in paragraphs(text):
+        entry = entries.get((context, paragraph))
+        if not translatable(paragraph):
+            out.append(paragraph)
+            continue
+        if entry is not None and entry.done:
+            out.append(entry.msgstr)
+            untranslated = False
+        else:
+            if not untranslated:
+                out.append(BANNER)
+            out.append(paragraph)
+            untranslated = True
+    return "\n\n".join(out)
+
+
+def setup_source(puzzle_id: str, lang: str) -> str:
+    """The setup cell of a translated notebook: the English one, with its comments translated and
+    ``%puzzle ID --lang LANG`` so that the notebook's checks and hints speak the language."""
+    from grader.course.notebooks import setup_source as english
+
+    lines = []
+    for line in english(puzzle_id).splitlines():
+        if line.startswith("# "):
+            lines.append(line)
+        elif line.startswith("%puzzle "):
+            lines.append(f"{line} --lang {lang}")
+        else:
+            lines.append(line)
+    comment = [line[2:] for line in lines if line.startswith("# ")]
+    said = tr(" ".join(comment), lang)
+    if said == " ".join(comment):  # not translated: the English comment as it is
+        return "\n".join(lines)
+    code = [line for line in lines if not line.startswith("# ")]
+    wrapped = ["# " + piece for piece in said.splitlines()]  # the translation breaks its own lines
+    return "\n".join(wrapped + code)
+
+
+def translated_notebook(source: Path, puzzle_id: str, lang: str, root: Path | None = None):
+    """The notebook of one puzzle in ``lang``: the English notebook's cells, ids and metadata, with the
+    prose from the catalogue and the setup cell's %puzzle line naming the language. Code cells other
+    than the setup are byte-identical to the English notebook's."""
+    from grader.course.notebooks import puzzle_notebook
+
+    notebook = puzzle_notebook(source, puzzle_id)
+    entries = catalogue(puzzle_catalogue_path(puzzle_id, lang, root))
+    for cell in notebook.cells:
+        role = cell.metadata.get("tilelang_course", {}).get("role")
+        if cell.cell_type == "markdown":
+            cell.source = translate_markdown(cell.source, cell.id, entries)
+        elif role == "setup":
+            cell.source = setup_source(puzzle_id, lang)
+    notebook.metadata["tilelang_course"]["lang"] = lang
+    return notebook
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m grader i18n", description="The course's translation catalogues.")
+    p.add_argument("action", choices=("update", "check"), help="update: refresh i18n/LANG/pNN.po; check: report")
+    p.add_argument("ids", nargs="*", metavar="ID", help="only these puzzles (default: all)")
+    p.add_argument("--lang", default="zh_CN", choices=LANGS)
+    return p
+
+
+def main(argv: Sequence[str]) -> int:
+    args = parser().parse_args(list(argv))
+    root = course_root()
+    found = puzzle_files(root / "puzzles")
+    ids = [normalize_id(i) or i for i in args.ids] or sorted(found)
+    unknown = [i for i in ids if i not in found]
+    if unknown:
+        print(f"grader i18n: no puzzle {', '.join(unknown)}")
+        return 2
+    if args.action == "update":
+        for puzzle_id in ids:
+            path, changed, entries = update_puzzle(puzzle_id, args.lang, root)
+            done = sum(e.done for e in entries)
+            fuzzy = sum(e.fuzzy for e in entries)
+            state = "written" if changed else "unchanged"
+            print(f"{path.relative_to(root)}: {done} of {len(entries)} translated, {fuzzy} fuzzy ({state})")
+        return 0
+    required = complete_list(args.lang, root)
+    failed = False
+    for puzzle_id in ids:
+        problems = pending(puzzle_id, args.lang, root)
+        must = puzzle_id in required
+        label = "must be complete" if must else "may be incomplete"
+        print(f"p{puzzle_id}.po ({label}): {len(problems)} problem(s)")
+        for problem in problems if must else [p for p in problems if "differ" in p]:
+            print(f"  {problem}")
+        failed |= bool(problems) and must or any("differ" in p for p in problems)
+    grader_problems = grader_catalogue_problems(args.lang, root)
+    for problem in grader_problems:
+        print(f"  {problem}")
+    return 1 if failed or grader_problems else 0
+
+
+def string_literals(folder: Path) -> list[str]:
+    """Every string literal of the Python files directly in or under ``folder`` as it evaluates (adjacent literals
+    joined), an f-string's values replaced by NUL."""
+    import ast
+
+    out = []
+    for path in sorted(folder.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.JoinedStr):
+                out.append("".join(v.value if isinstance(v, ast.Constant) else "\x00" for v in node.values))
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                out.append(node.value)
+    return out
+
+
+def grader_catalogue_problems(lang: str, root: Path | None = None) -> list[str]:
+    """grader.po: every entry translated, not fuzzy, keeping the English's placeholders, code and numbers,
+    and still said by the grader (each fixed piece of the English occurs in grader/'s sources)."""
+    root = root or course_root()
+    path = grader_catalogue_path(lang, root)
+    from grader.course.notebooks import setup_source
+
+    said = [line[2:] for line in setup_source("01").splitlines() if line.startswith("# ")]
+    literals = string_literals(root / "grader") + string_literals(root / "puzzles") + [" ".join(said)]
+    sources = "\x01".join(literals)
+    out = []
+    for entry in read_po(path):
+        where = f"{path.name} {entry.msgid[:60]!r}"
+        if not entry.done:
+            out.append(f"{where}: {'fuzzy' if entry.fuzzy else 'not translated'}")
+            continue
+        if sorted(PLACEHOLDER.findall(entry.msgid)) != sorted(PLACEHOLDER.findall(entry.msgstr)):
+            out.append(f"{where}: the translation's {{placeholders}} differ from the English")
+        plain = PLACEHOLDER.sub("\x00", entry.msgid)
+        out += [f"{where}: {m}" for m in mismatches(plain, PLACEHOLDER.sub("\x00", entry.msgstr))]
+        pieces = [p for p in plain.split("\x00") if " " in p.strip()]  # single words: too common to check
+        missing = [p for p in pieces if p not in sources]
+        if missing:
+            out.append(f"{where}: the grader no longer says {missing[0]!r} (update or remove the entry)")
+    return out
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,128 @@
+"""A warm grader: one resident process per notebook or terminal session, with torch and TileLang already
+imported (CUDA not initialised), from which every check's processes are forked instead of started cold.
+
+``python -m grader.frontends.warm_server SOCKET`` (the server) listens on a Unix socket. A request is one JSON line,
+``{"argv": [...], "cwd": "...", "env": {...}}``: the grader's command line. For each one the server forks
+a child that becomes ``python -m grader ARGV`` in its own session, its stdout and stderr the connection;
+it answers ``warm pid=N`` first and ``\\0exit=CODE`` last. That child forks the judge, and the judge forks
+the tracer (``WARM_ENV`` tells them to), so each is still a process of its own, started fresh for this
+check, with what the cold path gives it: the tracer a scrubbed environment, its own session, limits and
+only the descriptors it needs; the judge never imports the learner's file. The server itself never runs
+learner code, holds no result, and exits when the process that started it closes its stdin (the notebook's
+kernel, the ``--watch`` loop) or dies.
+
+This module is the client a notebook or ``--watch`` holds (WarmGrader); grader.frontends.warm_server is the server.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader import settings
+
+WARM_ENV = settings.WARM  # set in a forked check: start the judge and the tracer by fork too
+EXIT_MARK = b"\0exit="
+
+
+@dataclass
+class WarmRun:
+    returncode: int | None  # None: stopped at the time limit, or the check died
+    output: str
+
+
+class WarmGrader:
+    """The server for this session: started once, asked for every check, stopped with the session."""
+
+    def __init__(self) -> None:
+        self.folder = tempfile.TemporaryDirectory(prefix="tilelang-course-warm-")
+        self.path = str(Path(self.folder.name) / "grader.sock")
+        from grader.discover import course_root
+
+        root = course_root()
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(root), os.environ.get("PYTHONPATH")) if p)}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "grader.frontends.warm_server", self.path],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            start_new_session=True,
+        )
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def run(self, argv: list[str], env: dict[str, str], cwd: str, timeout: float) -> WarmRun:
+        """``python -m grader ARGV`` through the server: its output and exit code."""
+        deadline = time.monotonic() + timeout
+        client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            while True:  # the server binds its socket at once; wait for that, not for its imports
+                try:
+                    client.connect(self.path)
+                    break
+                except (FileNotFoundError, ConnectionRefusedError):
+                    if not self.alive() or time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.05)
+            client.sendall(json.dumps({"argv": argv, "env": env, "cwd": cwd}).encode() + b"\n")
+            return _collect(client, deadline)
+        finally:
+            client.close()
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            with contextlib.suppress(OSError):
+                self.process.stdin.close()
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.folder.cleanup()
+
+
+def _collect(client: socket.socket, deadline: float) -> WarmRun:
+    data, pid = b"", 0
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([client], [], [], left)[0]:
+                _kill(pid)
+                return WarmRun(None, _text(data))
+            chunk = client.recv(1 << 16)
+            if not chunk:
+                break
+            data += chunk
+            if not pid and b"\n" in data:
+                first, _, rest = data.partition(b"\n")
+                pid = int(first.removeprefix(b"warm pid=") or 0) if first.startswith(b"warm pid=") else -1
+                data = rest
+    except KeyboardInterrupt:  # the stop button: stop the check and everything it started
+        _kill(pid)
+        raise
+    body, mark, tail = data.rpartition(EXIT_MARK)
+    if not mark:
+        return WarmRun(None, _text(data))
+    return WarmRun(int(tail.strip() or 1), _text(body))
+
+
+def _kill(pid: int) -> None:
+    if pid > 0:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGKILL)
+
+
+def _text(data: bytes) -> str:
+    return data.decode(errors="replace")

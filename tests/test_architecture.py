@@ -1,0 +1,189 @@
+"""The grader's layout rules (grader/__init__.py), checked on its import graph.
+
+The graph counts every import statement, function-local ones included (import-linter, run by .ci/run, reads
+the same rules from .importlinter but skips none of them either); only imports under ``if TYPE_CHECKING:``
+are left out, since they never run.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+GRADER = ROOT / "grader"
+
+# The names notebooks and nbgrader configs already written import; each is only an alias of a moved module.
+ALIASES = {"grader.nb", "grader.nbgrader_judge", "grader.pictures", "grader.experiments", "grader.layouts"}
+ENTRY = {"grader.__main__"}  # `python -m grader`: dispatches to a front end or a course tool
+DATA_MODEL = {
+    "grader",
+    "grader.tir",
+    "grader.spec",
+    "grader.outcome",
+    "grader.settings",
+    "grader.discover",
+    "grader.devices",
+    "grader.hints",
+    "grader.concepts",
+    "grader.budget",
+    "grader.verified",
+}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(p): p for p in GRADER.rglob("*.py")}
+
+
+def _type_checking_lines(tree: ast.Module) -> set[int]:
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING":
+            for child in node.body:
+                lines.update(range(child.lineno, (child.end_lineno or child.lineno) + 1))
+    return lines
+
+
+def imports_of(name: str) -> set[str]:
+    """The grader modules ``name`` imports anywhere in its text (``from pkg import mod`` counts as mod)."""
+    path = MODULES[name]
+    tree = ast.parse(path.read_text())
+    skipped = _type_checking_lines(tree)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if getattr(node, "lineno", 0) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(parts + ([node.module] if node.module else []))
+            targets = [f"{base}.{alias.name}" for alias in node.names if f"{base}.{alias.name}" in MODULES]
+            targets = targets or [base]
+        else:
+            continue
+        found.update(t for t in targets if t in MODULES and t != name)
+    return found
+
+
+GRAPH = {name: imports_of(name) for name in MODULES}
+
+
+def layer(name: str) -> str:
+    if name in ENTRY:
+        return "entry"
+    if name in DATA_MODEL:
+        return "model"
+    parts = name.split(".")
+    return parts[1] if len(parts) > 1 else "model"
+
+
+def test_the_graph_sees_function_local_imports():
+    # grade_case imports the bench inside a function: the graph must hold that edge, or it proves nothing.
+    assert "grader.pipeline.bench" in GRAPH["grader.pipeline.grade"]
+    assert "grader.processes.judge" in GRAPH["grader.processes.supervisor"]
+
+
+def test_no_module_imports_another_in_a_cycle():
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(v: str) -> None:  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in GRAPH[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for name in sorted(GRAPH):
+        if name not in index:
+            visit(name)
+    assert cycles == []
+
+
+def test_no_trusted_module_imports_the_untrusted_tracer():
+    """grader.trace imports the learner's file; code outside it never imports it, so nothing a learner's
+    module does to grader.trace's module state can reach a verdict."""
+    offenders = {
+        name: sorted(t for t in targets if t.startswith("grader.trace"))
+        for name, targets in GRAPH.items()
+        if not name.startswith("grader.trace")
+    }
+    assert {name: found for name, found in offenders.items() if found} == {}
+
+
+def test_the_tracer_process_is_started_by_name_only_where_it_is_started():
+    """The two places that start a tracer name its module instead of importing it: the cold command line and
+    the warm fork. Anything else that names it is a new way into the untrusted side, to be looked at."""
+    naming = sorted(
+        name
+        for name, path in MODULES.items()
+        if not name.startswith("grader.trace") and '"grader.trace.' in path.read_text()
+    )
+    assert naming == ["grader.frontends.warm_server", "grader.processes.tracer"]
+
+
+LOWER = {
+    # layer: the layers it may import (and itself)
+    "model": {"model"},
+    "i18n": {"model", "i18n"},
+    "pipeline": {"model", "pipeline"},
+    "trace": {"model", "pipeline", "trace"},
+    "processes": {"model", "pipeline", "processes"},
+    "teaching": {"model", "pipeline", "teaching"},
+    "course": {"model", "i18n", "pipeline", "course"},
+    # the warm server becomes `python -m grader` (the entry) in each check it forks
+    "frontends": {"model", "i18n", "pipeline", "processes", "teaching", "entry", "frontends"},
+    "nbgrader": {"model", "i18n", "pipeline", "processes", "frontends", "course", "nbgrader"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(set(MODULES) - ALIASES - ENTRY))
+def test_every_module_imports_only_its_own_layer_or_lower(name):
+    allowed = LOWER[layer(name)]
+    above = sorted(t for t in GRAPH[name] if t not in ALIASES and layer(t) not in allowed)
+    assert above == [], f"{name} ({layer(name)}) imports {above}"
+
+
+def test_the_aliases_still_import_as_before():
+    import grader.frontends.notebook
+    import grader.nb
+    import grader.nbgrader_judge
+
+    assert grader.nb is grader.frontends.notebook
+    assert hasattr(grader.nb, "check") and hasattr(grader.nb, "load_ipython_extension")
+    assert grader.nbgrader_judge.JudgeChecks.__module__ == "grader.nbgrader.judge"
+
+
+def test_no_grader_module_imports_course_content():
+    """The grader reads puzzles and solutions as files (grader.discover), never as imports."""
+    for name, path in MODULES.items():
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in ("solutions", "puzzles"):
+                pytest.fail(f"{name} imports {node.module}")
+            if isinstance(node, ast.Import) and any(a.name.split(".")[0] in ("solutions", "puzzles") for a in node.names):
+                pytest.fail(f"{name} imports course content")
