@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 from typing import Any
 
 # What a terminal or a browser would obey rather than show: C0/C1 control characters but tab and newline
@@ -16,19 +17,38 @@ def plain(text: str) -> str:
     return CONTROL.sub("", text)
 
 
-# Statuses, from best to worst. "compiled" means TileLang accepted the kernel but nothing ran
-# (no GPU); "setup" means the machine cannot grade (no compiler), not that the kernel is wrong.
-PASSED = "passed"
-COMPILED = "compiled"
-FAILED = "failed"
-NOT_IMPLEMENTED = "not_implemented"
-ERROR = "error"
-CRASHED = "crashed"
-TIMED_OUT = "timed_out"
-NOT_RUN = "not_run"
-UNSUPPORTED = "unsupported"  # the CPU simulator cannot run a construct: no verdict on the numbers
-NOT_APPLICABLE = "not_applicable"  # no block parameters fit this GPU: neither passed nor failed
-SETUP = "setup"
+class Status(StrEnum):
+    """A case's verdict, from best to worst. A ``str``: it compares equal to its value ("passed"), and JSON
+    and result files written before the enum read the same. "compiled" means TileLang accepted the kernel
+    but nothing ran (no GPU); "setup" means the machine cannot grade (no compiler), not that the kernel is
+    wrong."""
+
+    PASSED = "passed"
+    COMPILED = "compiled"
+    FAILED = "failed"
+    NOT_IMPLEMENTED = "not_implemented"
+    ERROR = "error"
+    CRASHED = "crashed"
+    TIMED_OUT = "timed_out"
+    NOT_RUN = "not_run"
+    UNSUPPORTED = "unsupported"  # the CPU simulator cannot run a construct: no verdict on the numbers
+    NOT_APPLICABLE = "not_applicable"  # no block parameters fit this GPU: neither passed nor failed
+    SETUP = "setup"
+
+
+# The old module-level names, for the code and tests that import them.
+PASSED = Status.PASSED
+COMPILED = Status.COMPILED
+FAILED = Status.FAILED
+NOT_IMPLEMENTED = Status.NOT_IMPLEMENTED
+ERROR = Status.ERROR
+CRASHED = Status.CRASHED
+TIMED_OUT = Status.TIMED_OUT
+NOT_RUN = Status.NOT_RUN
+UNSUPPORTED = Status.UNSUPPORTED
+NOT_APPLICABLE = Status.NOT_APPLICABLE
+SETUP = Status.SETUP
+GOOD = (PASSED, COMPILED, NOT_APPLICABLE)  # the verdicts a kernel passes with (not applicable: no fit on this GPU)
 
 
 @dataclass
@@ -59,7 +79,7 @@ class CaseResult:
     puzzle: str
     kernel: str
     case: str
-    status: str
+    status: Status
     sizes: dict[str, int]
     message: str = ""
     file: str = ""  # the graded source file
@@ -76,13 +96,16 @@ class CaseResult:
     tile_map: dict[str, Any] | None = None
     saved: str = ""  # --save-failures: the file holding this case's inputs and outputs
     replay: str = ""  # the command that grades this one case again on the same inputs
-    # How its numbers were checked (grader.verified): "gpu" ran on a GPU, "simulated" on the CPU simulator,
-    # "compiled" only compiled (numbers not compared); "" none of these (it did not build, say)
+    # Where it ran, so how its numbers were checked (grader.verified): "gpu" ran on a GPU, "simulated" on the
+    # CPU simulator, "compiled" only compiled (numbers not compared); "" none of these (it did not build, say).
+    # The message never says it: the renderer (grader.frontends.render) writes "simulated on CPU: " from it.
     checked: str = ""
+    arch: str = ""  # what it was compiled for ("sm_90a"), where the pipeline got that far
 
     def __post_init__(self) -> None:
+        self.status = Status(self.status)
         # Every text here may carry what the learner's file wrote (an exception's message, a name, a line).
-        for name in ("kernel", "case", "message", "file", "hint", "trace", "saved", "replay", "checked"):
+        for name in ("kernel", "case", "message", "file", "hint", "trace", "saved", "replay", "checked", "arch"):
             setattr(self, name, plain(getattr(self, name)))
         self.details = [plain(line) for line in self.details]
 

@@ -296,7 +296,7 @@ def test_reduce_sum_trap_is_the_hint_end_to_end(grade, tmp_path):
 
 def fake_judge(script):
     """A stand-in for grader.processes.judge.serve that follows ``script(conn, plan)`` after describing a
-    one-kernel puzzle; forked (grader.processes.warm's way of starting a judge), so it needs no import."""
+    one-kernel puzzle; forked (grader.frontends.warm's way of starting a judge), so it needs no import."""
 
     def serve(conn, request):
         conn.send(
@@ -313,9 +313,9 @@ def fake_judge(script):
 
 
 def supervised(monkeypatch, script, timeout=1.0):
+    from grader.frontends.warm import WARM_ENV
     from grader.processes import judge as worker
     from grader.processes import supervisor
-    from grader.processes.warm import WARM_ENV
 
     monkeypatch.setenv(WARM_ENV, "1")
     monkeypatch.setattr(worker, "serve", fake_judge(script))
@@ -335,7 +335,7 @@ def compile_forever_then_pass(conn, plan):
     if cases[0] == "first":
         conn.send({"event": "phase", "phase": "compiling"})
         time.sleep(60)
-    result = CaseResult("02", kernel, cases[0], outcome.PASSED, {}, "simulated on CPU: max abs err 0")
+    result = CaseResult("02", kernel, cases[0], outcome.PASSED, {}, "max abs err 0", checked="simulated")
     conn.send({"event": "result", "result": result.to_dict()})
     conn.send({"event": "done"})
 
@@ -371,9 +371,10 @@ def test_a_simulation_past_the_time_limit_says_so_and_costs_the_kernel(monkeypat
     assert first.status == outcome.TIMED_OUT
     assert first.message.startswith("simulating this case on the CPU took longer than 1 s")
     assert second.status == outcome.NOT_RUN
-    from grader.frontends.notebook import _case_lines
+    from grader.frontends import render
 
-    shown = " ".join(_case_lines(first.to_dict(), None, "add"))  # in a notebook the limit is check()'s
+    longer = "(give it longer: check('add', timeout=...))"  # in a notebook the limit is check()'s
+    shown = " ".join(render.case_lines(first, layout=render.NOTEBOOK, longer=longer))
     assert "check('add', timeout=...)" in shown and "--timeout" not in shown
 
 
@@ -597,23 +598,26 @@ def test_ctrl_c_stops_quietly_and_leaves_no_temporary_folders(tmp_path):
 
 
 def test_notebook_verdict_lines_wrap_between_words_within_the_width():
-    from grader.frontends.notebook import WIDTH, _case_lines
+    from grader.frontends import render
+
+    WIDTH = render.NOTEBOOK.width
 
     hint = (
         "the likely cause: T.reduce_sum into `sums` inside the T.serial loop over `k` clears `sums` on every step "
         "(clear=True is its default) and nothing in the loop reads it, so only the last step's tile counts: "
         "T.clear(sums) once before the loop and pass clear=False, or add the tiles into a float32 fragment"
     )
-    message = "simulated on CPU: 127 of 127 output elements wrong; " + "and a long explanation " * 6
+    message = "127 of 127 output elements wrong; " + "and a long explanation " * 6
     detail = "wrong tiles: 16 of 16 (0, 1, 2, 3, 4, ...); tile = 8 " + "x" * 140  # one word longer than a line
-    result = {"status": "failed", "case": "odd_127x129", "message": message, "details": [detail], "hint": hint}
-    lines = _case_lines(result, None, "row_sum_tiled")
+    result = CaseResult("03", "row_sum_tiled", "odd_127x129", "failed", {}, message, details=[detail], hint=hint)
+    result.checked = "simulated"
+    lines = render.case_lines(result, layout=render.NOTEBOOK)
     assert lines[0].startswith("  FAIL  odd_127x129            simulated on CPU: 127 of 127")
     long_word = [line for line in lines if "x" * 140 in line]
     assert len(long_word) == 1  # kept whole, on a line of its own
     assert all(len(line) <= WIDTH for line in lines if line not in long_word), lines
     words = " ".join(line.strip() for line in lines).split()
-    assert words == ("FAIL odd_127x129 " + message + " " + detail + " hint: " + hint).split()
+    assert words == ("FAIL odd_127x129 simulated on CPU: " + message + " " + detail + " hint: " + hint).split()
     hint_at = next(i for i, line in enumerate(lines) if line.startswith("        hint: "))
     assert all(line.startswith(" " * 10) for line in lines[hint_at + 1 :])
 

@@ -1,5 +1,6 @@
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -95,3 +96,80 @@ def test_tvm_errors_become_one_line_with_the_learners_line():
     assert tvm_location(error) == "p05_reduce_sum.py:18"
     crash = RuntimeError("CUDA error: an illegal memory access was encountered\nCompile with `TORCH_USE_CUDA_DSA`")
     assert summarize(crash) == "CUDA error: an illegal memory access was encountered"
+
+
+# ------------------------------------------------------------------------- facts as fields, one renderer
+
+
+def test_where_a_case_ran_is_said_from_its_fields_not_its_message():
+    simulated = result(outcome.PASSED, checked="simulated", arch="sm_90a")
+    simulated.message = "max abs err 0"
+    assert report.message(simulated) == "simulated on CPU: max abs err 0"
+    assert report.case_lines(simulated)[0].endswith("simulated on CPU: max abs err 0")
+    built = result(outcome.COMPILED, checked="compiled", arch="sm_80")
+    built.message = "too large to simulate (numbers need a GPU)"
+    assert report.message(built) == "compiled for sm_80: too large to simulate (numbers need a GPU)"
+    on_gpu = result(outcome.FAILED, checked="gpu", arch="sm_90a")
+    assert report.message(on_gpu) == "40 of 1000 output elements wrong"  # a GPU run is the usual case: no prefix
+    # the simulator lacked a construct: built, numbers unchecked, and its sentence says so without a prefix
+    nosim = result(outcome.UNSUPPORTED, checked="compiled", arch="sm_90a")
+    assert report.message(nosim) == nosim.message
+    # the old status strings still compare, hash and serialise as before
+    assert outcome.Status("passed") is outcome.PASSED == "passed" and {"passed": 1}[outcome.PASSED] == 1
+    assert json.loads(json.dumps(simulated.to_dict()))["status"] == "passed"
+    assert CaseResult.from_dict(simulated.to_dict()) == simulated
+    with pytest.raises(ValueError):
+        result("passed_maybe")
+
+
+def test_the_notebook_and_the_terminal_render_the_same_case_line():
+    failed = result(details=["C[960] = nan, expected 1"], hint="look at the tail", checked="simulated", arch="sm_90a")
+    terminal = report.case_lines(failed)
+    notebook = report.case_lines(failed, layout=report.NOTEBOOK)
+    sizes = report.sizes_text(failed.sizes)
+    assert terminal[0] == notebook[0][: len("  FAIL  tail_1000              ")] + f"{sizes:26} " + notebook[0][31:]
+    assert notebook[0] == "  FAIL  tail_1000              simulated on CPU: 40 of 1000 output elements wrong"
+    assert terminal[1:] == notebook[1:]  # details and hint: the same words, short enough not to wrap
+
+
+def _string_uses(tree):
+    """(node, text) for every string constant outside docstrings."""
+    import ast
+
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            yield node, node.value
+
+
+def test_no_grader_module_reads_where_a_case_ran_from_message_text():
+    """Where a case ran and its arch are fields (CaseResult.checked, .arch): only the renderer turns them into
+    "simulated on CPU: " and "compiled for sm_XX: ", and nothing matches a message's text to get them back."""
+    import ast
+
+    facts = re.compile(r"simulated on CPU: |compiled for (sm_|\()|^simulated")
+    readers = {"startswith", "removeprefix", "endswith", "search", "match", "fullmatch", "findall", "compile"}
+    problems = []
+    for path in sorted((ROOT / "grader").rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        where = path.relative_to(ROOT)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) in readers:
+                texts = [a.value for a in ast.walk(node) if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+                names = [a.id for a in ast.walk(node) if isinstance(a, ast.Name)]
+                if any(facts.search(t) or "compiled for" in t for t in texts) or "SIMULATED" in names:
+                    problems.append(f"{where}:{node.lineno}: reads a message for where a case ran")
+        if where.as_posix() != "grader/frontends/render.py":
+            problems += [
+                f"{where}:{node.lineno}: writes {text!r} (the renderer says it, from the fields)"
+                for node, text in _string_uses(tree)
+                if "simulated on CPU: " in text
+            ]
+    assert problems == []

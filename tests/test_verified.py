@@ -132,6 +132,20 @@ def test_a_pass_with_cases_only_compiled_exits_3_and_says_what_was_not_checked(g
     assert "add: 0 case(s) on a GPU, 3 simulated on the CPU, 2 only compiled" in run.out
     assert "2 case(s) were only compiled: their numbers were not checked here" in run.out
     assert "too large to simulate" not in run.out.split("odd_4097")[1].splitlines()[0]
+    # where each case ran and the arch are fields; the message says neither, the renderer does
+    assert {r["arch"] for r in run.results()} == {"sm_90a"}
+    assert not any(r["message"].startswith(("simulated on CPU", "compiled for")) for r in run.results())
+    assert "compiled for sm_90a: too large to simulate (numbers need a GPU)" in run.out
+    # the CLI and a notebook's check() print each case's verdict in the same words from the same result
+    from grader.frontends import render
+    from grader.frontends.notebook import GraderRun, verdict
+
+    checked = verdict("add", GraderRun(run.doc, 0, "", 1.0), [], "02", 60.0)
+    assert checked.passed and "3 case(s) simulated on the CPU, 2 only compiled for sm_90a" in checked.summary
+    for case in map(CaseResult.from_dict, run.results()):
+        shown = render.message(case)
+        assert f"{case.case:22} {render.sizes_text(case.sizes):26} {shown}" in run.out, shown
+        assert f"  {render.label(case.status):5} {case.case:22} {shown}" in checked.lines, (shown, checked.lines)
 
 
 def test_every_case_simulated_exits_0(grade, tmp_path: Path):
@@ -139,6 +153,36 @@ def test_every_case_simulated_exits_0(grade, tmp_path: Path):
     assert run.code == 0, run.out + run.err
     counts = run.doc["runs"][0]["checked"]["add"]
     assert counts["compiled"] == 0 and counts["gpu"] + counts["simulated"] == 1
+
+
+def test_a_case_run_on_a_gpu_carries_where_it_ran_and_the_arch(monkeypatch):
+    """The GPU backend's fields, without a GPU: its tensors stay on the CPU and a Python add stands in for
+    the compiled kernel."""
+    from grader.devices import Device, profile_named
+    from grader.frontends import render
+    from grader.pipeline import execute, inputs
+    from grader.pipeline.context import Context
+
+    loaded = puzzle("02")
+    kernel = loaded.kernel("add")
+    case = next(c for c in kernel.cases if c.name == "tail_1000")
+    profile = profile_named("sm_80")
+    ctx = Context(loaded, SOLUTIONS["02"], Device("cuda", "a GPU stand-in", "cuda", profile), False, 0)
+    monkeypatch.setattr(execute.Gpu, "where", "cpu")
+    monkeypatch.setattr(inputs, "launch", lambda compiled, ins, outs: compiled(*ins, *outs))
+
+    def add(a, b, c):
+        c.copy_(a + b)
+
+    result = execute.execute_and_compare(ctx, kernel, case, None, add)
+    assert (result.status, result.checked, result.arch) == ("passed", verified.GPU, profile.arch), result
+    assert render.message(result) == result.message and result.message.startswith("max abs err")
+
+    def crash(a, b, c):
+        raise RuntimeError("CUDA error: an illegal memory access was encountered")
+
+    crashed = execute.execute_and_compare(ctx, kernel, case, None, crash)
+    assert (crashed.status, crashed.checked, crashed.arch) == ("crashed", verified.GPU, profile.arch), crashed
 
 
 # ------------------------------------------------------------------------------ instructors refuse
@@ -187,7 +231,7 @@ def test_a_judged_run_that_reports_fewer_cases_than_the_spec_scores_nothing():
     """A grader run cut short (one case of fifteen came back, all passed) must not score the kernel."""
     from grader.frontends.notebook import GraderRun, verdict
 
-    one = {"kernel": "add", "case": "small_1024", "status": "passed", "message": "simulated on CPU: max abs err 0"}
+    one = CaseResult("02", "add", "small_1024", "passed", {}, "max abs err 0", checked="simulated").to_dict()
     run = GraderRun({"results": [one], "runs": []}, 0, "", 1.0)
     assert verdict("add", run, [], "02", 60.0).passed  # the learner's own check: no spec to hold it to
     cut = verdict("add", run, [], "02", 60.0, expected=15)

@@ -19,6 +19,7 @@ The remembered cells live on the magics object that IPython's shell holds, not i
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import json
 import logging
@@ -37,46 +38,20 @@ from typing import Any
 
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 
-from grader import verified
 from grader import settings
 from grader.discover import CELL_END, course_root, normalize_id
-from grader.i18n import hint_lines, tr, wrap_wide
+from grader.frontends import render
+from grader.i18n import hint_lines, tr
+from grader.outcome import CaseResult, Status
 
 CHECK_TIMEOUT_S = 120.0
 TIMEOUT_ENV = settings.CHECK_TIMEOUT  # seconds: the default limit of every check (slow machines)
 # Set by the nbgrader config: check() only says it is deferred, and the judge grades every kernel after
 # the notebook ran (grader.nbgrader.judge), so nothing the notebook does can change a score.
 JUDGE_AFTER_ENV = settings.JUDGE_AFTER
-# Checks run through this session's warm grader (grader.processes.warm) unless this is "0": then each starts cold.
+# Checks run through this session's warm grader (grader.frontends.warm) unless this is "0": then each starts cold.
 WARM_SWITCH_ENV = settings.WARM_GRADER
 BENCH_TIMEOUT_S = 600.0
-LABELS = {
-    "passed": "PASS",
-    "compiled": "BUILT",
-    "failed": "FAIL",
-    "not_implemented": "TODO",
-    "error": "ERROR",
-    "crashed": "CRASH",
-    "timed_out": "HANG",
-    "not_run": "SKIP",
-    "setup": "SETUP",
-    "unsupported": "NOSIM",
-    "not_applicable": "N/A",
-}
-GOOD = ("passed", "compiled", "not_applicable")  # not applicable: no block sizes fit this GPU
-MAX_ELEMENTS = 3  # wrong elements listed per failed case
-# Columns a verdict's lines wrap at, between words: JupyterLab breaks a longer output line wherever the
-# cell's edge falls, inside a word, and nbgrader's feedback page scrolls sideways for it.
-WIDTH = 100
-
-
-def wrapped(head: str, text: str, indent: str = " " * 10) -> list[str]:
-    """``head + text`` in lines of at most WIDTH columns broken between words (a word longer than a line
-    stays whole), the later lines starting with ``indent``."""
-    lines = wrap_wide(text, WIDTH - len(indent), first=WIDTH - len(head)) or [""]
-    return [head + lines[0], *(indent + line for line in lines[1:])]
-
-
 # ------------------------------------------------------------------------------- the magics
 
 
@@ -89,7 +64,7 @@ class PuzzleMagics(Magics):
         self.puzzle_id = ""
         self.cells: dict[str, str] = {}
         self.failed: set[str] = set()  # cells whose last run raised: only their own kernel's check sees them
-        self.warm: Any = None  # grader.processes.warm.WarmGrader: this session's warm grader, started by %load_ext
+        self.warm: Any = None  # grader.frontends.warm.WarmGrader: this session's warm grader, started by %load_ext
 
     @line_magic("puzzle")
     def set_puzzle(self, line: str) -> None:
@@ -148,7 +123,7 @@ def load_ipython_extension(shell: Any) -> None:
     if magics.warm is None and not os.environ.get(JUDGE_AFTER_ENV) and os.environ.get(WARM_SWITCH_ENV) != "0":
         import atexit
 
-        from grader.processes.warm import WarmGrader
+        from grader.frontends.warm import WarmGrader
 
         magics.warm = WarmGrader()  # it imports torch and TileLang while the learner reads the first cells
         atexit.register(magics.warm.stop)
@@ -237,7 +212,7 @@ def _run_grader(
     warm: Any = None,
 ) -> GraderRun:
     """``python -m grader`` on the module in a child process group, killed whole at the time limit;
-    forked from ``warm`` (a grader.processes.warm.WarmGrader) when it is running, else a fresh interpreter."""
+    forked from ``warm`` (a grader.frontends.warm.WarmGrader) when it is running, else a fresh interpreter."""
     root = course_root()
     with tempfile.TemporaryDirectory(prefix="tilelang-course-check-") as folder:
         source = Path(folder) / f"p{puzzle_id}_notebook.py"
@@ -304,68 +279,6 @@ def _where(text: str, starts: list[tuple[int, str]], module_name: str) -> str:
     text = re.sub(rf"{path}{re.escape(module_name)}:(\d+)", cell_line, text)
     text = re.sub(r"(?<=fix )line (\d+)\b", cell_line, text)  # the syntax-error advice names a bare line
     return re.sub(rf"{path}{re.escape(module_name)}", tr("this notebook"), text)
-
-
-ELEMENT_LINE = re.compile(r"^\w+\[[^\]]*\] = ")
-
-
-def _case_lines(result: dict[str, Any], previous: dict[str, Any] | None, kernel: str) -> list[str]:
-    """One verdict line per case, then (for a case that did not pass) a few details and the hint."""
-    status = result.get("status", "")
-    label = LABELS.get(status, status.upper())
-    message = str(result.get("message", ""))
-    if status == "not_run":
-        message = "not run (see above)"
-    elif status in ("timed_out", "error"):  # a notebook's time limit is check()'s, not the CLI's --timeout
-        message = message.replace("(raise --timeout)", f"(give it longer: check({kernel!r}, timeout=...))")
-    same = previous is not None and all(previous.get(k) == result.get(k) for k in ("status", "message", "details"))
-    if same and status not in GOOD and status != "not_run":
-        message = "the same as above"
-    message = tr(message)  # the grader's language (grader.i18n); the JSON keeps the English
-    lines = [line.rstrip() for line in wrapped(f"  {label:5} {tr(str(result.get('case', ''))):22} ", message)]
-    if status in GOOD or status == "not_run" or same:
-        return lines
-    details = [str(d) for d in result.get("details") or []]
-    elements = [d for d in details if ELEMENT_LINE.match(d)]
-    shown = [d for d in details if not ELEMENT_LINE.match(d) or d in elements[:MAX_ELEMENTS]]
-    for detail in shown:
-        lines += wrapped("        ", tr(detail))
-    if result.get("hint"):
-        lines += wrapped("        ", tr(f"hint: {result['hint']}"))
-    return lines
-
-
-def _summary(kernel: str, cases: list[dict[str, Any]]) -> tuple[bool, str]:
-    statuses = [c.get("status") for c in cases]
-    if not cases:
-        return False, f"{kernel}: the grader gave no verdict"
-    if all(s == "not_applicable" for s in statuses):
-        return False, f"{kernel}: no case can run on this GPU ({cases[0].get('message', '')})"
-    if all(s in GOOD for s in statuses):
-        checked = verified.counts(cases)
-        built, simulated = checked[verified.COMPILED], checked[verified.SIMULATED]
-        unfit = statuses.count("not_applicable")
-        also = f"; {unfit} not applicable on this GPU" if unfit else ""
-        if built:
-            arch = next(
-                (m.group(1) for c in cases if (m := re.search(r"compiled for (sm_\w+)", str(c.get("message", ""))))),
-                "sm_90a",
-            )
-            return True, (
-                f"{kernel}: passed ({simulated} case(s) simulated on the CPU, {built} only compiled for {arch}: "
-                f"a GPU checks their numbers{also})"
-            )
-        if unfit:
-            return True, f"{kernel}: passed all {len(cases) - unfit} cases this GPU can run ({unfit} not applicable)"
-        return True, f"{kernel}: passed all {len(cases)} cases"
-    if all(s == "not_implemented" for s in statuses):
-        return False, f"{kernel}: not implemented yet (fill in its TODO, run its cell, then this one)"
-    for status, verb in (("timed_out", "hangs"), ("crashed", "crashes")):
-        if status in statuses:
-            case = cases[statuses.index(status)].get("case", "")
-            return False, f"{kernel}: {verb} on case {case} (the cases after it were not run)"
-    bad = sum(s not in GOOD for s in statuses)
-    return False, f"{kernel}: {bad} of {len(cases)} cases did not pass (see above)"
 
 
 def _show_tile_map(cases: list[dict[str, Any]]) -> None:
@@ -488,18 +401,20 @@ def verdict(
         summary = tr(f"{kernel}: the grader stopped without a verdict (exit code {run.returncode})")
         return CheckResult(kernel, False, summary, [summary, *tail], None, run.seconds)
     result = CheckResult(kernel, False, "", [], run.document, run.seconds)
-    cases = result.cases()
+    cases = [CaseResult.from_dict(case) for case in result.cases()]
     device_name = next((r.get("device", "") for r in run.document.get("runs", [])), "")
     lines = [f"{kernel} — {device_name}" if device_name else kernel]
-    if cases and all(c.get("status") == "not_implemented" for c in cases):
-        cases_shown = [{**cases[0], "case": f"({len(cases)} cases)"}]
+    if cases and all(c.status == Status.NOT_IMPLEMENTED for c in cases):
+        cases_shown = [dataclasses.replace(cases[0], case=f"({len(cases)} cases)")]
     else:
         cases_shown = cases
     previous = None
+    longer = f"(give it longer: check({kernel!r}, timeout=...))"  # a notebook's time limit is check()'s
     for case in cases_shown:
-        lines += [_where(line, starts, module_name) for line in _case_lines(case, previous, kernel)]
+        shown = render.case_lines(case, layout=render.NOTEBOOK, previous=previous, longer=longer)
+        lines += [_where(line, starts, module_name) for line in shown]
         previous = case
-    result.passed, result.summary = _summary(kernel, cases)
+    result.passed, result.summary = render.summary(kernel, cases)
     if expected is not None and len(cases) < expected:  # a run cut short must not score what it skipped
         result.passed = False
         result.summary = f"{kernel}: the grader reported {len(cases)} of its {expected} cases; grade it again"
@@ -563,13 +478,18 @@ def bench(*kernels: str, timeout: float = BENCH_TIMEOUT_S, device: str = "auto",
             print(f"bench: {reason}; run python -m grader {magics.puzzle_id} --bench for details")
             return BenchResult()
         rows = _bench_rows(run.document)
-        for line in _bench_table(rows):
-            print(line)
+        for line in render.bench_lines(_results(run.document)):
+            print(tr(line))
         missing = [k for k in kernels if k not in {r.kernel for r in rows}]
         if missing:
             print(f"not timed (their checks must pass first): {', '.join(missing)}")
         _plot(rows)
         return BenchResult(rows, run.document)
+
+
+def _results(document: dict[str, Any]) -> list[CaseResult]:
+    """The grader's JSON results as CaseResults, for the renderer."""
+    return [CaseResult.from_dict(r) for r in document.get("results", [])]
 
 
 def _bench_rows(document: dict[str, Any]) -> list[BenchRow]:
@@ -592,25 +512,6 @@ def _bench_rows(document: dict[str, Any]) -> list[BenchRow]:
                 )
             )
     return rows
-
-
-def _bench_table(rows: list[BenchRow]) -> list[str]:
-    if not rows:
-        return []
-    width = max(len(f"{r.kernel} {r.case}") for r in rows)
-    lines = [
-        f"{'kernel':{width}} {'ms':>9} {'torch ms':>9} {'TFLOP/s':>8} {'GB/s':>7} {'roofline':>12} {'vs torch':>8}"
-    ]
-    for r in rows:
-        tflops = f"{r.tflops:8.1f}" if r.tflops is not None else f"{'-':>8}"
-        gbps = f"{r.gbps:7.0f}" if r.gbps is not None else f"{'-':>7}"
-        roof = f"{r.roofline_percent:5.0f}% {r.bound[:3]}" if r.roofline_percent is not None else "-"
-        speedup = r.torch_ms / r.kernel_ms
-        name = f"{r.kernel} {r.case}"
-        lines.append(f"{name:{width}} {r.kernel_ms:9.4f} {r.torch_ms:9.4f} {tflops} {gbps} {roof:>12} {speedup:7.2f}x")
-        lines += [f"{'':{width}}   vs {other}: {ms:.4f} ms, {ms / r.kernel_ms:.2f}x" for other, ms in r.others.items()]
-    lines.append("roofline: the shortest time the bytes (mem) or the flops (com) allow on this GPU, over your time")
-    return lines
 
 
 def _plot(rows: list[BenchRow]) -> None:

@@ -141,7 +141,7 @@ def pytest_collectreport(report: pytest.CollectReport) -> None:
 
 class CaseFailed(Exception):
     def __init__(self, result: CaseResult):
-        super().__init__(result.message)
+        super().__init__(report.message(result))
         self.result = result
 
 
@@ -157,9 +157,10 @@ class CaseItem(pytest.Item):
         if not result.sizes:
             result.sizes = dict(self.sizes)
         self.result = result
+        self.user_properties.append(("status", str(result.status)))  # for pytest_report_teststatus
         _state(self.config).results.append(result)
         if result.status in (outcome.COMPILED, outcome.NOT_APPLICABLE):
-            pytest.skip(result.message)
+            pytest.skip(report.message(result))
         if result.status != outcome.PASSED:
             raise CaseFailed(result)
 
@@ -221,7 +222,8 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config):
         if report.passed:
             return "passed", "", "PASSED"
         if report.skipped:
-            return "skipped", "", "N/A" if "not applicable" in str(report.longrepr) else "BUILT"
+            status = dict(report.user_properties).get("status")
+            return "skipped", "", "N/A" if status == outcome.NOT_APPLICABLE else "BUILT"
         return "failed", "", "FAILED"
     return None
 

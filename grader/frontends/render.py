@@ -1,58 +1,189 @@
-"""Report: per-case lines for a person, a bench table, and a JSON document for machines."""
+"""The one renderer: what every front end prints for results (the CLI and pytest, a notebook's check(),
+nbgrader's feedback), and the JSON document for machines.
+
+Results carry facts as fields (grader.outcome.CaseResult: status, where the case ran, the arch); the
+words come from here: the status labels, the "simulated on CPU: " and "compiled for sm_XX: " before a
+message, a case's lines, a kernel's closing summary, the closing counts and the bench table. Each
+sentence is built in English and translated by grader.i18n.tr, whose catalogue patterns match it.
+"""
 
 from __future__ import annotations
 
 import json
 import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from grader import outcome
-from grader.i18n import tr
-from grader.outcome import CaseResult
+from grader import verified
+from grader.devices import DEFAULT, PROFILES
+from grader.i18n import tr, wrap_wide
+from grader.outcome import GOOD, CaseResult, Status
 
 LABELS = {
-    outcome.PASSED: "PASS",
-    outcome.COMPILED: "BUILT",
-    outcome.FAILED: "FAIL",
-    outcome.NOT_IMPLEMENTED: "TODO",
-    outcome.ERROR: "ERROR",
-    outcome.CRASHED: "CRASH",
-    outcome.TIMED_OUT: "HANG",
-    outcome.NOT_RUN: "SKIP",
-    outcome.SETUP: "SETUP",
-    outcome.UNSUPPORTED: "NOSIM",
-    outcome.NOT_APPLICABLE: "N/A",
+    Status.PASSED: "PASS",
+    Status.COMPILED: "BUILT",
+    Status.FAILED: "FAIL",
+    Status.NOT_IMPLEMENTED: "TODO",
+    Status.ERROR: "ERROR",
+    Status.CRASHED: "CRASH",
+    Status.TIMED_OUT: "HANG",
+    Status.NOT_RUN: "SKIP",
+    Status.SETUP: "SETUP",
+    Status.UNSUPPORTED: "NOSIM",
+    Status.NOT_APPLICABLE: "N/A",
 }
+DEFAULT_ARCH = PROFILES[DEFAULT].arch  # a result that names no arch (written before results carried it)
+
+
+def label(status: str) -> str:
+    """The five-column word a case's line starts with (PASS, FAIL, BUILT, ...); never translated."""
+    return LABELS[Status(status)]
+
+
+def message(result: CaseResult) -> str:
+    """The case's verdict sentence in English: where it ran, where that is news, from its fields, then its
+    message ("simulated on CPU: max abs err 0", "compiled for sm_90a: TileLang accepts it ...")."""
+    if result.checked == verified.SIMULATED:
+        return f"simulated on CPU: {result.message}"
+    if result.status == Status.COMPILED and result.checked == verified.COMPILED:
+        return f"compiled for {result.arch or DEFAULT_ARCH}: {result.message}"
+    return result.message
 
 
 def sizes_text(sizes: dict[str, int]) -> str:
     return " ".join(f"{k}={v}" for k, v in sizes.items())
 
 
-def case_lines(result: CaseResult, verbose: bool = False) -> list[str]:
+@dataclass(frozen=True)
+class Layout:
+    """How a front end lays out a case's lines; the words are the same in each."""
+
+    sizes: bool = True  # the sizes column (a terminal's; a notebook cell is narrower)
+    width: int = 0  # wrap the message, details and hint between words at this many columns (0: never)
+    elements: int = 0  # wrong elements listed per failed case (0: every one the grader gave)
+    not_run: str = ""  # what a case that was not run says instead of its message ("": its message)
+
+
+TERMINAL = Layout()
+# JupyterLab breaks a longer output line wherever the cell's edge falls, inside a word, and nbgrader's
+# feedback page scrolls sideways for it: a notebook's lines wrap at 100 columns.
+NOTEBOOK = Layout(sizes=False, width=100, elements=3, not_run="not run (see above)")
+ELEMENT_LINE = re.compile(r"^\w+\[[^\]]*\] = ")  # "C[960] = nan, expected 1": one wrong element
+
+
+def wrapped(head: str, text: str, width: int, indent: str = " " * 10) -> list[str]:
+    """``head + text`` in lines of at most ``width`` columns broken between words (a word longer than a
+    line stays whole), the later lines starting with ``indent``; one line where ``width`` is 0."""
+    if not width:
+        return [head + text]
+    lines = wrap_wide(text, width - len(indent), first=width - len(head)) or [""]
+    return [head + lines[0], *(indent + line for line in lines[1:])]
+
+
+def same_verdict(one: CaseResult, other: CaseResult) -> bool:
+    return (one.status, message(one), one.details) == (other.status, message(other), other.details)
+
+
+def case_lines(
+    result: CaseResult,
+    verbose: bool = False,
+    *,
+    layout: Layout = TERMINAL,
+    previous: CaseResult | None = None,
+    longer: str = "",
+) -> list[str]:
     """The lines one case prints: a verdict line, then details for anything but a pass (in the grader's
-    language: grader.i18n.tr; the labels stay as they are)."""
-    label = LABELS.get(result.status, result.status)
-    head = f"  {label:5} {result.case:22} {sizes_text(result.sizes):26} {tr(result.message)}"
-    lines = [head.rstrip()]
-    if result.status in (outcome.PASSED, outcome.COMPILED, outcome.NOT_APPLICABLE):
+    language: grader.i18n.tr; the labels stay as they are). ``previous``: the case printed just before,
+    whose failure this one may repeat ("the same as above"); ``longer``: what to say instead of "(raise
+    --timeout)" where the limit is not the CLI's."""
+    status = Status(result.status)
+    text = message(result)
+    if status == Status.NOT_RUN and layout.not_run:
+        text = layout.not_run
+    elif longer and status in (Status.TIMED_OUT, Status.ERROR):
+        text = text.replace("(raise --timeout)", longer)
+    same = previous is not None and status not in (*GOOD, Status.NOT_RUN) and same_verdict(previous, result)
+    if same:
+        text = "the same as above"
+    head = f"  {label(status):5} {tr(result.case):22} " + (f"{sizes_text(result.sizes):26} " if layout.sizes else "")
+    lines = [line.rstrip() for line in wrapped(head, tr(text), layout.width)]
+    if status in (*GOOD, Status.NOT_RUN) or same:
         return lines
-    lines += [f"        {tr(detail)}" for detail in result.details]
-    if result.hint:
-        lines.append("        " + tr(f"hint: {result.hint}"))
-    if result.saved:
-        lines.append("        " + tr(f"saved: {result.saved}"))
-    if result.replay:
-        lines.append("        " + tr(f"replay: {result.replay}"))
+    details = result.details
+    if layout.elements:
+        elements = [d for d in details if ELEMENT_LINE.match(d)][: layout.elements]
+        details = [d for d in details if not ELEMENT_LINE.match(d) or d in elements]
+    indent = " " * 8
+    for detail in details:
+        lines += wrapped(indent, tr(detail), layout.width)
+    for name, value in (("hint", result.hint), ("saved", result.saved), ("replay", result.replay)):
+        if value:
+            lines += wrapped(indent, tr(f"{name}: {value}"), layout.width)
     if verbose and result.trace:
-        lines += ["        " + line for line in result.trace.rstrip().splitlines()]
+        lines += [indent + line for line in result.trace.rstrip().splitlines()]
+    return lines
+
+
+def summary(kernel: str, cases: list[CaseResult]) -> tuple[bool, str]:
+    """Whether a kernel passed, and the line that says so (in English: the caller translates it)."""
+    statuses = [Status(c.status) for c in cases]
+    if not cases:
+        return False, f"{kernel}: the grader gave no verdict"
+    if all(s == Status.NOT_APPLICABLE for s in statuses):
+        return False, f"{kernel}: no case can run on this GPU ({cases[0].message})"
+    if all(s in GOOD for s in statuses):
+        checked = verified.counts(cases)
+        built, simulated = checked[verified.COMPILED], checked[verified.SIMULATED]
+        unfit = statuses.count(Status.NOT_APPLICABLE)
+        also = f"; {unfit} not applicable on this GPU" if unfit else ""
+        if built:
+            arch = next((c.arch for c in cases if c.checked == verified.COMPILED and c.arch), DEFAULT_ARCH)
+            return True, (
+                f"{kernel}: passed ({simulated} case(s) simulated on the CPU, {built} only compiled for {arch}: "
+                f"a GPU checks their numbers{also})"
+            )
+        if unfit:
+            return True, f"{kernel}: passed all {len(cases) - unfit} cases this GPU can run ({unfit} not applicable)"
+        return True, f"{kernel}: passed all {len(cases)} cases"
+    if all(s == Status.NOT_IMPLEMENTED for s in statuses):
+        return False, f"{kernel}: not implemented yet (fill in its TODO, run its cell, then this one)"
+    for status, verb in ((Status.TIMED_OUT, "hangs"), (Status.CRASHED, "crashes")):
+        if status in statuses:
+            case = cases[statuses.index(status)].case
+            return False, f"{kernel}: {verb} on case {case} (the cases after it were not run)"
+    bad = sum(s not in GOOD for s in statuses)
+    return False, f"{kernel}: {bad} of {len(cases)} cases did not pass (see above)"
+
+
+def verified_lines(results: Iterable[CaseResult]) -> list[str]:
+    """The closing lines where some case did not run on a GPU: each kernel's counts (grader.verified),
+    and, where cases were only compiled, that their numbers were not checked."""
+    by_puzzle: dict[str, list[CaseResult]] = {}
+    for result in results:
+        by_puzzle.setdefault(result.puzzle, []).append(result)
+    found = {
+        (f"{puzzle} {kernel}" if len(by_puzzle) > 1 else kernel): counts
+        for puzzle, cases in by_puzzle.items()
+        for kernel, counts in verified.per_kernel(cases).items()
+    }
+    totals = verified.total(found.values())
+    if totals[verified.SIMULATED] + totals[verified.COMPILED] == 0:
+        return []
+    lines = ["Not every case ran on a GPU:"] + [f"  {verified.line(name, counts)}" for name, counts in found.items()]
+    if verified.unchecked(totals):
+        lines.append(
+            f"{verified.unchecked(totals)} case(s) were only compiled: their numbers were not checked here. "
+            "A CUDA GPU checks them."
+        )
     return lines
 
 
 # Verdicts whose words repeat from case to case when the cause is the file or the kernel, not the case: a
 # syntax error, a rejected kernel, a machine that cannot grade. Printed in full once, then folded.
-FOLDED = (outcome.ERROR, outcome.SETUP)
+FOLDED = (Status.ERROR, Status.SETUP)
 FOLD_NAMES = 4  # case names listed on a folded line
 
 
@@ -66,10 +197,9 @@ def repeat_key(source: str, result: CaseResult) -> tuple[str, ...] | None:
 
 def repeated_line(results: list[CaseResult], first: str) -> str:
     """One line for cases whose verdict repeats ``first``'s ("kernel case") word for word."""
-    label = LABELS.get(results[0].status, results[0].status)
     names = " ".join(r.case for r in results[:FOLD_NAMES]) + (" ..." if len(results) > FOLD_NAMES else "")
     more = " more" if first.startswith(f"{results[0].kernel} ") else ""  # the first was this kernel's own
-    return f"  {label:5} " + tr(f"{len(results)}{more} case(s) ({names}): the same as {first} above")
+    return f"  {label(results[0].status):5} " + tr(f"{len(results)}{more} case(s) ({names}): the same as {first} above")
 
 
 def bench_lines(results: list[CaseResult]) -> list[str]:

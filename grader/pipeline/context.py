@@ -36,7 +36,8 @@ class Build:
 
 
 def result_for(ctx: Context, kernel: Kernel, case: Case, status: str, message: str, **extra: Any) -> CaseResult:
-    """A verdict on one case of this run."""
+    """A verdict on one case of this run, for the arch this run compiles for."""
+    extra.setdefault("arch", ctx.device.profile.arch)
     return CaseResult(
         ctx.puzzle.id, kernel.function, case.name, status, dict(case.sizes), message, str(ctx.source), **extra
     )

@@ -15,7 +15,6 @@ from typing import Any
 from grader import outcome, verified
 from grader.outcome import CaseResult
 from grader.pipeline.context import Context, result_for
-from grader.pipeline.hidden import SIMULATED
 from grader.spec import Case, Kernel
 
 WARP_SPECIALIZED_FAULT = (
@@ -39,7 +38,6 @@ class Gpu:
 
     where = "cuda"
     checked = verified.GPU
-    prefix = ""
 
     def run(self, ctx: Context, kernel: Kernel, case: Case, tir: Any, compiled: Any, tensors: list, outs: list) -> Ran:
         from grader.pipeline.build import summarize
@@ -61,7 +59,6 @@ class Simulator:
 
     where = "cpu"
     checked = verified.SIMULATED
-    prefix = SIMULATED
 
     def run(self, ctx: Context, kernel: Kernel, case: Case, tir: Any, compiled: Any, tensors: list, outs: list) -> Ran:
         from grader.pipeline.simulate import SimulationError, Unsupported, simulate
@@ -76,7 +73,7 @@ class Simulator:
                 reverse_blocks=reversed_blocks(kernel, case),
             )
         except SimulationError as error:
-            return Ran(result_for(ctx, kernel, case, outcome.FAILED, f"{SIMULATED}{error}"))
+            return Ran(result_for(ctx, kernel, case, outcome.FAILED, str(error)))
         except Unsupported as error:
             message = f"the CPU simulator does not support {error}; run on a GPU to check the numbers"
             unsupported = result_for(ctx, kernel, case, outcome.UNSUPPORTED, message)
@@ -102,7 +99,6 @@ def execute_and_compare(ctx: Context, kernel: Kernel, case: Case, tir: Any, comp
         ran.failed.checked = ran.failed.checked or backend.checked
         return ran.failed
     result = compare_outputs(ctx, kernel, case, pristine, outputs)
-    result.message = backend.prefix + result.message
     side_effects = changed_inputs(pristine, inputs, [t.name for t in kernel.inputs]) + list(ran.side_effects)
     result = with_side_effects(result, side_effects)
     result.checked = backend.checked
@@ -167,10 +163,8 @@ def with_side_effects(result: CaseResult, side_effects: list[str]) -> CaseResult
     """Fail a result whose kernel wrote to an input or outside an output, saying so first."""
     if not side_effects:
         return result
-    prefix = SIMULATED if result.message.startswith(SIMULATED) else ""
-    rest = result.message.removeprefix(prefix)
     result.status = outcome.FAILED
-    result.message = prefix + (side_effects[0] if result.wrong == 0 else f"{rest}; {side_effects[0]}")
+    result.message = side_effects[0] if result.wrong == 0 else f"{result.message}; {side_effects[0]}"
     result.details = side_effects + result.details
     result.hint = result.hint or (
         "A kernel may only store to its outputs (the tensors it returns), each index inside the output's shape: "

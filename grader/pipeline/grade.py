@@ -17,7 +17,6 @@ from typing import Any
 from grader import outcome, verified
 from grader.outcome import CaseResult
 from grader.pipeline.context import Build, Context, result_for
-from grader.pipeline.hidden import SIMULATED
 from grader.spec import Case, Kernel
 
 # A gate: (context, kernel, case, build, compiled kernel) -> the verdict, or None to go on.
@@ -49,8 +48,7 @@ def empty_launch_gate(ctx: Context, kernel: Kernel, case: Case, build: Build, co
     empty = empty_launch(build.tir, case.sizes, case.params, kernel.inputs + kernel.outputs)
     if not empty:
         return None
-    prefix = SIMULATED if ctx.device.mode == "cpu" and case.simulate else ""
-    return result_for(ctx, kernel, case, outcome.FAILED, prefix + empty)
+    return result_for(ctx, kernel, case, outcome.FAILED, empty)  # found in the TIR: nothing ran
 
 
 def shared_memory_gate(ctx: Context, kernel: Kernel, case: Case, build: Build, compiled: Any) -> CaseResult | None:
@@ -81,14 +79,14 @@ def shared_memory_gate(ctx: Context, kernel: Kernel, case: Case, build: Build, c
 
 def compile_only_gate(ctx: Context, kernel: Kernel, case: Case, build: Build, compiled: Any) -> CaseResult | None:
     """Built, and nothing here can run it: no GPU and no simulator, or a case too large to simulate."""
-    arch = ctx.device.profile.arch
+    # The renderer puts "compiled for {arch}: " before these, from the result's fields.
     if ctx.device.mode == "compile":
-        message = f"compiled for {arch}: TileLang accepts it (numbers need a GPU)"
+        message = "TileLang accepts it (numbers need a GPU)"
     elif ctx.device.mode == "cpu" and not case.simulate:
-        message = f"compiled for {arch} (too large to simulate: numbers need a GPU)"
+        message = "too large to simulate (numbers need a GPU)"
     else:
         return None
-    return replace(result_for(ctx, kernel, case, outcome.COMPILED, message), checked=verified.COMPILED)
+    return result_for(ctx, kernel, case, outcome.COMPILED, message, checked=verified.COMPILED)
 
 
 def run_gate(ctx: Context, kernel: Kernel, case: Case, build: Build, compiled: Any) -> CaseResult:
@@ -218,8 +216,7 @@ def fail_by_tir(result: CaseResult, sentences: list[str], right_numbers: str, ca
         return
     listed = sentences[1:]
     if result.status == outcome.PASSED:
-        prefix = SIMULATED if result.message.startswith(SIMULATED) else ""  # the summary counts it
-        result.status, result.message = outcome.FAILED, prefix + right_numbers + sentences[0]
+        result.status, result.message = outcome.FAILED, right_numbers + sentences[0]
     elif cause:
         result.hint = "the likely cause: " + sentences[0]
     else:

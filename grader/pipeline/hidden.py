@@ -126,26 +126,23 @@ def is_hidden(case_name: str) -> bool:
     return case_name.startswith(PREFIX)
 
 
-SIMULATED = "simulated on CPU: "
-
-
 def public_view(result: CaseResult) -> CaseResult:
     """A hidden case's result as a learner may see it: the verdict, nothing that tells its sizes or data.
 
-    Its message says only whether it passed; details, hint, trace, tile map, error counts go.
+    Its message says only whether it passed; details, hint, trace, tile map, error counts go; where it ran
+    and the arch stay (fields: the renderer says "simulated on CPU: " or "compiled for sm_90a: " from them).
     Other cases' results are returned unchanged.
     """
     if not is_hidden(result.case):
         return result
-    prefix = SIMULATED if result.message.startswith(SIMULATED) else ""
     verdict = {
         "passed": "passed",
-        "compiled": "compiled (numbers need a GPU)",
+        "compiled": "is accepted by TileLang (numbers need a GPU)",
         "not_applicable": "cannot run on this GPU (not applicable)",
     }.get(result.status, "did not pass")
     return dataclasses.replace(
         result,
-        message=f"{prefix}a hidden case {verdict} (its sizes and numbers are not shown)",
+        message=f"a hidden case {verdict} (its sizes and numbers are not shown)",
         details=[],
         hint="",
         trace="",
