@@ -20,7 +20,7 @@ from typing import Any
 
 # ---------------------------------------------------------------------------------------------- environment
 PREFIX = "TILELANG_COURSE_"  # every name below starts so; the tracer drops them all from its environment
-# Set in a forked (warm) check: the judge and the tracer start by fork too (grader.processes.warm).
+# Set in a forked (warm) check: the judge and the tracer start by fork too (grader.frontends.warm).
 WARM = "TILELANG_COURSE_WARM"
 # The learner's language for grader messages and notebooks: zh_CN, or en (grader.i18n).
 LANG = "TILELANG_COURSE_LANG"
@@ -68,6 +68,7 @@ class Option:
     choices: tuple[str, ...] | None = None
     action: str = "store"  # "store", "store_true" or "append"
     env: str = ""  # an environment name whose value, when set, is the default instead
+    cli_help: str = ""  # more help that holds only for python -m grader
 
     @property
     def fronts(self) -> tuple[str, ...]:
@@ -93,7 +94,7 @@ class Option:
         kwargs: dict[str, Any] = {
             "dest": self.dest(front),
             "action": self.action,
-            "help": self.help.format(**flags),
+            "help": self.help.format(**flags) + (self.cli_help if front == CLI else ""),
         }
         if self.action != "store_true":
             kwargs["default"] = self.parser_default()
@@ -153,9 +154,10 @@ OPTIONS: tuple[Option, ...] = (
         "json",
         "--json",
         "--grade-json",
-        "write machine-readable results to PATH (-: to stdout, and the report to stderr)",
+        "write machine-readable results to PATH",
         type=Path,
         metavar="PATH",
+        cli_help=" (-: to stdout, and the report to stderr)",
     ),
     Option(
         "device",

@@ -135,6 +135,7 @@ def test_help_names_each_front_ends_own_flags():
     helps = {option.names()[0]: option.attrs()["help"] for option in group.options}
     assert helps["--grade-kernels-exact"].startswith("--grade-kernels names are exact")
     assert helps["--grade-param"].startswith("with --grade-bench:")
+    assert "-: to stdout" in cli_help and "stdout" not in helps["--grade-json"]  # the CLI's own redirection
 
 
 def test_options_and_requests_cross_a_process_boundary_as_json():
