@@ -186,10 +186,10 @@ def test_every_environment_name_is_declared_once():
 
 def test_the_old_module_names_are_aliases():
     from grader import i18n
-    from grader.frontends import notebook
+    from grader.frontends import notebook, warm
     from grader.nbgrader import shards
     from grader.pipeline import hidden
-    from grader.processes import sandbox, warm
+    from grader.processes import sandbox
 
     assert hidden.ENV == settings.HIDDEN_CASES and i18n.ENV == settings.LANG and warm.WARM_ENV == settings.WARM
     assert sandbox.ENV == settings.SANDBOX and sandbox.HIDE_ENV == settings.SANDBOX_HIDE
