@@ -189,9 +189,7 @@ def _serve(conn: Any, request: JudgeRequest, tracer: Any, guard: Any, started: f
         spec_module = load_module(Path(request.spec_file))
         puzzle = with_hidden_cases(load_puzzle(spec_module)).on(device.profile.name)
     except Exception as error:  # the course's own file is broken: a maintainer's problem, said plainly
-        conn.send(
-            {"event": "fatal", "message": f"the puzzle's spec {request.spec_file} cannot be loaded: {error!r}"}
-        )
+        conn.send({"event": "fatal", "message": f"the puzzle's spec {request.spec_file} cannot be loaded: {error!r}"})
         return
     learner_params = request.options.block_params()  # the plugin refused any that does not parse
     if learner_params:

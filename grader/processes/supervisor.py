@@ -116,7 +116,7 @@ class PuzzleRun:
 
     # ------------------------------------------------------------------ child process
     def _start(self) -> dict[str, Any] | None:
-        # A warm check (grader.processes.warm) forks the judge from its already-imported state; otherwise a fresh
+        # A warm check (grader.frontends.warm) forks the judge from its already-imported state; otherwise a fresh
         # interpreter. Either way the judge is a process of its own, and nothing in this one used CUDA.
         context = multiprocessing.get_context("fork" if os.environ.get(WARM) else "spawn")
         parent, child = context.Pipe()
