@@ -185,5 +185,6 @@ def test_no_grader_module_imports_course_content():
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in ("solutions", "puzzles"):
                 pytest.fail(f"{name} imports {node.module}")
-            if isinstance(node, ast.Import) and any(a.name.split(".")[0] in ("solutions", "puzzles") for a in node.names):
+            imported = [a.name.split(".")[0] for a in node.names] if isinstance(node, ast.Import) else []
+            if any(top in ("solutions", "puzzles") for top in imported):
                 pytest.fail(f"{name} imports course content")
