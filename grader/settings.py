@@ -51,6 +51,9 @@ CLI, PYTEST = "cli", "pytest"
 DEVICES = ("auto", "cuda", "cpu", "compile")
 DEFAULT_MEMORY_LIMIT_GB = 32.0
 DEFAULT_TIMEOUT_S = 180.0
+# The grader's own work before a case runs (starting its processes, importing TileLang, compiling): a slow
+# machine's problem, not the kernel's, so it has a limit of its own and --timeout bounds only the kernel's time.
+DEFAULT_COMPILE_TIMEOUT_S = 300.0
 
 
 @dataclass(frozen=True)
@@ -183,8 +186,19 @@ OPTIONS: tuple[Option, ...] = (
         "timeout",
         "--timeout",
         "--grade-timeout",
-        f"seconds one case may take, compile included (default {DEFAULT_TIMEOUT_S:g})",
+        f"seconds a case's own code may take: tracing its Python, simulating it or running it on the GPU "
+        f"(default {DEFAULT_TIMEOUT_S:g}; starting and compiling have {{compile_timeout}})",
         default=DEFAULT_TIMEOUT_S,
+        type=float,
+        metavar="S",
+    ),
+    Option(
+        "compile_timeout",
+        "--compile-timeout",
+        "--grade-compile-timeout",
+        "seconds the grader's own work for a case may take before it runs: starting the grading processes and "
+        f"compiling (default {DEFAULT_COMPILE_TIMEOUT_S:g})",
+        default=DEFAULT_COMPILE_TIMEOUT_S,
         type=float,
         metavar="S",
     ),
@@ -247,7 +261,8 @@ class GradeOptions:
     json: Path | None = _default("json")
     device: str = _default("device")  # one of DEVICES
     arch: str = _default("arch")  # "": this GPU, else sm_90
-    timeout: float = _default("timeout")  # seconds per case
+    timeout: float = _default("timeout")  # seconds a case's own code may take (trace, simulate, run)
+    compile_timeout: float = _default("compile_timeout")  # seconds to start the processes and to compile a case
     seed_offset: int = _default("seed_offset")
     save_failures: Path | None = _default("save_failures")
     memory_limit_gb: float = _default("memory_limit_gb")  # 0: none

@@ -312,7 +312,7 @@ def fake_judge(script):
     return serve
 
 
-def supervised(monkeypatch, script, timeout=1.0):
+def supervised(monkeypatch, script, timeout=1.0, compile_timeout=None):
     from grader.frontends.warm import WARM_ENV
     from grader.processes import judge as worker
     from grader.processes import supervisor
@@ -321,7 +321,11 @@ def supervised(monkeypatch, script, timeout=1.0):
     monkeypatch.setattr(worker, "serve", fake_judge(script))
     from grader.settings import GradeOptions, JudgeRequest
 
-    run = supervisor.PuzzleRun(JudgeRequest("02", "spec.py", "mine.py", GradeOptions(timeout=timeout)))
+    run = supervisor.PuzzleRun(
+        JudgeRequest(
+            "02", "spec.py", "mine.py", GradeOptions(timeout=timeout, compile_timeout=compile_timeout or timeout)
+        )
+    )
     assert run.describe() is not None
     run.set_plan([("add", "first"), ("add", "second")])
     return run
@@ -348,9 +352,34 @@ def test_a_compile_past_the_time_limit_is_not_a_hang_and_the_next_case_runs(monk
         run.close()
     assert first.status == outcome.ERROR
     assert first.message.startswith("compiling this case took longer than the time limit (1 s), which says nothing")
-    assert first.message.endswith("(raise --timeout)")
+    assert first.message.endswith("(raise --compile-timeout)")
     assert "hangs" not in first.message
     assert second.status == outcome.PASSED  # a fresh judge graded it: not skipped
+
+
+def compile_slowly_then_pass(conn, plan):
+    import time
+
+    kernel, cases = plan[0]
+    conn.send({"event": "case_start", "kernel": kernel, "case": cases[0]})
+    conn.send({"event": "phase", "phase": "compiling"})
+    time.sleep(2.0)  # past --timeout, within --compile-timeout
+    conn.send({"event": "phase", "phase": "simulating"})
+    for case in cases:
+        result = CaseResult("02", kernel, case, outcome.PASSED, {}, "max abs err 0", checked="simulated")
+        conn.send({"event": "result", "result": result.to_dict()})
+    conn.send({"event": "done"})
+
+
+def test_compiling_has_its_own_time_limit_and_the_run_its_own(monkeypatch):
+    """A compile longer than --timeout but within --compile-timeout is no timeout: the learner's limit
+    bounds the learner's code, and a busy machine's compile has a limit of its own."""
+    run = supervised(monkeypatch, compile_slowly_then_pass, timeout=1.0, compile_timeout=30.0)
+    try:
+        first, second = run.result("add", "first"), run.result("add", "second")
+    finally:
+        run.close()
+    assert (first.status, second.status) == (outcome.PASSED, outcome.PASSED), (first.message, second.message)
 
 
 def simulate_forever(conn, plan):

@@ -233,7 +233,15 @@ def _serve(conn: Any, request: JudgeRequest, tracer: Any, guard: Any, started: f
     trace_timeout = 0.8 * case_timeout
     tracer.shown_limit = case_timeout
     planned = time.perf_counter()
-    traced = trace_all(ctx, work, tracer, trace_timeout, lambda: conn.send({"event": "alive"}))
+    traced = trace_all(
+        ctx,
+        work,
+        tracer,
+        trace_timeout,
+        lambda: conn.send({"event": "alive"}),
+        phase=lambda name: conn.send({"event": "phase", "phase": name}),
+        start_timeout=0.8 * request.options.compile_timeout,
+    )
     tracer.stop()  # no learner process is alive from here on
     guard.undo()  # and nothing it wrote into the compile cache is loaded
     stopped = time.perf_counter()
@@ -307,11 +315,18 @@ def _describe(puzzle: Puzzle) -> dict[str, Any]:
 
 
 def trace_all(
-    ctx: Context, work: list[tuple[Kernel, Case]], tracer: Any, timeout: float, alive: Any
+    ctx: Context,
+    work: list[tuple[Kernel, Case]],
+    tracer: Any,
+    timeout: float,
+    alive: Any,
+    phase: Any = lambda name: None,
+    start_timeout: float | None = None,
 ) -> dict[tuple[str, str], Traced]:
     """Ask the tracer for every case's TIR: public cases first, hidden ones last (nothing the learner's
     code reads then reaches any output). A tracer that hangs or dies costs the kernel it was tracing;
-    a fresh one takes the next kernel."""
+    a fresh one takes the next kernel. A tracer's start is the grader's work (``phase("starting")``, under
+    ``start_timeout``); importing the learner's file and tracing are the learner's (``phase("tracing")``)."""
     from grader.pipeline.build import BuildFailed
     from grader.pipeline.trace import TracerGone
     from grader.processes import trace_cache
@@ -343,6 +358,9 @@ def trace_all(
                 tracer.start()
                 loaded = None
             if loaded is None:
+                phase("starting")
+                tracer.wait_ready(start_timeout or timeout)
+                phase("tracing")
                 loaded = tracer.wait_loaded(timeout)
             problem, trace = loaded
             if problem:

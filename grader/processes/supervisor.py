@@ -22,7 +22,9 @@ from grader.settings import WARM, JudgeRequest
 Plan = list[tuple[str, list[str]]]
 
 # What the judge says a case's time is going to (its "phase" events): what a case past the time limit was doing.
-COMPILING, SIMULATING, RUNNING = "compiling", "simulating", "running"
+STARTING, TRACING, COMPILING, SIMULATING, RUNNING = "starting", "tracing", "compiling", "simulating", "running"
+# The grader's own work, under --compile-timeout; the other phases run the learner's code, under --timeout.
+GRADER_PHASES = (STARTING, COMPILING)
 
 
 _RUNS: weakref.WeakSet[PuzzleRun] = weakref.WeakSet()  # every run with a judge that may be alive
@@ -73,7 +75,12 @@ def timeout_reason(seconds: float, phase: str) -> tuple[str, str]:
         return outcome.ERROR, (
             f"compiling this case took longer than the time limit ({seconds:g} s), which says nothing about the "
             "kernel's numbers: shorten what TileLang unrolls (a T.unroll, a long loop of constant length), or give "
-            "it longer (raise --timeout)"
+            "it longer (raise --compile-timeout)"
+        )
+    if phase == STARTING:
+        return outcome.ERROR, (
+            f"the grader's processes took longer than {seconds:g} s to start (importing torch and TileLang), which "
+            "says nothing about the kernel: the machine is busy or slow; give it longer (raise --compile-timeout)"
         )
     if phase == SIMULATING:
         return outcome.TIMED_OUT, (
@@ -96,6 +103,7 @@ class PuzzleRun:
     def __init__(self, request: JudgeRequest):
         self.request = request
         self.timeout = request.options.timeout
+        self.compile_timeout = request.options.compile_timeout
         self.description: dict[str, Any] | None = None
         self.device = ""
         self.mode = ""
@@ -129,7 +137,7 @@ class PuzzleRun:
         self._process.start()
         child.close()
         self._conn = parent
-        message = self._receive()
+        message = self._receive(self.compile_timeout)  # the judge's start: imports, the device, the spec
         if message is not None and message.get("event") == "fatal":
             self._fatal = message["message"]
             return None
@@ -220,14 +228,14 @@ class PuzzleRun:
     def _drain(self) -> Iterator[CaseResult]:
         current: tuple[str, str] | None = None
         phase = ""  # what the case in flight is doing, as the judge last said
-        deadline = time.monotonic() + self.timeout  # a phase event does not restart the clock
+        deadline = time.monotonic() + self.timeout
         while True:
             message = self._receive(deadline - time.monotonic())
             if message is None:
                 in_flight = current or self._pending[0]
                 alive = not self._died and self._process is not None and self._process.is_alive()
                 if alive:
-                    status, reason = timeout_reason(self.timeout, phase)
+                    status, reason = timeout_reason(self._limit(phase), phase)
                 else:
                     status, reason = outcome.CRASHED, self._death_reason("while running this case")
                 self._stop()
@@ -238,10 +246,11 @@ class PuzzleRun:
                     return
                 yield from self._give_up(in_flight[0], in_flight, status, reason)
                 return
-            if message["event"] == "phase":
+            if message["event"] == "phase":  # each phase has the whole of its own limit
                 phase = message.get("phase", "")
+                deadline = time.monotonic() + self._limit(phase)
                 continue
-            deadline = time.monotonic() + self.timeout
+            deadline = time.monotonic() + self._limit(phase)
             event = message["event"]
             if event == "alive":  # the judge is tracing: each answer from the tracer restarts the clock
                 continue
@@ -250,6 +259,7 @@ class PuzzleRun:
                 continue
             if event == "case_start":
                 current, phase = (message["kernel"], message["case"]), ""
+                deadline = time.monotonic() + self.timeout
             elif event == "result":
                 result = CaseResult.from_dict(message["result"])
                 self._pending.remove((result.kernel, result.case))
@@ -269,6 +279,11 @@ class PuzzleRun:
                 # TileLang teardown, which costs seconds on a GPU machine.
                 self._stop()
                 return
+
+    def _limit(self, phase: str) -> float:
+        """The seconds a phase may take: the grader's own work (starting, compiling) has --compile-timeout,
+        the learner's code (tracing its Python, simulating, running) --timeout."""
+        return self.compile_timeout if phase in GRADER_PHASES else self.timeout
 
     def _give_up(
         self, kernel: str, in_flight: tuple[str, str] | None, status: str, reason: str

@@ -31,6 +31,7 @@ from grader.pipeline.trace import TracerGone
 from grader.processes import reaper, sandbox
 from grader.spec import Kernel
 
+STARTING = "while starting"  # the tracer's own start, before any learner code runs
 MAX_FILE_BYTES = 256 * 2**20  # what the tracer may write to any one file (its output included)
 
 # Environment the tracer keeps; everything else (tokens, hidden-case paths, ...) is dropped.
@@ -196,6 +197,13 @@ class Tracer:
         os.close(write_end)
         self.reply_fd = read_end
 
+    def wait_ready(self, timeout: float) -> None:
+        """Wait for the tracer's own start (the sandbox, importing TileLang), before any learner code runs: the
+        grader's work, under its own limit, so a short --timeout still leaves a busy machine time to start."""
+        message = self._read(timeout, STARTING)
+        if message.get("event") != "ready":
+            raise TracerGone("error", "the tracer gave an answer the grader does not understand")
+
     def wait_loaded(self, timeout: float) -> tuple[str, str]:
         """(problem, trace) of importing the learner's file: ("", "") when it imported."""
         message = self._read(timeout, "while importing the file")
@@ -230,6 +238,12 @@ class Tracer:
         while b"\n" not in self.buffer:
             left = deadline - time.monotonic()
             ready = select.select([self.reply_fd], [], [], max(0.0, left))[0] if left > 0 else []
+            if not ready and when == STARTING:
+                raise TracerGone(
+                    "error",
+                    f"the process that reads your file did not start within {timeout:g} s (importing TileLang on a "
+                    "busy machine), which says nothing about the file: give it longer (raise --compile-timeout)",
+                )
             if not ready:
                 cause = (
                     "the file's top level never finishes (a loop, a sleep or input() at import): a puzzle file "

@@ -3,6 +3,7 @@
 It imports the learner's file and answers jobs, one JSON line each, read from stdin:
   {"id": 3, "function": "gemv", "known": [...], "tensors": [...], "blocks": [...], "arguments": {...}}
 with one JSON line on the file descriptor REPLY_FD:
+  {"event": "ready"}                                        once, TileLang imported, before the learner's file
   {"event": "loaded", "problem": "", "trace": ""}          once, after the import
   {"id": 3, "status": "traced", "tir": "<tvm.ir.save_json>", "options": {...}}
   {"id": 3, "status": "not_implemented"} | {"id": 3, "status": "failed", "summary": ..., ...}
@@ -66,6 +67,8 @@ def main(argv: list[str]) -> None:
     import tilelang  # noqa: F401  (before the learner's file: its import time is ours)
 
     from grader.trace.frontend import load_learner
+
+    send(reply, {"event": "ready"})  # the grader's part of the start is over; the learner's file comes next
 
     module, problem, trace = load_learner(source)
     send(reply, {"event": "loaded", "problem": problem, "trace": trace})
