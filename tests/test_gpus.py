@@ -3,6 +3,7 @@ the capability gate, on the CPU (``--arch`` compiles for a profile and simulates
 
 from __future__ import annotations
 
+import functools
 import json
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
@@ -78,7 +79,7 @@ def test_every_case_fits_every_profile():
 
 def test_only_block_parameters_differ_between_profiles():
     for path in SOLUTIONS.values():
-        puzzle = load_puzzle(load_module(path))
+        puzzle = load_puzzle(_module(path))
         for name in PROFILES:
             for kernel, there in zip(puzzle.kernels, puzzle.on(name).kernels):
                 for case, other in zip(kernel.cases, there.cases):
@@ -86,10 +87,17 @@ def test_only_block_parameters_differ_between_profiles():
                     assert set(other.params) <= set(case.params) | set(_defaults(path, kernel.function))
 
 
+@functools.cache
+def _module(path):
+    """Each solution loaded once: loading one builds every kernel's TIR (a tenth of a second each), and the
+    test asks for a kernel's defaults once per case and profile."""
+    return load_module(path)
+
+
 def _defaults(path, function):
     import inspect
 
-    return inspect.signature(getattr(load_module(path), function).func).parameters
+    return inspect.signature(getattr(_module(path), function).func).parameters
 
 
 def _largest_per_kernel(profile):
@@ -122,7 +130,7 @@ def test_the_count_is_what_tilelang_allocates_for_each_profile(name):
 
     def allocated(key):
         puzzle_id, function = key
-        module = load_module(SOLUTIONS[puzzle_id])
+        module = _module(SOLUTIONS[puzzle_id])
         kernel = load_puzzle(module).on(name).kernel(function)
         case = kernel.case(largest[key][0])
         return _allocated(trace_tir(kernel_function(module, kernel), kernel, case, SOLUTIONS[puzzle_id]), profile.arch)
