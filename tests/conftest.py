@@ -12,6 +12,15 @@ ROOT = Path(__file__).resolve().parent.parent
 # The tests compare the grader's English sentences: a zh locale on the test machine must not translate
 # them (tests/test_i18n.py asks for Chinese where it wants it; grader/i18n/__init__.py reads this variable first).
 os.environ.setdefault("TILELANG_COURSE_LANG", "en")
+# One TileLang compile cache for the whole run: every grader process a test starts (the CLI, a notebook's
+# check, nbgrader's autograde, a Slurm task) and every judge it forks inherits this variable, so a kernel
+# compiled once is loaded, not compiled again, by the next test that grades it. Set here, at import in the
+# pytest process that starts xdist's workers, so both workers inherit the same folder; a folder of its own,
+# not the learner's ~/.tilelang/cache, so the suite neither depends on nor changes a developer's cache.
+# Tests that tamper with a cache name one of their own (tests/test_attacks.py's attack_cache,
+# tests/test_sandbox.py). An explicit TILELANG_CACHE_DIR wins.
+SHARED_COMPILE_CACHE = Path.home() / ".cache" / "tilelang-course" / "test-compile-cache"
+os.environ.setdefault("TILELANG_CACHE_DIR", str(SHARED_COMPILE_CACHE))
 
 
 def cuda_available() -> bool:
@@ -20,7 +29,41 @@ def cuda_available() -> bool:
     return torch.cuda.is_available()
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--perf-baseline-update",
+        action="store_true",
+        help="the perf tier (tests/test_perf.py) writes what it measured into tests/perf_baseline.json",
+    )
+
+
+PERF_LINES: list[str] = []
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """The perf tier's comparisons (tests/test_perf.py puts them in user_properties): xdist sends a worker's
+    reports to the pytest process that prints, so they are collected there."""
+    if report.when == "call":
+        PERF_LINES.extend(value for name, value in report.user_properties if name == "perf")
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    if PERF_LINES:
+        terminalreporter.section("perf against tests/perf_baseline.json")
+        for text in PERF_LINES:
+            terminalreporter.write_line(text)
+
+
+# A test that uses one of these module fixtures is slow (the marker in pyproject.toml): the fixture alone takes
+# minutes (an nbgrader course graded, every notebook executed, a Slurm cluster and PostgreSQL started).
+SLOW_FIXTURES = {"graded", "executed", "executed_zh", "slurm", "postgres"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m selects by marker
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
     if cuda_available():
         return
     skip = pytest.mark.skip(reason="needs a CUDA GPU")
@@ -70,6 +113,15 @@ def grade(tmp_path: Path):
         return GraderRun(completed, json_path)
 
     return run
+
+
+@pytest.fixture(scope="session")
+def attack_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The compile cache the attack tests' graders use (tests/test_attacks.py, tests/test_warm.py): the
+    attacks plant, link and edit files in the judge's cache, so they get one apart from the run's shared
+    cache. One per xdist worker (a worker runs one test at a time, and each test undoes what it put there),
+    so the attacks' own gemv compiles once per worker, not once per attack."""
+    return tmp_path_factory.mktemp("attack-compile-cache")
 
 
 @pytest.fixture(scope="session")

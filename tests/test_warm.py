@@ -55,15 +55,67 @@ def test_a_warm_check_on_the_gpu_gives_the_verdicts_of_a_cold_one(grade, warm_gr
     assert "the grading process exited" not in warm.out
 
 
-@pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_attack_fails_through_the_warm_grader(warm_grade, name, tmp_path):
-    judged(warm_grade, name, "cpu", tmp_path, stderr_apart=False)
+# The attacks whose defence is different when the check is warm. A warm check forks: the server forks the
+# check, the check forks the judge (grader.processes.supervisor), the judge forks the tracer
+# (grader.processes.tracer.ForkedTracer), where the cold path starts each as a new interpreter (the tracer
+# through `python -m grader.processes.sandbox ... -- python -m grader.trace.tracer`). So what differs warm is
+# how the tracer is made: the environment scrubbed in place (os.environ.clear) instead of Popen(env=), the
+# descriptors closed by closerange and dup2 instead of pass_fds, the sandbox entered in the forked child
+# instead of by a launcher that execs, setsid and the limits in the child, memory that is a copy of the
+# judge's (grader and TileLang already imported), and processes whose /proc entries are forks of the server.
+# Each attack kept here exercises one of those; tests/test_attacks.py runs every attack cold.
+WARM_ATTACKS = {
+    # descriptors: fds 1 and 2 dup2'd to the tracer's output file (the check's own fd 1 is the client's socket)
+    "forge_stdout.py": "fds 1 and 2 of a forked tracer",
+    # descriptors: the reply pipe is dup2'd to fd 3 and every other fd closed in the child, not passed by Popen
+    "forge_reply.py": "the reply descriptor of a forked tracer",
+    # descriptors: the tracer's death is seen as EOF on the reply pipe, only if no other fork holds its write end
+    "exit_while_tracing.py": "EOF on the reply pipe after a fork",
+    # sandbox entry and process groups: its ancestors are forks of the server, its daemon setsid()s from a fork
+    "forge_json.py": "ancestors' command lines, a daemon from a forked tracer",
+    # process groups and signals: children and a new session forked from a forked tracer, killed at the limit
+    "fork_at_import.py": "a forked tracer's group and session killed at the time limit",
+    # signals: the judge it kills is a fork of the check (multiprocessing's fork context), not a spawned one
+    "kill_the_judge.py": "killing a forked judge",
+    # environment scrubbing: os.environ cleared and refilled in the forked child
+    "read_hidden_cases.py": "the environment scrubbed in place",
+    # environment scrubbing and the pid namespace: /proc/PID/environ of forked processes is the server's start-up one
+    "hidden_cases_from_proc.py": "/proc of forked processes",
+    # environment scrubbing: CUDA_VISIBLE_DEVICES set in place, in a child of a server that imported torch
+    "gpu_from_the_tracer.py": "the GPU hidden in a forked child",
+    # sandbox entry: the network namespace entered by sandbox.enter in the forked child
+    "phone_home.py": "the network namespace entered after fork",
+    # cache poisoning: the read-only filesystem entered after fork (the cache's path comes from the request)
+    "plant_in_cache.py": "the compile cache read-only after fork",
+    # bytecode poisoning: a warm judge imported grader.pipeline.compare before tracing, a cold one after
+    "poison_bytecode.py": "bytecode while the judge's modules are already imported",
+    # memory copied by fork: the tracer's sys.modules is a copy of the judge's, with the grader imported
+    "patch_sys_modules.py": "sys.modules copied from the judge",
+    # memory copied by fork: TVM's registry and tilelang.compile are the judge's, copied; TILELANG_* set in place
+    "patch_tvm_in_tracer.py": "TVM state copied from the judge",
+}
+# The others add nothing warm: their defence is in code that runs after the tracer's reply, the same on
+# both paths (grader.pipeline.admit refuses call_host_function, unsafe_compile_options, extern_name_injection,
+# import_source and disable_barriers; the run and the comparison fail baked_answer and print_from_the_gpu;
+# the renderer escapes forge_pass_line), or a kept attack covers their defence: patch_compare and patch_judge
+# patch modules as patch_sys_modules does, sleep_at_import times out as fork_at_import does, exit_at_import
+# ends as exit_while_tracing does, and link_in_cache and tamper_cache_in_place meet the read-only cache that
+# plant_in_cache meets (their own defence, the cache guard, runs only unconfined, which is cold-only here).
+
+
+def test_every_warm_attack_is_an_attack():
+    assert set(WARM_ATTACKS) <= set(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(WARM_ATTACKS))
+def test_attack_fails_through_the_warm_grader(warm_grade, name, tmp_path, attack_cache):
+    judged(warm_grade, name, "cpu", tmp_path, attack_cache, stderr_apart=False)
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_attack_fails_through_the_warm_grader_on_the_gpu(warm_grade, name, tmp_path):
-    judged(warm_grade, name, "cuda", tmp_path, stderr_apart=False)
+@pytest.mark.parametrize("name", sorted(WARM_ATTACKS))
+def test_attack_fails_through_the_warm_grader_on_the_gpu(warm_grade, name, tmp_path, attack_cache):
+    judged(warm_grade, name, "cuda", tmp_path, attack_cache, stderr_apart=False)
 
 
 LOOK_AROUND = """
