@@ -10,7 +10,6 @@ import importlib.util
 import os
 import shutil
 import subprocess
-import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
@@ -18,11 +17,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from grader.course.generate import main
 from grader.course.notebooks import (
     BENCH_COMMENT,
     ROLES,
     SourceCell,
-    main,
     module_cells,
     parse_cells,
     puzzle_notebook,
@@ -31,6 +30,10 @@ from grader.course.notebooks import (
 from grader.discover import CELL_END, puzzle_files
 from grader.frontends.notebook import RED
 from tests.conftest import ROOT
+
+# One worker runs this file (pytest --dist loadgroup): its module fixture executes every notebook at once on
+# its own pool of two threads, for the execution tests (marked slow: conftest.py) to read.
+pytestmark = pytest.mark.xdist_group("notebooks")
 
 PUZZLES = sorted(puzzle_files(ROOT / "puzzles"))
 NOTEBOOKS = ROOT / "notebooks"
@@ -296,32 +299,38 @@ def copy_threads(A, BLOCK: int, THREADS: int = 256):
     return B"""
 
 
-def _seconds(cell: nbformat.NotebookNode) -> float:
+def cell_seconds(cell: nbformat.NotebookNode) -> float:
+    """The wall time of an executed cell, from the timestamps nbclient records."""
     timing = cell.metadata["execution"]
     started = datetime.fromisoformat(timing["iopub.execute_input"].replace("Z", "+00:00"))
     return (datetime.fromisoformat(timing["shell.execute_reply"].replace("Z", "+00:00")) - started).total_seconds()
 
 
-def test_a_hung_kernel_fails_its_check_within_the_timeout_and_the_next_cell_runs(tmp_path: Path):
-    timeout = 45
+def hang_notebook(folder: Path, timeout: float) -> Path:
+    """A notebook whose first check hangs (its limit ``timeout``), then a wrong kernel's check, then a print."""
     v4 = nbformat.v4
     sources = [
         setup_source("01"),
         "%%puzzle imports\nimport tilelang\nimport tilelang.language as T",
         HANGS,
-        f'check("copy_serial", timeout={timeout})',
+        f'check("copy_serial", timeout={timeout:g})',
         NO_TAIL,
         'check("copy_threads")',
         'print("the next cell ran")',
     ]
     notebook = v4.new_notebook(cells=[v4.new_code_cell(s) for s in sources])
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    path = tmp_path / "hang.ipynb"
+    path = folder / "hang.ipynb"
     nbformat.write(notebook, path)
-    started = time.perf_counter()
-    cells = execute(path).cells
+    return path
+
+
+@pytest.mark.slow  # a deliberate hang: the check waits out its 45 s
+def test_a_hung_kernel_fails_its_check_and_the_next_cell_runs(tmp_path: Path):
+    """What a hang says and that Run All goes on; how long the hang costs is tests/test_perf.py's."""
+    timeout = 45
+    cells = execute(hang_notebook(tmp_path, timeout)).cells
     hang, wrong, last = cells[3], cells[5], cells[6]
-    assert _seconds(hang) < timeout + 5, _seconds(hang)
     assert "HANG" in outputs(hang, "stdout") and f"{RED}copy_serial: hangs on case" in outputs(hang, "stdout")
     # both cases with a tail fail: tail_1000 and odd_4097 (simulated too, within the CPU budget)
     assert f"{RED}copy_threads: 2 of 5" in outputs(wrong, "stdout")
@@ -331,7 +340,6 @@ def test_a_hung_kernel_fails_its_check_within_the_timeout_and_the_next_cell_runs
     if importlib.util.find_spec("matplotlib") is not None:  # the mismatch map of the wrong tiles
         assert any("image/png" in o.get("data", {}) for o in wrong.outputs)
     assert outputs(last, "stdout") == "the next cell ran\n"
-    assert time.perf_counter() - started < CELL_TIMEOUT_S
 
 
 def test_the_bench_marker_places_the_bench_cell(tmp_path: Path):

@@ -1,7 +1,5 @@
 """The CPU simulator: tile-op semantics, learner-facing errors, and a canary on TileLang's TIR."""
 
-import time
-
 import pytest
 import tilelang
 import tilelang.language as T
@@ -326,26 +324,15 @@ def test_fp16_accumulators_fail_the_same_elements_as_on_the_h200(stem, function)
 SOLUTIONS = puzzle_files(ROOT / "solutions")
 
 
-# The CUDA-core GEMM rung simulates one tile-wide T.Parallel step per K element (no T.gemm to hand to
-# torch at once): 5-6.3 CPU s a case on the CI machine (18.8 s for its 3 cases in one fresh-clone run,
-# 15.2 s on an idle machine), which its lesson needs; the budget is there to catch a simulator that
-# got several times slower, not a few percent.
-# dequant_matmul unpacks a 64 x 64 tile element by element per K step: 5.0-5.6 CPU s for its 4 cases
-# while a CI run shares the 2 cores (measured twice this session), under 4 on an idle machine.
-SLOW_PER_CASE = {"matmul_cuda_cores": 8.0, "dequant_matmul": 2.0}
-
-
 @pytest.mark.parametrize("puzzle_id", sorted(SOLUTIONS))
-def test_every_reference_kernel_simulates_to_match_torch_quickly(puzzle_id):
+def test_every_reference_kernel_simulates_to_match_torch(puzzle_id):
+    """Correctness only: how long the simulations take is tests/test_perf.py's (the perf tier)."""
     from grader.pipeline.compare import compare
     from grader.pipeline.inputs import make_inputs, poisoned_outputs, reference_outputs
 
     module = load_module(SOLUTIONS[puzzle_id])
     puzzle = load_puzzle(module)
     for kernel in puzzle.kernels:
-        # CPU time of this process, so other work on the machine (a parallel test, a second CI job)
-        # does not count against the kernel.
-        started = time.process_time()
         for case in [c for c in kernel.cases if c.simulate]:
             tir = trace_tir(kernel_function(module, kernel), kernel, case, SOLUTIONS[puzzle_id])
             inputs, outputs = make_inputs(kernel, case, "cpu"), poisoned_outputs(kernel, case, "cpu")
@@ -353,22 +340,6 @@ def test_every_reference_kernel_simulates_to_match_torch_quickly(puzzle_id):
             for spec, got, want in zip(kernel.outputs, outputs, reference_outputs(kernel, inputs)):
                 verdict = compare(spec.name, got, want, kernel.tolerance_for(spec.dtype))
                 assert verdict.ok, (kernel.function, case.name, verdict.details)
-        elapsed = time.process_time() - started
-        SIMULATION_SECONDS[f"{puzzle_id}.{kernel.function}"] = elapsed
-        # A budget per simulated case: a kernel with one deliberately long case (conv1d_naive's 501-tap
-        # filter, which catches fp16 accumulators) and short others stays within it.
-        count = sum(c.simulate for c in kernel.cases)
-        each = SLOW_PER_CASE.get(kernel.function, 1.0)
-        assert elapsed < each * count, f"{kernel.function} took {elapsed:.1f} CPU s for {count} cases ({each:g} s each)"
-
-
-SIMULATION_SECONDS: dict[str, float] = {}
-
-
-def test_all_references_simulate_within_a_minute():
-    if len(SIMULATION_SECONDS) < sum(len(load_puzzle(load_module(p)).kernels) for p in SOLUTIONS.values()):
-        pytest.skip("run together with test_every_reference_kernel_simulates_to_match_torch_quickly")
-    assert sum(SIMULATION_SECONDS.values()) < 60.0, SIMULATION_SECONDS
 
 
 def test_canary_tir_shapes_the_simulator_relies_on():
