@@ -16,6 +16,7 @@ from tests.inprocess import grade_simulated, spec
 CONCEPT_KERNELS = concept_kernels(ROOT)
 
 
+@pytest.mark.slow  # every case of every reference kernel traced: a minute and a half in CI
 def test_every_reference_kernel_passes_its_concept_checks_in_every_case():
     for path in puzzle_files(ROOT / "solutions").values():
         module = load_module(path)

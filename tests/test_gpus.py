@@ -120,6 +120,7 @@ def _allocated(tir, arch: str) -> int:
     return max(int(f.attrs.get("dyn_shared_memory_buf", 0) or 0) for _, f in lowered.device_mod.functions.items())
 
 
+@pytest.mark.slow  # every kernel's largest case traced and lowered for the profile: a minute or two each
 @pytest.mark.parametrize("name", sorted(PROFILES))
 def test_the_count_is_what_tilelang_allocates_for_each_profile(name):
     """The fit check counts shared memory itself; TileLang's lowering for the profile's arch must agree

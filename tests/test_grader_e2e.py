@@ -15,6 +15,7 @@ def case_count(puzzle_id: str) -> int:
     return sum(len(k.cases) for k in puzzle.kernels)
 
 
+@pytest.mark.slow  # every case of puzzle 08 compiled, the small ones simulated: two minutes in CI
 def test_solutions_build_for_every_case(grade):
     run = grade("08", "--solutions")
     assert run.code == run.passed_code == (0 if cuda_available() else 3), run.out + run.err

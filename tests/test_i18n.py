@@ -22,6 +22,10 @@ from grader.frontends.notebook import RED
 from grader.i18n import Entry, read_po, tr
 from tests.conftest import ROOT
 
+# One worker runs this file (pytest --dist loadgroup): its module fixture executes the zh_CN notebooks, one at
+# a time, for the execution tests (marked slow: conftest.py) to read.
+pytestmark = pytest.mark.xdist_group("zh_notebooks")
+
 LANG = "zh_CN"
 PUZZLES = sorted(puzzle_files(ROOT / "puzzles"))
 COMPLETE = translations.complete_list(LANG, ROOT)
@@ -276,7 +280,7 @@ if COMPLETE:
 @pytest.fixture(scope="module")
 def executed_zh(tmp_path_factory: pytest.TempPathFactory):
     """(puzzle id, "stub" or "solution") -> the future of its executed zh_CN notebook. One at a time: CI runs
-    test files two at a time (-n 2), and tests/test_notebooks.py executes the English ones alongside."""
+    two workers (-n 2), and the other one may be executing tests/test_notebooks.py's English ones."""
     folder = tmp_path_factory.mktemp("zh_notebooks")
     assert main(["--solutions", "--lang", LANG, "--out", str(folder / "solutions"), *SOLVED_SAMPLE]) == 0
     shutil.copytree(ROOT / "notebooks" / LANG, folder / "stubs")

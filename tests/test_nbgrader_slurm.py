@@ -42,6 +42,10 @@ from tests.test_nbgrader import (
     wrong_mul_relu,
 )
 
+# One worker runs this file (pytest --dist loadgroup): its module fixtures start one Slurm cluster and one
+# PostgreSQL server, and grade one course, for every test here; minutes before the first test runs.
+pytestmark = [pytest.mark.xdist_group("slurm"), pytest.mark.slow]
+
 ASSIGNMENT = "ps1"
 PUZZLES = "01,02"
 NOTEBOOKS = ("p01_copy", "p02_vector_add")
