@@ -687,13 +687,22 @@ def test_the_judge_announces_a_compile_only_while_it_is_under_way():
 
     from grader.pipeline.context import Build
     from grader.processes.judge import announce_phases
+    from grader.processes.protocol import Channel, decode
 
-    class Conn:
+    class Pipe:
         def __init__(self):
             self.sent = []
 
-        def send(self, message):
-            self.sent.append(message["phase"])
+        def send(self, data):
+            self.sent.append(decode(data).phase)
+
+    class Conn(Channel):
+        def __init__(self):
+            super().__init__(Pipe())
+
+        @property
+        def sent(self):
+            return self.conn.sent
 
     cpu = SimpleNamespace(device=SimpleNamespace(problem="", mode="cpu"))
     small, large = SimpleNamespace(simulate=True), SimpleNamespace(simulate=False)

@@ -1,14 +1,9 @@
-"""The judge process: builds, runs, compares and benches one puzzle's kernels. It never imports the
+"""The judge process: drives the grading steps (grader.pipeline) over one puzzle's cases. It never imports the
 learner's file: a tracer process (grader.trace) traces each case and the judge admits what comes back
-(grader.processes.tracer) before compiling it.
-
-It talks to the parent (grader.processes.supervisor) over a multiprocessing connection:
-  child -> {"event": "described", ...}   the canonical kernels and cases, the device
-  parent -> {"plan": [[kernel, [case, ...]], ...]}
-  child -> {"event": "case_start", ...} then {"event": "result", "result": {...}} per case
-  child -> {"event": "done"}
-A CUDA fault poisons the process's context, so after one the child reports and exits; the
-parent starts a fresh child for the next kernel.
+(grader.pipeline.admit) before compiling it. It talks to the supervisor in the messages of
+grader.processes.protocol: ``serve`` sets the process up (its output, its scratch folder, the sandbox policy,
+the tracer), ``_load`` the device and the puzzle, ``_trace_and_build`` every case's TIR and compile, ``_grade``
+one case's verdict.
 """
 
 from __future__ import annotations
@@ -23,11 +18,29 @@ from typing import Any
 
 from grader import outcome
 from grader.devices import DEFAULT, Device, Profile
+from grader.outcome import CaseResult
 from grader.pipeline.admit import Traced, admitted
 from grader.pipeline.bench import bench_with_params, block_parameters
 from grader.pipeline.build import OUT_OF_MEMORY, out_of_memory
 from grader.pipeline.context import Build, Context, result_for
 from grader.pipeline.grade import grade_case
+from grader.pipeline.hidden import public_view
+from grader.processes.protocol import (
+    COMPILING,
+    RUNNING,
+    SIMULATING,
+    STARTING,
+    TRACING,
+    Alive,
+    CaseStart,
+    Channel,
+    Described,
+    Done,
+    Fatal,
+    Phase,
+    Result,
+    Timings,
+)
 from grader.settings import WARM, JudgeRequest
 from grader.spec import Case, Kernel, Puzzle
 
@@ -150,7 +163,7 @@ def serve(conn: Any, sent: dict[str, Any]) -> None:
     reaper.become_subreaper()  # what the tracer forks ends up ours to kill where there is no sandbox
     isolation = policy(hidden_cases=hidden_file() is not None)
     if isolation.refusal:
-        conn.send({"event": "fatal", "message": isolation.refusal})
+        Channel(conn).send(Fatal(isolation.refusal))
         return
     source = Path(request.kernel_file)
     # Start the tracer at once: its imports overlap with this process's own.
@@ -168,55 +181,67 @@ def serve(conn: Any, sent: dict[str, Any]) -> None:
 
 
 def _serve(conn: Any, request: JudgeRequest, tracer: Any, guard: Any, started: float, isolation: str) -> None:
+    channel = Channel(conn)
+    loaded = _load(channel, request, started)
+    if loaded is None:
+        return
+    ctx, described = loaded
+    described.isolation = isolation
+    channel.send(described)
+    plan = channel.recv_plan()
+    if plan:
+        channel.send(CaseStart(plan[0][0], plan[0][1][0]))
+    work = [(ctx.puzzle.kernel(f), ctx.puzzle.kernel(f).case(name)) for f, names in plan for name in names]
+    builds = _trace_and_build(channel, ctx, request, work, tracer, guard)
+    for kernel, case in work:
+        channel.send(CaseStart(kernel.function, case.name))
+        result = _grade(channel, ctx, kernel, case, builds.get((kernel.function, case.name)))
+        channel.send(Result(public_view(result)))
+        if result.status == outcome.CRASHED:
+            conn.close()
+            os._exit(3)
+    channel.send(Done())
+    conn.close()
+
+
+def _load(channel: Channel, request: JudgeRequest, started: float) -> tuple[Context, Described] | None:
+    """TileLang, the device and the puzzle's spec (its hidden cases, the learner's bench parameters); None
+    after a Fatal that says why the judge cannot grade."""
     quiet_tilelang()
     try:
         import tilelang  # noqa: F401  (timed on its own: it is most of a warm run)
     except ImportError as error:
-        conn.send({"event": "fatal", "message": f"TileLang cannot be imported ({error}): run pip install -e . first"})
-        return
+        channel.send(Fatal(f"TileLang cannot be imported ({error}): run pip install -e . first"))
+        return None
     from grader.discover import load_module, load_puzzle
-    from grader.pipeline.hidden import public_view, with_hidden_cases
+    from grader.pipeline.hidden import with_hidden_cases
 
     imported = time.perf_counter()
     try:
         device = pick_device(request.options.device, request.options.arch)
     except ValueError as error:  # an --arch the course has no profile for
-        conn.send({"event": "fatal", "message": str(error)})
-        return
+        channel.send(Fatal(str(error)))
+        return None
     limit_memory(device, request.options.memory_limit_gb)
     device_ready = time.perf_counter()
     try:
         spec_module = load_module(Path(request.spec_file))
         puzzle = with_hidden_cases(load_puzzle(spec_module)).on(device.profile.name)
     except Exception as error:  # the course's own file is broken: a maintainer's problem, said plainly
-        conn.send({"event": "fatal", "message": f"the puzzle's spec {request.spec_file} cannot be loaded: {error!r}"})
-        return
+        channel.send(Fatal(f"the puzzle's spec {request.spec_file} cannot be loaded: {error!r}"))
+        return None
     learner_params = request.options.block_params()  # the plugin refused any that does not parse
     if learner_params:
         try:
             puzzle = bench_with_params(puzzle, learner_params, block_parameters(spec_module, puzzle))
         except ValueError as error:
-            conn.send({"event": "fatal", "message": str(error)})
-            return
+            channel.send(Fatal(str(error)))
+            return None
     timings = {
         "import_torch_tilelang_s": imported - started,
         "device_s": device_ready - imported,
         "load_spec_s": time.perf_counter() - device_ready,
     }
-    conn.send(
-        {
-            "event": "described",
-            "device": device.name,
-            "mode": device.mode,
-            "arch": device.profile.arch if device.mode != "cuda" else device.profile.name,
-            "puzzle": _describe(puzzle),
-            "timings": timings,
-            "isolation": isolation,  # "" when the tracer runs in the sandbox, else the sentence that says it does not
-        }
-    )
-    plan = conn.recv()["plan"]
-    if plan:
-        conn.send({"event": "case_start", "kernel": plan[0][0], "case": plan[0][1][0]})
     ctx = Context(
         puzzle,
         Path(request.kernel_file),
@@ -227,73 +252,70 @@ def _serve(conn: Any, request: JudgeRequest, tracer: Any, guard: Any, started: f
         Path(request.spec_file),
         learner_params=bool(learner_params),
     )
-    work = [(puzzle.kernel(function), puzzle.kernel(function).case(name)) for function, names in plan for name in names]
-    case_timeout = request.options.timeout
-    # Under the supervisor's own limit, so the judge, not the supervisor, says which kernel hung.
-    trace_timeout = 0.8 * case_timeout
-    tracer.shown_limit = case_timeout
+    arch = device.profile.arch if device.mode != "cuda" else device.profile.name
+    return ctx, Described(device.name, device.mode, _describe(puzzle), arch, timings)
+
+
+def _trace_and_build(
+    channel: Channel, ctx: Context, request: JudgeRequest, work: list[tuple[Kernel, Case]], tracer: Any, guard: Any
+) -> dict[tuple[str, str], Build]:
+    """Every case traced (the tracer is gone afterwards), admitted, and its compile started."""
+    # Under the supervisor's own limits, so the judge, not the supervisor, says which kernel hung.
+    tracer.shown_limit = request.options.timeout
     planned = time.perf_counter()
     traced = trace_all(
         ctx,
         work,
         tracer,
-        trace_timeout,
-        lambda: conn.send({"event": "alive"}),
-        phase=lambda name: conn.send({"event": "phase", "phase": name}),
+        0.8 * request.options.timeout,
+        lambda: channel.send(Alive()),
+        phase=lambda name: channel.send(Phase(name)),
         start_timeout=0.8 * request.options.compile_timeout,
     )
     tracer.stop()  # no learner process is alive from here on
     guard.undo()  # and nothing it wrote into the compile cache is loaded
     stopped = time.perf_counter()
-    builds = {} if device.problem else start_builds(ctx, work, traced)
+    builds = {} if ctx.device.problem else start_builds(ctx, work, traced)
     timings = {
         "trace_s": stopped - planned,
         "admit_s": time.perf_counter() - stopped,
         "traced_cases": len(work),
         "tracer_asked": tracer.next_id,  # cases the tracer traced: the others came from a warm check's trace cache
     }
-    conn.send({"event": "timings", "timings": timings})
-    for kernel, case in work:
-        conn.send({"event": "case_start", "kernel": kernel.function, "case": case.name})
-        try:
-            announce_phases(conn, ctx, case, builds.get((kernel.function, case.name)))
-            result = grade_case(ctx, kernel, case, builds.get((kernel.function, case.name)))
-        except Exception as error:  # a grader bug must still give this case a verdict
-            from grader.pipeline.build import summarize
-
-            if out_of_memory(error):
-                result = result_for(ctx, kernel, case, outcome.ERROR, OUT_OF_MEMORY, trace=traceback.format_exc())
-            else:
-                result = result_for(
-                    ctx,
-                    kernel,
-                    case,
-                    outcome.ERROR,
-                    f"the grader hit an internal error on this case: {summarize(error)} (please report it; "
-                    "--verbose shows the trace)",
-                    trace=traceback.format_exc(),
-                )
-        conn.send({"event": "result", "result": public_view(result).to_dict()})
-        if result.status == outcome.CRASHED:
-            conn.close()
-            os._exit(3)
-    conn.send({"event": "done"})
-    conn.close()
+    channel.send(Timings(timings))
+    return builds
 
 
-def announce_phases(conn: Any, ctx: Context, case: Case, build: Build | None) -> None:
+def _grade(channel: Channel, ctx: Context, kernel: Kernel, case: Case, build: Build | None) -> CaseResult:
+    """One case's verdict, whatever happens: a grader bug still gives the case one."""
+    try:
+        announce_phases(channel, ctx, case, build)
+        return grade_case(ctx, kernel, case, build)
+    except Exception as error:
+        from grader.pipeline.build import summarize
+
+        if out_of_memory(error):
+            return result_for(ctx, kernel, case, outcome.ERROR, OUT_OF_MEMORY, trace=traceback.format_exc())
+        message = (
+            f"the grader hit an internal error on this case: {summarize(error)} (please report it; "
+            "--verbose shows the trace)"
+        )
+        return result_for(ctx, kernel, case, outcome.ERROR, message, trace=traceback.format_exc())
+
+
+def announce_phases(channel: Channel, ctx: Context, case: Case, build: Build | None) -> None:
     """Tell the supervisor where this case's time goes: waiting for its compile (announced only while it is
     not done), then simulating it on the CPU or running it on the GPU. A case past the time limit is then
     reported for what it was doing (a slow compile is not a hanging kernel)."""
     if build is None or ctx.device.problem:
         return
     if not build.compiled.done():
-        conn.send({"event": "phase", "phase": "compiling"})
+        channel.send(Phase(COMPILING))
         wait([build.compiled])
     if ctx.device.mode == "cuda":
-        conn.send({"event": "phase", "phase": "running"})
+        channel.send(Phase(RUNNING))
     elif ctx.device.mode == "cpu" and case.simulate:
-        conn.send({"event": "phase", "phase": "simulating"})
+        channel.send(Phase(SIMULATING))
 
 
 def _describe(puzzle: Puzzle) -> dict[str, Any]:
@@ -358,9 +380,9 @@ def trace_all(
                 tracer.start()
                 loaded = None
             if loaded is None:
-                phase("starting")
+                phase(STARTING)
                 tracer.wait_ready(start_timeout or timeout)
-                phase("tracing")
+                phase(TRACING)
                 loaded = tracer.wait_loaded(timeout)
             problem, trace = loaded
             if problem:

@@ -17,15 +17,26 @@ from typing import Any
 
 from grader import outcome
 from grader.outcome import CaseResult
+from grader.processes.protocol import (
+    COMPILING,
+    GRADER_PHASES,
+    RUNNING,
+    SIMULATING,
+    STARTING,
+    Alive,
+    CaseStart,
+    Described,
+    Done,
+    Fatal,
+    Message,
+    Phase,
+    Plan,
+    Result,
+    Timings,
+    decode,
+    encode,
+)
 from grader.settings import WARM, JudgeRequest
-
-Plan = list[tuple[str, list[str]]]
-
-# What the judge says a case's time is going to (its "phase" events): what a case past the time limit was doing.
-STARTING, TRACING, COMPILING, SIMULATING, RUNNING = "starting", "tracing", "compiling", "simulating", "running"
-# The grader's own work, under --compile-timeout; the other phases run the learner's code, under --timeout.
-GRADER_PHASES = (STARTING, COMPILING)
-
 
 _RUNS: weakref.WeakSet[PuzzleRun] = weakref.WeakSet()  # every run with a judge that may be alive
 
@@ -123,7 +134,7 @@ class PuzzleRun:
         _RUNS.add(self)
 
     # ------------------------------------------------------------------ child process
-    def _start(self) -> dict[str, Any] | None:
+    def _start(self) -> Described | None:
         # A warm check (grader.frontends.warm) forks the judge from its already-imported state; otherwise a fresh
         # interpreter. Either way the judge is a process of its own, and nothing in this one used CUDA.
         context = multiprocessing.get_context("fork" if os.environ.get(WARM) else "spawn")
@@ -138,22 +149,22 @@ class PuzzleRun:
         child.close()
         self._conn = parent
         message = self._receive(self.compile_timeout)  # the judge's start: imports, the device, the spec
-        if message is not None and message.get("event") == "fatal":
-            self._fatal = message["message"]
+        if isinstance(message, Fatal):
+            self._fatal = message.message
             return None
-        if message is None or message.get("event") != "described":
+        if not isinstance(message, Described):
             return None  # the caller asks _death_reason why, which also stops the child
         return message
 
-    def _receive(self, timeout: float | None = None) -> dict[str, Any] | None:
+    def _receive(self, timeout: float | None = None) -> Message | None:
         """The child's next message; None if it died (self._died set) or stayed silent past ``timeout``
         (the case's time limit unless given)."""
         self._died = False
         try:
             if not self._conn.poll(self.timeout if timeout is None else max(0.0, timeout)):
                 return None
-            return self._conn.recv()
-        except (EOFError, OSError):
+            return decode(self._conn.recv())
+        except (EOFError, OSError, ValueError):  # ValueError: not a message of the protocol, as good as dead
             self._died = True
             if self._process is not None:
                 self._process.join(timeout=5)  # let it finish dying so its exit code can be read
@@ -183,10 +194,10 @@ class PuzzleRun:
                 self.startup_problem = self._fatal or self._death_reason("while loading the puzzle")
                 self._stop()
                 return None
-            self.description = message["puzzle"]
-            self.device, self.mode, self.arch = message["device"], message["mode"], message.get("arch", "")
-            self.timings = message.get("timings", {})
-            self.isolation = message.get("isolation", "")
+            self.description = message.puzzle
+            self.device, self.mode, self.arch = message.device, message.mode, message.arch
+            self.timings = dict(message.timings)
+            self.isolation = message.isolation
         return self.description
 
     def set_plan(self, cases: list[tuple[str, str]]) -> None:
@@ -207,13 +218,13 @@ class PuzzleRun:
 
     # ------------------------------------------------------------------ the loop
     def _plan(self) -> Plan:
-        plan: Plan = []
+        plan: list[tuple[str, list[str]]] = []
         for kernel, case in self._pending:
             if plan and plan[-1][0] == kernel:
                 plan[-1][1].append(case)
             else:
                 plan.append((kernel, [case]))
-        return plan
+        return Plan(plan)
 
     def _run(self) -> Iterator[CaseResult]:
         while self._pending:
@@ -221,7 +232,7 @@ class PuzzleRun:
                 reason = self._fatal or self._death_reason("while starting")
                 yield from self._give_up(self._pending[0][0], self._pending[0], outcome.CRASHED, reason)
                 continue
-            self._conn.send({"plan": self._plan()})
+            self._conn.send(encode(self._plan()))
             yield from self._drain()
         self._stop()
 
@@ -246,22 +257,21 @@ class PuzzleRun:
                     return
                 yield from self._give_up(in_flight[0], in_flight, status, reason)
                 return
-            if message["event"] == "phase":  # each phase has the whole of its own limit
-                phase = message.get("phase", "")
+            if isinstance(message, Phase):  # each phase has the whole of its own limit
+                phase = message.phase
                 deadline = time.monotonic() + self._limit(phase)
                 continue
             deadline = time.monotonic() + self._limit(phase)
-            event = message["event"]
-            if event == "alive":  # the judge is tracing: each answer from the tracer restarts the clock
+            if isinstance(message, Alive):  # the judge is tracing: each answer from the tracer restarts the clock
                 continue
-            if event == "timings":  # where a run's seconds went before the first verdict (JSON: startup_seconds)
-                self.timings.update(message.get("timings", {}))
+            if isinstance(message, Timings):  # where a run's seconds went before the first verdict (JSON)
+                self.timings.update(message.timings)
                 continue
-            if event == "case_start":
-                current, phase = (message["kernel"], message["case"]), ""
+            if isinstance(message, CaseStart):
+                current, phase = (message.kernel, message.case), ""
                 deadline = time.monotonic() + self.timeout
-            elif event == "result":
-                result = CaseResult.from_dict(message["result"])
+            elif isinstance(message, Result):
+                result = message.result
                 self._pending.remove((result.kernel, result.case))
                 current = None
                 yield result
@@ -274,7 +284,7 @@ class PuzzleRun:
                         f"not run: `{result.kernel}` crashed on case {result.case}",
                     )
                     return
-            elif event == "done":
+            elif isinstance(message, Done):
                 # Everything is in hand: stop the child now rather than wait for its CUDA and
                 # TileLang teardown, which costs seconds on a GPU machine.
                 self._stop()
