@@ -328,6 +328,13 @@ class GradeOptions:
         return cls(**got)
 
 
+def hidden_cases_file() -> Path | None:
+    """The instructor's hidden cases file, as $TILELANG_COURSE_HIDDEN_CASES names it (None when unset or empty).
+    The processes read it here and hand the path to the pipeline, which reads no environment."""
+    value = os.environ.get(HIDDEN_CASES, "").strip()
+    return Path(value) if value else None
+
+
 def parse_params(texts: Sequence[str]) -> dict[str, int]:
     """``["BLOCK_N=128", "STAGES=4"]`` to a dict, or ValueError naming the one that is not NAME=INTEGER."""
     params = {}

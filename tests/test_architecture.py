@@ -188,3 +188,16 @@ def test_no_grader_module_imports_course_content():
             imported = [a.name.split(".")[0] for a in node.names] if isinstance(node, ast.Import) else []
             if any(top in ("solutions", "puzzles") for top in imported):
                 pytest.fail(f"{name} imports course content")
+
+
+def test_the_pipeline_reads_no_environment_and_prints_nothing():
+    """The steps are functions over data: the processes read the environment and the front ends print."""
+    for name, path in MODULES.items():
+        if not name.startswith("grader.pipeline"):
+            continue
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv"):
+                pytest.fail(f"{name}:{node.lineno} reads the environment")
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") in ("print", "input"):
+                pytest.fail(f"{name}:{node.lineno} prints")

@@ -29,6 +29,7 @@ pytest.importorskip("nbgrader", reason="nbgrader is not installed: pip install -
 from grader.course.sync import STUB_LINE, regions
 from grader.nbgrader.course import BEGIN, END
 from grader.pipeline.hidden import ENV, with_hidden_cases
+from grader.settings import hidden_cases_file
 
 # One worker runs this file (pytest --dist loadgroup): its module fixture grades a whole course once, and
 # the tests that read that course must find it in their process. (Those tests are marked slow: conftest.py.)
@@ -607,17 +608,17 @@ def test_hidden_cases_file_adds_cases(tmp_path: Path, monkeypatch: pytest.Monkey
 
     puzzle = load_puzzle(load_module(puzzle_files(ROOT / "solutions")["02"]))
     monkeypatch.delenv(ENV, raising=False)
-    assert with_hidden_cases(puzzle) is puzzle
+    assert hidden_cases_file() is None and with_hidden_cases(puzzle, hidden_cases_file()) is puzzle
     path = tmp_path / "hidden.json"
     path.write_text(json.dumps(HIDDEN_CASES))
     monkeypatch.setenv(ENV, str(path))
-    extended = with_hidden_cases(puzzle)
+    extended = with_hidden_cases(puzzle, hidden_cases_file())
     add = extended.kernel("add")
     assert [c.name for c in add.cases[-1:]] == ["hidden_1"] and add.cases[-1].sizes == {"N": 777}
     assert extended.kernel("mul_relu").cases == puzzle.kernel("mul_relu").cases
     path.write_text(json.dumps({"cases": [{"puzzle": "02", "kernel": "nope", "sizes": {"N": 1}, "seed": 1}]}))
     with pytest.raises(ValueError, match="nope"):
-        with_hidden_cases(puzzle)
+        with_hidden_cases(puzzle, path)
 
 
 def test_config_names_are_nbgrader_options(tmp_path: Path):

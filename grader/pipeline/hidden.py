@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -39,12 +38,6 @@ KEYS = {"puzzle", "kernel", "sizes", "params", "seed", "simulate", "scales", "no
 
 class HiddenCasesError(ValueError):
     pass
-
-
-def hidden_file() -> Path | None:
-    """The file named by the environment variable, or None when it is unset or empty."""
-    value = os.environ.get(ENV, "").strip()
-    return Path(value) if value else None
 
 
 def read_entries(path: Path) -> list[dict[str, Any]]:
@@ -104,9 +97,9 @@ def hidden_cases(kernel: Kernel, entries: list[dict[str, Any]], puzzle_id: str) 
     return tuple(cases)
 
 
-def with_hidden_cases(puzzle: Puzzle, path: Path | None = None) -> Puzzle:
-    """The puzzle with the hidden cases of ``path`` (default: the file the environment names) appended."""
-    path = path or hidden_file()
+def with_hidden_cases(puzzle: Puzzle, path: Path | None) -> Puzzle:
+    """The puzzle with the hidden cases of ``path`` appended (None: no hidden cases; the processes read the
+    path from the environment, grader.settings.hidden_cases_file)."""
     if path is None:
         return puzzle
     entries = read_entries(path)

@@ -41,7 +41,7 @@ from grader.processes.protocol import (
     Result,
     Timings,
 )
-from grader.settings import WARM, JudgeRequest
+from grader.settings import WARM, JudgeRequest, hidden_cases_file
 from grader.spec import Case, Kernel, Puzzle
 
 
@@ -155,13 +155,12 @@ def serve(conn: Any, sent: dict[str, Any]) -> None:
     request = JudgeRequest.from_dict(sent)
     capture_output()
     use_scratch(request.scratch)
-    from grader.pipeline.hidden import hidden_file
     from grader.processes import reaper
     from grader.processes.sandbox import policy
     from grader.processes.tracer import Tracer
 
     reaper.become_subreaper()  # what the tracer forks ends up ours to kill where there is no sandbox
-    isolation = policy(hidden_cases=hidden_file() is not None)
+    isolation = policy(hidden_cases=hidden_cases_file() is not None)
     if isolation.refusal:
         Channel(conn).send(Fatal(isolation.refusal))
         return
@@ -226,7 +225,7 @@ def _load(channel: Channel, request: JudgeRequest, started: float) -> tuple[Cont
     device_ready = time.perf_counter()
     try:
         spec_module = load_module(Path(request.spec_file))
-        puzzle = with_hidden_cases(load_puzzle(spec_module)).on(device.profile.name)
+        puzzle = with_hidden_cases(load_puzzle(spec_module), hidden_cases_file()).on(device.profile.name)
     except Exception as error:  # the course's own file is broken: a maintainer's problem, said plainly
         channel.send(Fatal(f"the puzzle's spec {request.spec_file} cannot be loaded: {error!r}"))
         return None

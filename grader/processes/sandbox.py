@@ -309,10 +309,10 @@ def policy(hidden_cases: bool) -> Policy:
 
 def hidden_paths() -> list[Path]:
     """What the sandbox covers besides the GPU: the hidden cases file and what HIDE_ENV names."""
-    from grader.pipeline.hidden import hidden_file
+    from grader.settings import hidden_cases_file
 
     paths = [Path(p) for p in os.environ.get(HIDE_ENV, "").split(os.pathsep) if p.strip()]
-    hidden = hidden_file()
+    hidden = hidden_cases_file()
     if hidden is not None:
         paths.append(hidden)
     return paths
