@@ -193,12 +193,13 @@ def test_cells_carry_their_role_and_kernel(puzzle_id: str):
 # ------------------------------------------------------------------------------------ execution
 
 
-def execute(path: Path, allow_errors: bool = False) -> nbformat.NotebookNode:
+def execute(path: Path, allow_errors: bool = False, without: tuple[str, ...] = ()) -> nbformat.NotebookNode:
     """Run All, as a learner presses it: with ``allow_errors=False`` any cell that raises stops the run
-    and fails the test (a failing check must not)."""
+    and fails the test (a failing check must not). ``without``: code cells of these roles are left out."""
     from nbclient import NotebookClient
 
     notebook = nbformat.read(path, as_version=4)
+    notebook.cells = [c for c in notebook.cells if c.cell_type != "code" or role(c) not in without]
     client = NotebookClient(
         notebook,
         timeout=CELL_TIMEOUT_S,
