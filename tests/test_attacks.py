@@ -39,7 +39,12 @@ EXPECTED = {
     "patch_sys_modules.py": (outcome.FAILED, "of 256 output elements wrong"),
     "forge_stdout.py": (outcome.FAILED, "of 256 output elements wrong"),
     # its forked child fails to write its pid and answers too: which of the two answers first decides the phrase
-    "forge_json.py": (outcome.ERROR, ("Read-only file system", "the tracer answered another question")),
+    # Its daemon, forked while the file is imported, fails to write its pid file (read-only) and its message
+    # races the tracer's own on the reply pipe: an ERROR when it arrives first, else the kernel's zeros fail.
+    "forge_json.py": (
+        (outcome.ERROR, outcome.FAILED),
+        ("Read-only file system", "the tracer answered another question", "of 256 output elements wrong"),
+    ),
     "plant_in_cache.py": (outcome.ERROR, "Read-only file system"),
     "print_from_the_gpu.py": (outcome.FAILED, "of 256 output elements wrong"),
     "exit_at_import.py": (outcome.ERROR, "ended while importing the file"),
@@ -190,7 +195,7 @@ def judged(
         assert "Traceback" not in run.out, run.out
         assert run.doc is not None and run.doc.get("results"), "the JSON report is missing or forged"
         (result,) = run.results("gemv")
-        assert result["status"] == status, result
+        assert result["status"] in ((status,) if isinstance(status, str) else status), result
         assert any(p in result["message"] for p in ((phrase,) if isinstance(phrase, str) else phrase)), result
         # forged verdict lines never reach the terminal: no line shows as a PASS
         assert not [line for line in run.out.splitlines() if line.lstrip().startswith("PASS")], run.out
@@ -199,7 +204,8 @@ def judged(
         assert ("not isolated" in run.out) == (not confined), run.out
         time.sleep(1.0)  # a daemon, were one alive, rewrites files ten times a second
         again = json.loads(run.json_path.read_text())
-        assert [r["status"] for r in again["results"]] == [status], "the report was rewritten after the grader wrote it"
+        rewritten = "the report was rewritten after the grader wrote it"
+        assert [r["status"] for r in again["results"]] == [result["status"]], rewritten
     finally:
         listener.close()
     if confined:

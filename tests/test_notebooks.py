@@ -199,7 +199,8 @@ def execute(path: Path, allow_errors: bool = False, without: tuple[str, ...] = (
     from nbclient import NotebookClient
 
     notebook = nbformat.read(path, as_version=4)
-    notebook.cells = [c for c in notebook.cells if c.cell_type != "code" or role(c) not in without]
+    if without:
+        notebook.cells = [c for c in notebook.cells if c.cell_type != "code" or role(c) not in without]
     client = NotebookClient(
         notebook,
         timeout=CELL_TIMEOUT_S,

@@ -108,7 +108,24 @@ def _read(path: Path) -> bytes:
         return b""
 
 
-SLOW_IMPORT = SOLVED.read_text() + "\n\nimport time\n\ntime.sleep(4)  # the tracer stays alive a while\n"
+SLOW_IMPORT = SOLVED.read_text() + "\n\nimport time\n\ntime.sleep(6)  # the tracer stays alive a while\n"
+
+
+def _wait_for_tracer(source: Path, grader: subprocess.Popen, limit: float = 240.0) -> None:
+    """Until a tracer process has ``source`` on its command line (it is then importing it, asleep): a fixed
+    wait is too short on a loaded machine, where starting the grader and its judge can take longer."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline and grader.poll() is None:
+        for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+            try:
+                words = cmdline.read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"grader.trace.tracer" in words and str(source.resolve()).encode() in words:
+                time.sleep(0.5)  # the judge took its snapshot of the cache before it started the tracer
+                return
+        time.sleep(0.1)
+    raise AssertionError("no tracer process started")
 
 
 def test_a_grader_leaves_what_another_compiled_meanwhile_in_the_cache(tmp_path: Path):
@@ -122,7 +139,7 @@ def test_a_grader_leaves_what_another_compiled_meanwhile_in_the_cache(tmp_path: 
     for extra, survives in (([], True), (["--no-sandbox"], False)):
         env = {**os.environ, "TILELANG_CACHE_DIR": str(cache)}
         grader = subprocess.Popen([*command, *extra], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
-        time.sleep(2.0)  # the tracer is asleep in the file's import
+        _wait_for_tracer(learner, grader)  # the tracer is asleep in the file's import
         other = cache / f"another-graders-kernel{len(extra)}.so"
         other.write_bytes(b"compiled by another grader")
         output, _ = grader.communicate(timeout=300)
