@@ -75,6 +75,24 @@ class Bench:
 
 
 @dataclass
+class ProfileReport:
+    """Why a kernel takes its time (``--profile KERNEL``), never part of a grade: the learner's kernel and the
+    course's reference side by side, as figures keyed by name (grader.pipeline.profile.FIGURES), and the
+    sentences of what to try that the figures lead to. ``mode`` "gpu": Nsight Compute's counters with the
+    static estimate; "static": the estimate alone (no GPU, or --static)."""
+
+    mode: str
+    yours: dict[str, Any] = field(default_factory=dict)
+    reference: dict[str, Any] = field(default_factory=dict)
+    advice: list[str] = field(default_factory=list)
+    problem: str = ""  # why the counters could not be read here, and how to enable them
+
+    def __post_init__(self) -> None:
+        self.advice = [plain(line) for line in self.advice]
+        self.problem = plain(self.problem)
+
+
+@dataclass
 class CaseResult:
     puzzle: str
     kernel: str
@@ -101,6 +119,7 @@ class CaseResult:
     # The message never says it: the renderer (grader.frontends.render) writes "simulated on CPU: " from it.
     checked: str = ""
     arch: str = ""  # what it was compiled for ("sm_90a"), where the pipeline got that far
+    profile: ProfileReport | None = None  # --profile: why it takes its time (no part of the verdict)
 
     def __post_init__(self) -> None:
         self.status = Status(self.status)
@@ -116,4 +135,7 @@ class CaseResult:
     def from_dict(cls, data: dict[str, Any]) -> CaseResult:
         data = dict(data)
         bench = data.pop("bench", None)
-        return cls(**data, bench=Bench(**bench) if bench else None)
+        profile = data.pop("profile", None)
+        return cls(
+            **data, bench=Bench(**bench) if bench else None, profile=ProfileReport(**profile) if profile else None
+        )

@@ -154,6 +154,23 @@ OPTIONS: tuple[Option, ...] = (
         action="append",
     ),
     Option(
+        "profile",
+        "--profile",
+        "--grade-profile",
+        "say why KERNEL takes its time: its bench case beside the course's own kernel, from Nsight Compute's "
+        "counters on a GPU, else (or with {static}) from an estimate made of its TIR and ptxas; never a grade",
+        default="",
+        metavar="KERNEL",
+    ),
+    Option(
+        "static",
+        "--static",
+        "--grade-static",
+        "with {profile}: the estimate alone, without a GPU's counters (works on any machine with nvcc)",
+        default=False,
+        action="store_true",
+    ),
+    Option(
         "json",
         "--json",
         "--grade-json",
@@ -258,6 +275,8 @@ class GradeOptions:
     kernels_exact: bool = _default("kernels_exact")
     bench: bool = _default("bench")
     params: tuple[str, ...] = _default("params")  # "NAME=VALUE" texts, as given (block_params parses them)
+    profile: str = _default("profile")  # a kernel's exact name: profile its bench case ("": no profile)
+    static: bool = _default("static")  # with profile: the estimate from TIR and ptxas only, no counters
     json: Path | None = _default("json")
     device: str = _default("device")  # one of DEVICES
     arch: str = _default("arch")  # "": this GPU, else sm_90

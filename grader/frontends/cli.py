@@ -75,8 +75,12 @@ def targets(args: argparse.Namespace, root: Path) -> list[tuple[str, Path]]:
         ids.append(puzzle_id)
     if args.memory_limit_gb < 0:
         raise UsageError("--memory-limit takes a number of GB, or 0 for no limit")
+    if args.static and not args.profile:
+        raise UsageError("--static goes with --profile KERNEL, e.g. python -m grader 08 --profile gemv --static")
+    if args.profile and len(ids) != 1:
+        raise UsageError(f"--profile wants one puzzle id, e.g. python -m grader 08 --profile {args.profile}")
     if args.params:
-        if not args.bench:
+        if not args.bench and not args.profile:
             raise UsageError("--param changes the block parameters of the timed cases: add --bench")
         parse_params(args.params)
     if args.save_failures is not None and args.save_failures.exists() and not args.save_failures.is_dir():

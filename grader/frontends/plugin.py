@@ -310,6 +310,11 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         terminalreporter.write_sep("-", "bench")
         for line in lines:
             terminalreporter.write_line(tr(line))
+    lines = report.profile_lines(state.results)
+    if lines:
+        terminalreporter.write_sep("-", "profile")
+        for line in lines:
+            terminalreporter.write_line(tr(line))
     arch = next((run.arch for run in state.runs.values() if run.arch), "sm_90a")
     for line in report.verified_lines(state.results):
         terminalreporter.write_line(tr(line), yellow=True)

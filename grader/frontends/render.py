@@ -238,6 +238,66 @@ def bench_lines(results: list[CaseResult]) -> list[str]:
     return lines
 
 
+def _figure(value: Any, unit: str) -> str:
+    """One profile figure as a learner reads it."""
+    if value is None:
+        return "-"
+    if isinstance(value, list):  # stall reasons: [[reason, share %], ...]
+        return ", ".join(f"{reason.replace('_', ' ')} {share:.0f}%" for reason, share in value)
+    if isinstance(value, str):
+        return value
+    if unit == "%":
+        return f"{value:.0f}%"
+    if unit == "B":
+        for suffix, size in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+            if abs(value) >= size:
+                return f"{value / size:.2f} {suffix}"
+        return f"{value:.0f} B"
+    if unit == "us":
+        return f"{value:,.1f} us"
+    if isinstance(value, float) and not value.is_integer():
+        return f"{value:.3g}" if abs(value) < 1000 else f"{value:,.0f}"
+    value = int(value)
+    for suffix, size in (("G", 1e9), ("M", 1e6)):
+        if abs(value) >= 10 * size:
+            return f"{value / size:,.1f}{suffix}"
+    return f"{value:,}"
+
+
+def profile_lines(results: list[CaseResult]) -> list[str]:
+    """Each profiled case: its figures beside the course kernel's, then what to try."""
+    from grader.pipeline.profile import FIGURES
+
+    lines: list[str] = []
+    for r in results:
+        p = r.profile
+        if p is None:
+            continue
+        how = (
+            "Nsight Compute's counters and an estimate from the TIR"
+            if p.mode == "gpu"
+            else "an estimate from the TIR and ptxas (no counters)"
+        )
+        verdict = (
+            ""
+            if r.status == Status.PASSED
+            else f" (its verdict: {label(r.status).strip()}; a profile never changes it)"
+        )
+        lines.append(f"{r.puzzle} {r.kernel}, case {r.case}{verdict}: {how}")
+        shown = [f for f in FIGURES if f.key in p.yours or f.key in p.reference]
+        width = max((len(f.label) for f in shown), default=10)
+        column = max(12, *(len(_figure(p.yours.get(f.key), f.unit)) for f in shown)) if shown else 12
+        lines.append(f"  {'':{width}}  {'yours':{column}}  course kernel")
+        for f in shown:
+            mine, theirs = _figure(p.yours.get(f.key), f.unit), _figure(p.reference.get(f.key), f.unit)
+            lines.append(f"  {f.label:{width}}  {mine:{column}}  {theirs}")
+        if p.problem:
+            lines.append(f"  no counters: {p.problem}")
+        for sentence in p.advice:
+            lines.append(f"  - {sentence}")
+    return lines
+
+
 def _params(params: dict[str, int]) -> str:
     return " ".join(f"{k}={v}" for k, v in params.items())
 

@@ -25,6 +25,8 @@ class Context:
     learner_params: bool = False  # --param: the bench cases run with the learner's block parameters
     # The part of a case's input seed that comes from its admitted TIR (input_draw); set per case
     draw: int = 0
+    # --profile: "gpu" (Nsight Compute's counters and the static estimate) or "static" (the estimate alone)
+    profile: str = ""
     # Off only in-process, to replay inputs recorded from the case's seed alone (scripts/crosscheck.py's)
     seed_from_tir: bool = True
 
@@ -33,6 +35,7 @@ class Context:
 class Build:
     tir: Any  # the admitted TIR (what the simulator runs), None if tracing or admission failed
     compiled: Future  # the compiled kernel, or the build error
+    options: dict[str, Any] | None = None  # the admitted compile options it was built with
 
 
 def result_for(ctx: Context, kernel: Kernel, case: Case, status: str, message: str, **extra: Any) -> CaseResult:

@@ -145,4 +145,6 @@ def public_view(result: CaseResult) -> CaseResult:
         total=None,
         tile_map=None,
         saved="",
+        bench=None,
+        profile=None,
     )

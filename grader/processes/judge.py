@@ -27,6 +27,7 @@ from grader.pipeline.grade import grade_case
 from grader.pipeline.hidden import public_view
 from grader.processes.protocol import (
     COMPILING,
+    PROFILING,
     RUNNING,
     SIMULATING,
     STARTING,
@@ -194,7 +195,11 @@ def _serve(conn: Any, request: JudgeRequest, tracer: Any, guard: Any, started: f
     builds = _trace_and_build(channel, ctx, request, work, tracer, guard)
     for kernel, case in work:
         channel.send(CaseStart(kernel.function, case.name))
-        result = _grade(channel, ctx, kernel, case, builds.get((kernel.function, case.name)))
+        build = builds.get((kernel.function, case.name))
+        result = _grade(channel, ctx, kernel, case, build)
+        if ctx.profile and build is not None and build.tir is not None and case.bench:
+            channel.send(Phase(PROFILING))
+            result.profile = _profile(ctx, kernel, case, build)
         channel.send(Result(public_view(result)))
         if result.status == outcome.CRASHED:
             conn.close()
@@ -236,6 +241,12 @@ def _load(channel: Channel, request: JudgeRequest, started: float) -> tuple[Cont
         except ValueError as error:
             channel.send(Fatal(str(error)))
             return None
+    if request.options.profile:
+        try:
+            puzzle = profiled_only(puzzle, request.options.profile)
+        except ValueError as error:
+            channel.send(Fatal(str(error)))
+            return None
     timings = {
         "import_torch_tilelang_s": imported - started,
         "device_s": device_ready - imported,
@@ -250,9 +261,34 @@ def _load(channel: Channel, request: JudgeRequest, started: float) -> tuple[Cont
         str(request.options.save_failures or ""),
         Path(request.spec_file),
         learner_params=bool(learner_params),
+        profile=profile_mode(request.options, device),
     )
     arch = device.profile.arch if device.mode != "cuda" else device.profile.name
     return ctx, Described(device.name, device.mode, _describe(puzzle), arch, timings)
+
+
+def profiled_only(puzzle: Puzzle, function: str) -> Puzzle:
+    """The puzzle as --profile KERNEL grades it: that kernel's bench cases, run but never simulated (they are
+    the large ones; on a CPU they compile for the static estimate)."""
+    from dataclasses import replace
+
+    names = [k.function for k in puzzle.kernels]
+    if function not in names:
+        raise ValueError(
+            f"--profile {function}: puzzle {puzzle.id} has no such kernel (its kernels: {', '.join(names)})"
+        )
+    kernel = puzzle.kernel(function)
+    cases = tuple(replace(c, simulate=False) for c in kernel.cases if c.bench)
+    if not cases:
+        raise ValueError(f"--profile {function}: the kernel has no bench case to profile")
+    return replace(puzzle, kernels=(replace(kernel, cases=cases),))
+
+
+def profile_mode(options: Any, device: Device) -> str:
+    """ "gpu" where there are counters to read, "static" where asked or there is no GPU, "" without --profile."""
+    if not options.profile:
+        return ""
+    return "gpu" if device.mode == "cuda" and not options.static else "static"
 
 
 def _trace_and_build(
@@ -300,6 +336,22 @@ def _grade(channel: Channel, ctx: Context, kernel: Kernel, case: Case, build: Bu
             "--verbose shows the trace)"
         )
         return result_for(ctx, kernel, case, outcome.ERROR, message, trace=traceback.format_exc())
+
+
+def _profile(ctx: Context, kernel: Kernel, case: Case, build: Build) -> outcome.ProfileReport | None:
+    """The case's profile, whatever its verdict (which it never changes); None if the kernel did not build."""
+    from grader.processes.profiler import profile_case
+
+    try:
+        compiled = build.compiled.result()
+    except Exception:  # the verdict already says why it did not build
+        return None
+    try:
+        return profile_case(ctx, kernel, case, build.tir, compiled, build.options or {})
+    except Exception as error:
+        from grader.pipeline.build import summarize
+
+        return outcome.ProfileReport(ctx.profile, problem=f"the profile could not be made: {summarize(error)}")
 
 
 def announce_phases(channel: Channel, ctx: Context, case: Case, build: Build | None) -> None:
@@ -414,7 +466,8 @@ def start_builds(
             continue
         try:
             tir, options = admitted(kernel, case, traced[key])
-            builds[key] = Build(tir, pool.submit(compile_tir, tir, ctx.device.target, ctx.source, kernel, options))
+            compiled = pool.submit(compile_tir, tir, ctx.device.target, ctx.source, kernel, options)
+            builds[key] = Build(tir, compiled, options)
         except Exception as error:  # reported when the case's turn comes
             failed: Future = Future()
             failed.set_exception(error)

@@ -23,7 +23,8 @@ from grader.outcome import CaseResult
 # What the case in flight is doing (Phase). The grader's own work has --compile-timeout; the learner's code
 # (importing the file, tracing it, simulating or running the kernel) has --timeout.
 STARTING, TRACING, COMPILING, SIMULATING, RUNNING = "starting", "tracing", "compiling", "simulating", "running"
-GRADER_PHASES = (STARTING, COMPILING)
+PROFILING = "profiling"  # --profile: the course's kernel built and both run under Nsight Compute (no learner code)
+GRADER_PHASES = (STARTING, COMPILING, PROFILING)
 
 
 @dataclass

@@ -20,6 +20,7 @@ from grader.outcome import CaseResult
 from grader.processes.protocol import (
     COMPILING,
     GRADER_PHASES,
+    PROFILING,
     RUNNING,
     SIMULATING,
     STARTING,
@@ -92,6 +93,11 @@ def timeout_reason(seconds: float, phase: str) -> tuple[str, str]:
         return outcome.ERROR, (
             f"the grader's processes took longer than {seconds:g} s to start (importing torch and TileLang), which "
             "says nothing about the kernel: the machine is busy or slow; give it longer (raise --compile-timeout)"
+        )
+    if phase == PROFILING:
+        return outcome.ERROR, (
+            f"profiling took longer than {seconds:g} s (the kernel and the course's own each run under Nsight "
+            "Compute, which replays them many times): give it longer (raise --compile-timeout)"
         )
     if phase == SIMULATING:
         return outcome.TIMED_OUT, (

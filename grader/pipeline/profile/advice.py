@@ -1,0 +1,183 @@
+"""What to try, read from a profile's figures: one or two sentences, each carrying the figures it rests on.
+
+Each rule looks at the figures of the learner's kernel (and the reference's, to compare) and, when its evidence
+is there, gives a severity and a sentence; the most severe come first. A rule whose figures are missing (no
+GPU counters, say) says nothing. The thresholds are where the cause starts to dominate a kernel's time, not
+exact limits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from grader.pipeline.profile.counters import STALL_WORDS
+
+Figures = dict[str, Any]
+Rule = Callable[[Figures, Figures], "tuple[float, str] | None"]
+
+MOST = 2  # sentences
+
+
+def _bytes(n: float) -> str:
+    for unit, size in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n:.0f} B"
+
+
+def too_few_blocks(yours: Figures, reference: Figures) -> tuple[float, str] | None:
+    grid, sms = yours.get("grid"), yours.get("sm_count")
+    if not grid or not sms or grid >= sms / 2:
+        return None
+    return (
+        1.0 - grid / sms,
+        f"Too little parallelism: {grid} block{'s' if grid > 1 else ''} for {sms} SMs, so {sms - grid} SMs have "
+        "nothing to do. Give each block less work (smaller tiles, or split the loop a block runs over several "
+        "blocks) so that the grid covers every SM"
+        + (f"; the reference launches {reference['grid']} blocks." if reference.get("grid") else "."),
+    )
+
+
+def spills(yours: Figures, reference: Figures) -> tuple[float, str] | None:
+    spilled, local, registers = yours.get("spill_bytes") or 0, yours.get("local_bytes") or 0, yours.get("registers")
+    if not spilled and not local:
+        return None
+    traffic = f", {_bytes(local)} of local-memory traffic" if local else ""
+    per_thread = f"ptxas spilled {spilled} bytes per thread to local memory" if spilled else "threads use local memory"
+    return (
+        0.9,
+        f"Registers ran out: {per_thread} ({registers} registers per thread{traffic}). Make each thread hold less: "
+        "a smaller fragment per block, or more threads sharing the same tile.",
+    )
+
+
+def uncoalesced(yours: Figures, reference: Figures) -> tuple[float, str] | None:
+    used = yours.get("sector_use_pct")
+    if used is None or used >= 50:
+        return None
+    return (
+        0.85 * (1 - used / 100),
+        f"Uncoalesced reads: of each 32-byte sector a load fetches, only {used:.0f}% is used, because "
+        "neighbouring threads read addresses far apart. Let consecutive threads (the last index of a T.Parallel "
+        "loop) walk the tensor's contiguous last dimension, or load whole tiles with T.copy.",
+    )
+
+
+def bank_conflicts(yours: Figures, reference: Figures) -> tuple[float, str] | None:
+    lost = yours.get("bank_conflict_pct")
+    if lost is None or lost < 20:
+        return None
+    return (
+        0.8 * lost / 100,
+        f"Shared-memory bank conflicts: {lost:.0f}% of shared-memory wavefronts are replays, where threads of a "
+        "warp hit one bank at different addresses. Pad the tile's rows or use a swizzled layout (TileLang picks "
+        "one when T.copy and T.gemm see the whole tile).",
+    )
+
+
+def memory_bound(yours: Figures, reference: Figures) -> tuple[float, str] | None:
+    dram = yours.get("dram_pct")
+    if dram is None or dram < 70:
+        return None
+    moved, needed = yours.get("dram_bytes"), yours.get("compulsory_bytes")
+    if moved and needed and moved > 1.5 * needed:
+        return (
+            0.7,
+            f"Memory-bound on extra bytes: DRAM is {dram:.0f}% busy, moving {_bytes(moved)} where the problem needs "
+            f"{_bytes(needed)} ({moved / needed:.1f}x). Read each element once: keep tiles that are reused in shared "
+            "memory or registers.",
+        )
+    return (
+        0.3,
+        f"At the memory limit: DRAM is {dram:.0f}% busy. Only moving fewer bytes can make it faster now.",
+    )
+
+
+def no_tensor_cores(yours: Figures, reference: Figures) -> tuple[float, str] | None:
+    if yours.get("bound") != "compute" or yours.get("tensor_cores") not in ("none", None):
+        return None
+    if yours.get("tensor_cores") is None and not yours.get("fma_pct"):
+        return None
+    fma = f" (FMA pipe {yours['fma_pct']:.0f}% busy)" if yours.get("fma_pct") is not None else ""
+    return (
+        0.75,
+        f"The math runs on CUDA cores{fma}, though the problem is compute-bound: T.gemm on shared-memory or "
+        "fragment tiles runs it on Tensor Cores, many times faster.",
+    )
+
+
+def compute_bound(yours: Figures, reference: Figures) -> tuple[float, str] | None:
+    tensor = yours.get("tensor_pct")
+    if tensor is None or tensor < 60:
+        return None
+    waves = yours.get("waves")
+    tail = f"; {waves:g} waves of blocks, so the last one leaves SMs idle" if waves and waves % 1 and waves < 8 else ""
+    return (
+        0.25,
+        f"At the compute limit: the Tensor Cores are busy {tensor:.0f}% of the time. What is left is the schedule: "
+        f"tile shape, pipeline depth, the order blocks run in{tail}.",
+    )
+
+
+def latency_bound(yours: Figures, reference: Figures) -> tuple[float, str] | None:
+    stalls, dram = yours.get("stalls") or [], yours.get("dram_pct")
+    if not stalls or dram is None or dram >= 60 or (yours.get("tensor_pct") or 0) >= 60:
+        return None
+    reason, share = stalls[0]
+    occupancy, limit = yours.get("achieved_occupancy_pct"), yours.get("occupancy_limit")
+    held = f" (achieved occupancy {occupancy:.0f}%, limited by {limit})" if occupancy is not None and limit else ""
+    if reason == "long_scoreboard":
+        advice = (
+            f"too few loads are in flight to keep DRAM busy ({dram:.0f}%). Keep more warps resident{held}, load "
+            "wider vectors, or stage tiles ahead with T.Pipelined."
+        )
+    elif reason in ("barrier", "sleeping"):
+        advice = "the block's warps wait for each other: do more work between barriers, or use fewer, larger steps."
+    elif reason in ("mio_throttle", "short_scoreboard"):
+        advice = "shared memory or special math is the bottleneck: fewer shared-memory round trips per result."
+    else:
+        advice = f"DRAM is only {dram:.0f}% busy and the Tensor Cores are idle{held}."
+    words = STALL_WORDS.get(reason, reason.replace("_", " "))
+    return 0.5, f"Latency-bound: warps spend {share:.0f}% of their stalls {words}; {advice}"
+
+
+def register_occupancy(yours: Figures, reference: Figures) -> tuple[float, str] | None:
+    occupancy, limit = yours.get("occupancy_pct"), yours.get("occupancy_limit")
+    if occupancy is None or occupancy >= 25 or not limit or yours.get("tensor_pct") is not None:
+        return None  # with counters, latency_bound says whether low occupancy matters
+    return (
+        0.4,
+        f"Low occupancy: {occupancy:.0f}% of an SM's warps can be resident, limited by {limit}. That leaves few "
+        "warps to hide memory latency unless the kernel keeps loads in flight itself (T.Pipelined).",
+    )
+
+
+RULES: tuple[Rule, ...] = (
+    too_few_blocks,
+    spills,
+    uncoalesced,
+    bank_conflicts,
+    no_tensor_cores,
+    memory_bound,
+    latency_bound,
+    register_occupancy,
+    compute_bound,
+)
+
+
+def advise(yours: Figures, reference: Figures) -> list[str]:
+    """The most severe one or two sentences of what to try, most severe first."""
+    found = [said for rule in RULES if (said := rule(yours, reference))]
+    found.sort(key=lambda pair: -pair[0])
+    return [sentence for _, sentence in found[:MOST]]
+
+
+def comparison(yours: Figures, reference: Figures) -> str:
+    """One line: the two times under the profiler, when both were measured."""
+    mine, theirs = yours.get("duration_us"), reference.get("duration_us")
+    if not mine or not theirs:
+        return ""
+    return (
+        f"Under the profiler yours took {mine:,.1f} us and the course's kernel {theirs:,.1f} us ({mine / theirs:.2f}x)."
+    )
