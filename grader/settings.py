@@ -157,8 +157,9 @@ OPTIONS: tuple[Option, ...] = (
         "profile",
         "--profile",
         "--grade-profile",
-        "say why KERNEL takes its time: its bench case beside the course's own kernel, from Nsight Compute's "
-        "counters on a GPU, else (or with {static}) from an estimate made of its TIR and ptxas; never a grade",
+        "say why KERNEL takes its time (comma-separated for several): its bench case beside the course's own "
+        "kernel, from Nsight Compute's counters on a GPU, else (or with {static}) from an estimate made of its "
+        "TIR and ptxas; never a grade",
         default="",
         metavar="KERNEL",
     ),

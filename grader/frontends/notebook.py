@@ -51,6 +51,7 @@ TIMEOUT_ENV = settings.CHECK_TIMEOUT  # seconds: the default limit of every chec
 JUDGE_AFTER_ENV = settings.JUDGE_AFTER
 # Checks run through this session's warm grader (grader.frontends.warm) unless this is "0": then each starts cold.
 WARM_SWITCH_ENV = settings.WARM_GRADER
+PROFILE_TIMEOUT_S = 900.0  # two kernels built, then each replayed many times under Nsight Compute
 BENCH_TIMEOUT_S = 600.0
 # ------------------------------------------------------------------------------- the magics
 
@@ -485,6 +486,41 @@ def bench(*kernels: str, timeout: float = BENCH_TIMEOUT_S, device: str = "auto",
             print(f"not timed (their checks must pass first): {', '.join(missing)}")
         _plot(rows)
         return BenchResult(rows, run.document)
+
+
+@dataclass
+class ProfileResult:
+    """The profiled case(s) as the grader's JSON holds them (``document``) and the printed lines."""
+
+    lines: list[str] = field(default_factory=list)
+    document: dict[str, Any] | None = None
+
+    def _ipython_display_(self) -> None:
+        """The lines are already printed."""
+
+
+def profile(kernel: str, *, static: bool = False, timeout: float = PROFILE_TIMEOUT_S, **params: int) -> ProfileResult:
+    """Why ``kernel`` takes its time: its bench case beside the course's own kernel. On a GPU from Nsight
+    Compute's counters (``static=True``, or no GPU: an estimate from the kernel's TIR and ptxas), closing with
+    what to try. Keyword arguments are block parameters, as for bench(). It never changes a grade."""
+    with _quiet():
+        magics = _magics()
+        module, _ = magics.module_text()
+        extra = ["--profile", kernel, *(["--static"] if static else [])]
+        extra += [f"--param={name}={value}" for name, value in params.items()]
+        run = _run_grader(magics.puzzle_id, module, [kernel], extra, timeout, "auto")
+        if run.document is None:
+            reason = f"no answer within {timeout:g} s" if run.returncode is None else "the grader stopped"
+            print(f"profile: {reason}; run python -m grader {magics.puzzle_id} --profile {kernel} for details")
+            return ProfileResult()
+        results = _results(run.document)
+        lines = render.profile_lines(results)
+        if not lines:
+            said = next((r.message for r in results if r.message), "it did not build")
+            print(tr(f"profile: nothing to profile for {kernel}: {said}"))
+        for line in lines:
+            print(tr(line))
+        return ProfileResult(lines, run.document)
 
 
 def _results(document: dict[str, Any]) -> list[CaseResult]:

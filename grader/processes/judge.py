@@ -267,21 +267,26 @@ def _load(channel: Channel, request: JudgeRequest, started: float) -> tuple[Cont
     return ctx, Described(device.name, device.mode, _describe(puzzle), arch, timings)
 
 
-def profiled_only(puzzle: Puzzle, function: str) -> Puzzle:
-    """The puzzle as --profile KERNEL grades it: that kernel's bench cases, run but never simulated (they are
-    the large ones; on a CPU they compile for the static estimate)."""
+def profiled_only(puzzle: Puzzle, functions: str) -> Puzzle:
+    """The puzzle as --profile KERNEL[,KERNEL...] grades it: those kernels' bench cases, run but never simulated
+    (they are the large ones; on a CPU they compile for the static estimate)."""
     from dataclasses import replace
 
     names = [k.function for k in puzzle.kernels]
-    if function not in names:
+    wanted = [name.strip() for name in functions.split(",") if name.strip()]
+    unknown = [name for name in wanted if name not in names]
+    if unknown:
         raise ValueError(
-            f"--profile {function}: puzzle {puzzle.id} has no such kernel (its kernels: {', '.join(names)})"
+            f"--profile {', '.join(unknown)}: puzzle {puzzle.id} has no such kernel (its kernels: {', '.join(names)})"
         )
-    kernel = puzzle.kernel(function)
-    cases = tuple(replace(c, simulate=False) for c in kernel.cases if c.bench)
-    if not cases:
-        raise ValueError(f"--profile {function}: the kernel has no bench case to profile")
-    return replace(puzzle, kernels=(replace(kernel, cases=cases),))
+    kernels = []
+    for name in wanted:
+        kernel = puzzle.kernel(name)
+        cases = tuple(replace(c, simulate=False) for c in kernel.cases if c.bench)
+        if not cases:
+            raise ValueError(f"--profile {name}: the kernel has no bench case to profile")
+        kernels.append(replace(kernel, cases=cases))
+    return replace(puzzle, kernels=tuple(kernels))
 
 
 def profile_mode(options: Any, device: Device) -> str:
