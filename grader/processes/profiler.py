@@ -59,6 +59,8 @@ def profile_case(
         ctx.limits = roofline.measure(torch, torch.cuda.get_device_name())
     yours = static.estimate(tir, compiled.get_kernel_source(), kernel, case, profile, ctx.limits)
     theirs = static.estimate(reference_tir, reference_compiled.get_kernel_source(), kernel, case, profile, ctx.limits)
+    for figures in (yours, theirs):  # what the grid is measured against (the counters say it again on a GPU)
+        figures.setdefault("sm_count", profile.sm_count)
     mode, problem = "static", ""
     if ctx.profile == "gpu" and ctx.device.mode == "cuda":
         mode = "gpu"
@@ -139,15 +141,17 @@ def counters(ctx: Context, kernel: Kernel, case: Case, tir: Any, options: dict[s
 
 def run_job(path: str) -> None:
     """The child under ncu: compile the saved TIR, draw the inputs, launch once inside the profiled range."""
+    import logging
+
     import torch
     from tilelang import tvm
 
     from grader.discover import load_module, load_puzzle
     from grader.pipeline.build import compile_tir
     from grader.pipeline.inputs import make_inputs, poisoned_outputs
-    from grader.processes.judge import quiet_tilelang
 
-    quiet_tilelang()
+    os.environ.setdefault("TILELANG_PRINT_ON_COMPILATION", "0")  # as the judge: no compile logs
+    logging.getLogger("tilelang").setLevel(logging.WARNING)
     job = json.loads(Path(path).read_text())
     tir = tvm.ir.load_json(Path(job["tir"]).read_text())
     puzzle = load_puzzle(load_module(Path(job["spec_file"]))).on(job["profile"])
