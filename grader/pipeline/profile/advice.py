@@ -146,6 +146,8 @@ def register_occupancy(yours: Figures, reference: Figures) -> tuple[float, str] 
     occupancy, limit = yours.get("occupancy_pct"), yours.get("occupancy_limit")
     if occupancy is None or occupancy >= 25 or not limit or yours.get("tensor_pct") is not None:
         return None  # with counters, latency_bound says whether low occupancy matters
+    if yours.get("copies") in ("TMA", "cp.async"):
+        return None  # a pipelined kernel keeps its own loads in flight: few resident warps are its design
     return (
         0.4,
         f"Low occupancy: {occupancy:.0f}% of an SM's warps can be resident, limited by {limit}. That leaves few "
@@ -167,10 +169,28 @@ RULES: tuple[Rule, ...] = (
 
 
 def advise(yours: Figures, reference: Figures) -> list[str]:
-    """The most severe one or two sentences of what to try, most severe first."""
+    """The most severe one or two sentences of what to try, most severe first; where no rule finds its evidence,
+    one sentence that says so with the figures that were looked at."""
     found = [said for rule in RULES if (said := rule(yours, reference))]
     found.sort(key=lambda pair: -pair[0])
-    return [sentence for _, sentence in found[:MOST]]
+    return [sentence for _, sentence in found[:MOST]] or [nothing_stands_out(yours)]
+
+
+def nothing_stands_out(yours: Figures) -> str:
+    if yours.get("dram_pct") is not None:
+        stalls = yours.get("stalls") or []
+        top = f", warps stall most {STALL_WORDS.get(stalls[0][0], stalls[0][0])}" if stalls else ""
+        tensor = yours.get("tensor_pct") or 0
+        return (
+            f"No single cause stands out: DRAM {yours['dram_pct']:.0f}% busy, Tensor Cores {tensor:.0f}%{top}. "
+            "Try one change at a time (tile shape, stages, threads) and profile again."
+        )
+    floor, bound = yours.get("floor_us"), yours.get("bound")
+    at_least = f" it is {bound}-bound, at least {floor:,.1f} us on this GPU generation" if floor and bound else ""
+    return (
+        f"No cause stands out in the estimate:{at_least or ' nothing in it is out of line'}. On a GPU, --bench says "
+        "how close it comes and --profile reads the counters."
+    )
 
 
 def comparison(yours: Figures, reference: Figures) -> str:
