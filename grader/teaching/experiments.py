@@ -16,14 +16,11 @@ TileLang's own ``JITKernel.n_regs`` is filled in only for HIP in this version, h
 
 from __future__ import annotations
 
-import os
-import re
-import subprocess
-import tempfile
 from dataclasses import dataclass
 from typing import Any
 
 from grader.pipeline.build import COMPILE_ONLY_TARGET
+from grader.pipeline.profile import ptxas
 
 ARCH = COMPILE_ONLY_TARGET["arch"]
 
@@ -54,27 +51,10 @@ class Usage:
         return 4 * self.registers * self.threads
 
 
-def _ptxas_numbers(log: str) -> dict[str, int]:
-    def grab(pattern: str) -> int:
-        match = re.search(pattern, log)
-        return int(match.group(1)) if match else 0
-
-    return {
-        "registers": grab(r"Used (\d+) registers"),
-        "spill_stores": grab(r"(\d+) bytes spill stores"),
-        "spill_loads": grab(r"(\d+) bytes spill loads"),
-        "stack_frame": grab(r"(\d+) bytes stack frame"),
-        "static_shared": grab(r"(\d+) bytes smem"),
-    }
-
-
-def _instructions(source: str) -> tuple[str, str, tuple[int, int] | None]:
-    tensor = "wgmma" if "wgmma" in source else "mma.sync" if "mma_sync" in source else "none"
-    copies = "TMA" if "tma_load" in source else "cp.async" if "cp_async" in source else "plain loads"
-    low = re.search(r"warpgroup_reg_dealloc<(\d+)>", source)
-    high = re.search(r"warpgroup_reg_alloc<(\d+)>", source)
-    split = (int(low.group(1)), int(high.group(1))) if low and high else None
-    return tensor, copies, split
+# The nvcc and ptxas reading lives in the pipeline (``--profile`` uses it too); these names stay for
+# the notebooks and tests that use them.
+_ptxas_numbers = ptxas.ptxas_numbers
+_instructions = ptxas.instructions
 
 
 def _lower(function: Any, values: dict[str, Any]):
@@ -100,24 +80,7 @@ def _lower(function: Any, values: dict[str, Any]):
 def _nvcc(source: str, output: str = "cubin", *flags: str) -> tuple[str, str]:
     """nvcc on ``source`` as TileLang runs it for sm_90a (its include paths and flags), writing
     ``output`` ("cubin" or "ptx"): its log, and the output when it is text (PTX), else ""."""
-    from tilelang.contrib import nvcc
-
-    compiler = nvcc.get_nvcc_compiler()
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "kernel.cu")
-        with open(path, "w") as f:
-            f.write(source)
-        target = os.path.join(tmp, f"kernel.{output}")
-        command = [compiler, f"--{output}", "-O3", f"-arch={ARCH}", *nvcc.default_compile_options(), *flags]
-        result = subprocess.run([*command, "-o", target, path], capture_output=True, text=True, timeout=600)
-        log = result.stdout + result.stderr
-        if result.returncode != 0:
-            errors = [line for line in log.splitlines() if "error" in line.lower()]
-            raise RuntimeError("nvcc failed: " + (errors[0] if errors else log[-500:]))
-        if output != "ptx":
-            return log, ""
-        with open(target) as f:
-            return log, f.read()
+    return ptxas.nvcc(source, ARCH, output, *flags)
 
 
 def resource_usage(function: Any, label: str = "", **values: Any) -> Usage:
