@@ -24,6 +24,7 @@ PY
   code=$?
   echo "## $command -> exit $code in $(( $(date +%s) - start )) s" >> "$LOG"
   cat "$WORK/p$id.out" >> "$LOG"
+  tar -C "$WORK" -cJf "$OUT/profile_$NAME.tar.xz" .  # after each puzzle: a run cut short keeps what it made
 done
 python3 - "$WORK" >> "$LOG" <<'PY'
 import json, sys
