@@ -212,7 +212,11 @@ def test_each_rule_fires_on_its_evidence_and_not_without(cause: str):
 
 def test_advice_details_and_order():
     assert len(nothing := advice.advise({}, {})) == 1 and nothing[0].startswith("No cause stands out"), nothing
-    assert "the reference launches 4096 blocks" in advice.advise({"grid": 1, "sm_count": 132}, {"grid": 4096})[0]
+    assert (
+        "The course's kernel launches 4,096 blocks." in advice.advise({"grid": 1, "sm_count": 132}, {"grid": 4096})[0]
+    )
+    same = advice.advise({"grid": 1, "sm_count": 132}, {"grid": 1})[0]  # copy_serial: one block by design
+    assert same.startswith("Too little parallelism: 1 block for") and "lesson's starting point" in same
     assert advice.advise({"grid": 60, "sm_count": 132}, {})  # under half the SMs
     assert advice.advise({"grid": 66, "sm_count": 132}, {})[0].startswith("No cause stands out")
     assert advice.advise({"grid": 1}, {})[0].startswith("No cause stands out")  # no SM count, no claim
@@ -272,3 +276,48 @@ def test_bank_conflicted_layout_reports_conflicts_above_the_course_kernel():
             yours, reference = result["profile"]["yours"], result["profile"]["reference"]
             assert yours.get("bank_conflict_pct", 0) > 0, yours
             assert yours["bank_conflict_pct"] > reference.get("bank_conflict_pct", 0), (yours, reference)
+
+
+# ---------------------------------------------------------------------- the advice on the H200's own figures
+
+# What `bash scripts/profile/h200_profile.sh "05 06 07 08 09 10"` measured on the H200 (2026-12-02): the `yours`
+# figures of each solution kernel's bench case. That run's parser kept the sector-use ratio ncu reports as 0 for
+# kernels whose loads are all cp.async or TMA; the parser now leaves it out (test below), and so does this test.
+H200 = json.loads((Path(__file__).parent / "data" / "h200_profiles.json").read_text())
+EXPECTED_FIRST = {
+    "05 row_sum large_32768x4096": "At the memory limit: DRAM is 89% busy",
+    "06 softmax large_16384x8192": "At the memory limit: DRAM is 83% busy",
+    "08 gemv large_8192": "At the memory limit: DRAM is 82% busy",
+    "08 matmul_tuned large_8192": "At the compute limit: the Tensor Cores are busy 92%",
+    "08 matmul_pipelined large_4096": "The Tensor Cores are busy only 32% of the time",
+    "07 flash_attention large_16384": "The Tensor Cores are busy only 42% of the time",
+    "08 matmul_cuda_cores large_4096": "The math runs on CUDA cores (FMA pipe 45% busy)",
+    "09 conv1d_naive large_2e24_k31": "Instruction-bound",
+    "10 dequant_matmul_decode decode_16x8192x8192_g128": "Shared-memory bank conflicts: 72%",
+}
+
+
+def h200_figures(key: str) -> dict:
+    figures = dict(H200[key])
+    if figures.get("sector_use_pct") == 0:
+        del figures["sector_use_pct"]
+    return figures
+
+
+@pytest.mark.parametrize("key", sorted(EXPECTED_FIRST))
+def test_the_advice_on_h200_figures_names_what_they_show(key: str):
+    said = advice.advise(h200_figures(key), h200_figures(key))
+    assert said[0].startswith(EXPECTED_FIRST[key]), said
+    assert not any(line.startswith("Uncoalesced") for line in said) or h200_figures(key).get("sector_use_pct", 100) < 50
+
+
+def test_no_sector_figure_where_every_global_load_is_asynchronous():
+    """cp.async and TMA loads do not count in ncu's bytes-per-sector ratio, which then reads 0: no figure, so no
+    "Uncoalesced reads" for matmul_pipelined (the H200 run before this fix said so, wrongly)."""
+    row = {
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": "1,048,576",
+        "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio": "0",
+    }
+    assert "sector_use_pct" not in counters.figures(row)
+    row["smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio"] = "8"
+    assert counters.figures(row)["sector_use_pct"] == 25.0

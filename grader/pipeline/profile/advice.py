@@ -30,12 +30,18 @@ def too_few_blocks(yours: Figures, reference: Figures) -> tuple[float, str] | No
     grid, sms = yours.get("grid"), yours.get("sm_count")
     if not grid or not sms or grid >= sms / 2:
         return None
+    theirs = reference.get("grid")
+    if theirs and theirs <= grid:
+        compared = " The course's kernel launches as few here: this kernel is the lesson's starting point."
+    elif theirs:
+        compared = f" The course's kernel launches {theirs:,} blocks."
+    else:
+        compared = ""
     return (
         1.0 - grid / sms,
         f"Too little parallelism: {grid} block{'s' if grid > 1 else ''} for {sms} SMs, so {sms - grid} SMs have "
         "nothing to do. Give each block less work (smaller tiles, or split the loop a block runs over several "
-        "blocks) so that the grid covers every SM"
-        + (f"; the reference launches {reference['grid']} blocks." if reference.get("grid") else "."),
+        f"blocks) so that the grid covers every SM.{compared}",
     )
 
 
@@ -121,12 +127,32 @@ def compute_bound(yours: Figures, reference: Figures) -> tuple[float, str] | Non
 
 
 def latency_bound(yours: Figures, reference: Figures) -> tuple[float, str] | None:
-    stalls, dram = yours.get("stalls") or [], yours.get("dram_pct")
-    if not stalls or dram is None or dram >= 60 or (yours.get("tensor_pct") or 0) >= 60:
+    stalls, dram, tensor = yours.get("stalls") or [], yours.get("dram_pct"), yours.get("tensor_pct") or 0
+    if not stalls or dram is None or dram >= 60 or tensor >= 60:
         return None
     reason, share = stalls[0]
+    words = STALL_WORDS.get(reason, reason.replace("_", " "))
     occupancy, limit = yours.get("achieved_occupancy_pct"), yours.get("occupancy_limit")
     held = f" (achieved occupancy {occupancy:.0f}%, limited by {limit})" if occupancy is not None and limit else ""
+    if reason in ("not_selected", "math_pipe_throttle", "dispatch_stall"):
+        busy = f" (SM throughput {yours['sm_pct']:.0f}%)" if yours.get("sm_pct") is not None else ""
+        return 0.5, (
+            f"Instruction-bound: the SMs issue about as fast as they can{busy}, and warps spend {share:.0f}% of their "
+            f"stalls {words}. Do less work per result: fewer index computations, reuse each loaded value more."
+        )
+    if yours.get("bound") == "compute":
+        head = f"The Tensor Cores are busy only {tensor:.0f}% of the time: warps spend {share:.0f}% of their stalls"
+        head += f" {words}"
+        if reason == "long_scoreboard":
+            advice = (
+                "the MMAs wait for their operands. Load tiles further ahead (more T.Pipelined stages) or give each "
+            )
+            advice += f"block more math per byte loaded (larger tiles){held}."
+        elif reason in ("barrier", "sleeping"):
+            advice = "the block's warps wait for each other between steps: fewer, larger steps per barrier."
+        else:
+            advice = "shorten that wait before changing the math."
+        return 0.5, f"{head}; {advice}"
     if reason == "long_scoreboard":
         advice = (
             f"too few loads are in flight to keep DRAM busy ({dram:.0f}%). Keep more warps resident{held}, load "
@@ -137,8 +163,7 @@ def latency_bound(yours: Figures, reference: Figures) -> tuple[float, str] | Non
     elif reason in ("mio_throttle", "short_scoreboard"):
         advice = "shared memory or special math is the bottleneck: fewer shared-memory round trips per result."
     else:
-        advice = f"DRAM is only {dram:.0f}% busy and the Tensor Cores are idle{held}."
-    words = STALL_WORDS.get(reason, reason.replace("_", " "))
+        advice = f"DRAM is only {dram:.0f}% busy{held}."
     return 0.5, f"Latency-bound: warps spend {share:.0f}% of their stalls {words}; {advice}"
 
 

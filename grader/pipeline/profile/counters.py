@@ -52,21 +52,21 @@ STALL_WORDS = {
     "long_scoreboard": "waiting for global (or local) memory loads",
     "barrier": "waiting at a barrier for the block's other warps",
     "gmma": "waiting for warpgroup MMAs (wgmma) to finish",
-    "mio_throttle": "shared-memory instruction queue full",
+    "mio_throttle": "on a full shared-memory instruction queue",
     "short_scoreboard": "waiting for shared-memory loads or special math (exp, division)",
-    "math_pipe_throttle": "a math pipe is saturated",
-    "wait": "fixed-latency dependencies between instructions",
-    "lg_throttle": "global/local memory instruction queue full",
-    "not_selected": "ready, but another warp issued (plenty of parallelism)",
+    "math_pipe_throttle": "on a saturated math pipe",
+    "wait": "on fixed-latency dependencies between instructions",
+    "lg_throttle": "on a full global/local memory instruction queue",
+    "not_selected": "ready while another warp issued",
     "no_instruction": "waiting for instructions (instruction cache)",
     "branch_resolving": "waiting for branches to resolve",
-    "dispatch_stall": "dispatch stalls",
+    "dispatch_stall": "on dispatch stalls",
     "membar": "waiting at a memory fence",
     "sleeping": "sleeping (nanosleep or a barrier wait)",
-    "tex_throttle": "texture/TMA unit queue full",
+    "tex_throttle": "on a full texture/TMA queue",
     "drain": "draining memory stores at exit",
-    "imc_miss": "constant cache misses",
-    "misc": "other reasons",
+    "imc_miss": "on constant cache misses",
+    "misc": "for other reasons",
 }
 
 
@@ -135,7 +135,7 @@ def figures(row: dict[str, str]) -> dict[str, Any]:
     put("l2_hit_pct", _get(row, "lts__t_sector_hit_rate.pct"))
     sectors = _get(row, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum")
     used = _get(row, "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio")
-    if sectors and used is not None:  # no plain global loads (TMA only): no figure
+    if sectors and used:  # no plain global loads (TMA, cp.async only: the ratio reads 0): no figure
         put("sector_use_pct", used / SECTOR_BYTES * 100)
     conflicts = _get(row, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum")
     wavefronts = _get(row, "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum")
