@@ -280,17 +280,22 @@ def test_bank_conflicted_layout_reports_conflicts_above_the_course_kernel():
 
 # ---------------------------------------------------------------------- the advice on the H200's own figures
 
-# What `bash scripts/profile/h200_profile.sh "05 06 07 08 09 10"` measured on the H200 (2026-12-02): the `yours`
-# figures of each solution kernel's bench case. That run's parser kept the sector-use ratio ncu reports as 0 for
-# kernels whose loads are all cp.async or TMA; the parser now leaves it out (test below), and so does this test.
-H200 = json.loads((Path(__file__).parent / "data" / "h200_profiles.json").read_text())
+# What scripts/profile/h200_profile.sh measured on the H200 (2026-12-02): each solution kernel's bench case, kept in
+# docs/results/data/h200-profiles/ (docs/results/h200-profiles.md is written from them). results_page.figures
+# leaves out the sector-use ratio the first run's parser kept as 0 for cp.async/TMA loads (see the test below).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts" / "profile"))
+import results_page  # noqa: E402
+
+H200 = {f"{r['puzzle']} {r['kernel']} {r['case']}": results_page.figures(r) for r in results_page.results()}
 EXPECTED_FIRST = {
+    "01 copy_tiles large_2p27": "At the memory limit: DRAM is 82% busy",
     "05 row_sum large_32768x4096": "At the memory limit: DRAM is 89% busy",
     "06 softmax large_16384x8192": "At the memory limit: DRAM is 83% busy",
     "08 gemv large_8192": "At the memory limit: DRAM is 82% busy",
     "08 matmul_tuned large_8192": "At the compute limit: the Tensor Cores are busy 92%",
     "08 matmul_pipelined large_4096": "The Tensor Cores are busy only 32% of the time",
     "07 flash_attention large_16384": "The Tensor Cores are busy only 42% of the time",
+    "07 attention_two_pass large_16384": "The Tensor Cores are busy only 34% of the time",
     "08 matmul_cuda_cores large_4096": "The math runs on CUDA cores (FMA pipe 45% busy)",
     "09 conv1d_naive large_2e24_k31": "Instruction-bound",
     "10 dequant_matmul_decode decode_16x8192x8192_g128": "Shared-memory bank conflicts: 72%",
@@ -298,10 +303,25 @@ EXPECTED_FIRST = {
 
 
 def h200_figures(key: str) -> dict:
-    figures = dict(H200[key])
-    if figures.get("sector_use_pct") == 0:
-        del figures["sector_use_pct"]
-    return figures
+    return dict(H200[key])
+
+
+def test_every_solution_kernel_was_profiled_with_counters_on_the_h200():
+    from grader.discover import load_module, load_puzzle
+
+    profiled = {(key.split()[0], key.split()[1]) for key in H200}
+    for spec in sorted((Path(__file__).resolve().parents[1] / "solutions").glob("p*.py")):
+        puzzle = load_puzzle(load_module(spec))
+        for kernel in puzzle.kernels:
+            if any(c.bench for c in kernel.cases):
+                assert (puzzle.id, kernel.function) in profiled, (puzzle.id, kernel.function)
+    for result in results_page.results():
+        assert result["profile"]["mode"] == "gpu" and not result["profile"]["problem"], result["kernel"]
+        assert result["profile"]["yours"]["dram_pct"] >= 0 and result["status"] == "passed"
+
+
+def test_the_results_page_is_what_its_data_gives():
+    assert results_page.PAGE.read_text() == results_page.page(), "run python scripts/profile/results_page.py"
 
 
 @pytest.mark.parametrize("key", sorted(EXPECTED_FIRST))

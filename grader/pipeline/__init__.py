@@ -8,8 +8,11 @@
 6. ``grade``    the ordered gates that turn all of the above into one verdict, and what ``checks`` reads
    from the TIR (accumulators never cleared, grids that miss a tail) and ``grader.concepts`` asks of it
 7. ``bench``    a passed case timed against torch and the ``roofline``
+8. ``profile``  (``--profile``) why a case takes its time: ``static`` reads the TIR and ptxas, ``counters`` reads
+   Nsight Compute's raw page (grader.processes.profiler runs it), ``advice`` says what to try; never a verdict
 
 ``context`` holds what the steps share; ``hidden`` adds an instructor's hidden cases; ``failures`` saves a
-failed case's tensors for a replay. Nothing here starts a process, reads the environment or prints: the
-judge process (grader.processes.judge) drives these steps and the front ends show what they return.
+failed case's tensors for a replay. Nothing here reads the environment or prints, and nothing starts a process
+but the compiler (nvcc, through TileLang in ``build`` and for ptxas's figures in ``profile.ptxas``): the judge
+process (grader.processes.judge) drives these steps and the front ends show what they return.
 """

@@ -5,5 +5,7 @@ turns what the judge sends into results. ``judge`` is the judge process: it load
 ``solutions/``, asks the tracer for each case's TIR and drives the steps of grader.pipeline over it.
 ``tracer`` starts the tracer process (``python -m grader.trace.tracer``) inside the ``sandbox`` and reads its
 replies as untrusted data; ``reaper`` kills whatever it leaves behind before a verdict leaves.
-``trace_cache`` lets a warm check skip tracing a kernel whose file has not changed.
+``trace_cache`` lets a warm check skip tracing a kernel whose file has not changed. ``profiler`` (``--profile``)
+runs a case's admitted TIR, and the course's own kernel, under Nsight Compute in a child of the judge
+(``python -m grader.processes.profiler``), once the tracer is gone.
 """
