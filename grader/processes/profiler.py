@@ -126,6 +126,7 @@ def counters(ctx: Context, kernel: Kernel, case: Case, tir: Any, options: dict[s
                 capture_output=True,
                 text=True,
                 timeout=NCU_TIMEOUT_S,
+                cwd=folder,  # `python -m` puts the working folder first on sys.path: this one holds only the job
                 env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)},
             )
         except subprocess.TimeoutExpired:
