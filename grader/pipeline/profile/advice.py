@@ -150,6 +150,11 @@ def latency_bound(yours: Figures, reference: Figures) -> tuple[float, str] | Non
             advice += f"block more math per byte loaded (larger tiles){held}."
         elif reason in ("barrier", "sleeping"):
             advice = "the block's warps wait for each other between steps: fewer, larger steps per barrier."
+        elif reason in ("mio_throttle", "short_scoreboard"):
+            advice = (
+                "the operands come through shared memory too slowly. Fewer shared-memory round trips per MMA: keep "
+                "reused values in registers, or let T.gemm read whole tiles."
+            )
         else:
             advice = "shorten that wait before changing the math."
         return 0.5, f"{head}; {advice}"
