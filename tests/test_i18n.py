@@ -332,3 +332,152 @@ def test_chinese_hints_wrap_by_columns_and_never_inside_code():
     assert all(i18n._columns(line) <= 40 for line in lines)
     assert "".join(lines).replace(" ", "") == text.replace(" ", "")
     assert all("T.alloc_fragment((BLOCK,)," in line for line in lines if "alloc" in line)
+
+
+# ------------------------------------------------------------------------------ the --profile report
+
+
+def _profiled_cases():
+    """Three profiled cases made by hand, their advice from the advice rules: counters read on a GPU (a
+    one-block kernel whose warps wait on DRAM), the static estimate of a case that was only compiled, and a
+    GPU run whose counters could not be read."""
+    from grader.outcome import CaseResult, ProfileReport
+    from grader.pipeline.profile import advice
+    from grader.pipeline.profile.counters import NO_NCU
+
+    estimate = {
+        "grid": 512,
+        "sm_count": 132,
+        "threads": 256,
+        "bound": "memory",
+        "floor_us": 28.0,
+        "occupancy_pct": 62.5,
+        "occupancy_limit": "registers",
+        "tensor_cores": "none",
+        "copies": "plain loads",
+    }
+    counted = {
+        **estimate,
+        "grid": 1,
+        "duration_us": 1457.3,
+        "dram_pct": 19.0,
+        "tensor_pct": 0.0,
+        "achieved_occupancy_pct": 12.0,
+        "occupancy_limit": "registers and shared memory",
+        "stalls": [["long_scoreboard", 53.2], ["barrier", 20.1], ["wait", 9.0]],
+    }
+    reference = {**counted, "duration_us": 116.7}
+    said = [advice.comparison(counted, reference), *advice.advise(counted, reference)]
+    assert len(said) == 3 and said[1].startswith("Too little parallelism") and said[2].startswith("Latency-bound")
+    return [
+        CaseResult("08", "gemv", "large_8192", "passed", {}, profile=ProfileReport("gpu", counted, reference, said)),
+        CaseResult(
+            "08", "gemv", "large_8192", "compiled", {},
+            profile=ProfileReport("static", estimate, estimate, advice.advise(estimate, estimate)),
+        ),
+        CaseResult(
+            "08", "gemv", "large_8192", "passed", {},
+            profile=ProfileReport("gpu", estimate, estimate, advice.advise(estimate, estimate), problem=NO_NCU),
+        ),
+    ]  # fmt: skip
+
+
+def _printed(cases) -> list[str]:
+    """What the CLI and a notebook print: the renderer's lines, each through tr."""
+    from grader.frontends import render
+
+    return [tr(line) for line in render.profile_lines(cases)]
+
+
+TABLE_ROW = re.compile(r"^  (\S.*?) {2,}(\S.*?) {2,}(\S.*)$")  # label, yours, the course kernel's
+
+
+def test_english_profile_report_is_unchanged(english):
+    lines = _printed(_profiled_cases()[1:2])
+    assert lines[:4] == [
+        "08 gemv, case large_8192 (its verdict: BUILT; a profile never changes it): an estimate from the TIR and "
+        "ptxas (no counters)",
+        "                            yours         course kernel",
+        "  blocks launched           512           512",
+        "  threads per block         256           256",
+    ]
+    assert "  what limits it            registers     registers" in lines
+    assert "  global-to-shared copies   plain loads   plain loads" in lines
+    assert lines[-1] == (
+        "  - No cause stands out in the estimate: it is memory-bound, at least 28.0 us on this GPU generation. On a "
+        "GPU, --bench says how close it comes and --profile reads the counters."
+    )
+    counted = _printed(_profiled_cases()[:1])
+    assert counted[0] == "08 gemv, case large_8192: Nsight Compute's counters and an estimate from the TIR"
+    assert "long scoreboard 53%, barrier 20%, wait 9%" in "\n".join(counted)
+
+
+def test_profile_report_in_chinese(chinese):
+    gpu, static, unread = (_printed([case]) for case in _profiled_cases())
+    assert gpu[0] == "08 gemv，用例 large_8192：Nsight Compute 的计数器，加上根据 TIR 的估算"
+    assert static[0] == (
+        "08 gemv，用例 large_8192（它的判定：BUILT；profile 从不改变判定）：根据 TIR 和 ptxas 的估算（没有计数器）"
+    )
+    assert gpu[1].split() == ["你的", "课程的", "kernel"]
+    rows = {match.group(1): match.groups()[1:] for line in gpu[2:] if (match := TABLE_ROW.match(line))}
+    assert rows["启动的 block 数"] == ("1", "1")
+    assert rows["限制占用率的因素"] == ("寄存器和共享内存", "寄存器和共享内存")
+    assert rows["这个下限由谁决定"] == ("访存", "访存")
+    assert rows["warp 停顿的主要原因"][0] == "等全局内存 53%, 等 barrier 20%, 固定延迟 9%"
+    assert rows["profiler 下的用时"] == ("1,457.3 us", "116.7 us")
+    # the columns line up on screen: a CJK character takes two columns (grader.i18n.wrap_wide's measure)
+    table = [line for line in gpu[1:] if not line.startswith("  -")]
+    yours = {i18n._columns(line[: line.index(TABLE_ROW.match(line).group(2))]) for line in table[1:]}
+    theirs = {i18n._columns(line[: line.rindex(TABLE_ROW.match(line).group(3))]) for line in table[1:]}
+    assert yours == {i18n._columns(table[0][: table[0].index("你的")])}
+    assert theirs == {i18n._columns(table[0][: table[0].index("课程的")])}
+    advice = [line for line in gpu if line.startswith("  - ")]
+    assert advice == [
+        "  - 在 profiler 下，你的 kernel 用时 1,457.3 us，课程的 kernel 用时 116.7 us（12.49x）。",
+        "  - 并行度太低：132 个 SM 只分到 1 个 block，131 个 SM 无事可做。让每个 block 少做一些工作（用更小的"
+        "分块，或把一个 block 跑的循环拆给几个 block），使 grid 覆盖每个 SM。 课程的 kernel 在这里启动的也一样少："
+        "这个 kernel 是这一课的起点。",
+        "  - 延迟受限：warp 的停顿中有 53% 在等全局（或本地）内存加载；在途的加载太少，DRAM 忙不起来（19%）。"
+        "让更多 warp 驻留 （实际占用率 12%，受限于寄存器和共享内存），用更宽的向量加载，或者用 T.Pipelined "
+        "提前分段加载分块。",
+    ]
+    assert "  - 估算里看不出突出的原因： 它是访存受限的，在这一代 GPU 上至少要 28.0 us。" in static[-1]
+    assert any(line.endswith("  普通加载") for line in static)
+    assert not any(re.search(r"[a-z]{4,} [a-z]{4,}", line) for line in static[1:])  # no English words left
+    assert unread[-2].startswith("  没有计数器：这台机器的 PATH 里没有 Nsight Compute（ncu）") and "$PATH" in unread[-2]
+
+
+def test_every_profile_sentence_has_a_translation(chinese):
+    """Each branch of the advice and each reason for missing counters comes out in Chinese (no English sentence
+    left: nothing but code, names and units in Latin letters)."""
+    from grader.pipeline.profile import advice
+    from grader.pipeline.profile.counters import HOW_TO_ENABLE, NO_NCU, STALL_WORDS, problem_in
+
+    base = {"sm_count": 132, "registers": 40, "tensor_pct": 10.0, "dram_pct": 30.0, "achieved_occupancy_pct": 20.0}
+    cases = [
+        {"grid": 4, "sm_count": 132},
+        {"spill_bytes": 16, "local_bytes": 3000, "registers": 255},
+        {"local_bytes": 3000, "registers": 255},
+        {"sector_use_pct": 12.5},
+        {"bank_conflict_pct": 40.0},
+        {"dram_pct": 90.0, "dram_bytes": 4e9, "compulsory_bytes": 1e9},
+        {"dram_pct": 90.0},
+        {"bound": "compute", "tensor_cores": "none", "fma_pct": 40.0},
+        {"tensor_pct": 80.0, "waves": 3.5},
+        {"occupancy_pct": 12.5, "occupancy_limit": "shared memory"},
+        {"dram_pct": 75.0, "stalls": [["drain", 30.0]]},
+        {"floor_us": 12.0, "bound": "compute"},
+        {},
+    ]
+    for reason in STALL_WORDS:
+        for bound in ("memory", "compute"):
+            cases.append({**base, "bound": bound, "sm_pct": 80.0, "stalls": [[reason, 40.0]],
+                          "occupancy_limit": "registers and threads"})  # fmt: skip
+    sentences = [s for figures in cases for s in advice.advise(figures, {"grid": 2})]
+    sentences += [advice.comparison({"duration_us": 2.0}, {"duration_us": 1.0})]
+    sentences += [advice.advise({"grid": 4, "sm_count": 132}, {"grid": 8})[0]]
+    sentences += [HOW_TO_ENABLE, NO_NCU, problem_in("Failed to initialize the profiler"), problem_in("==ERROR== x")]
+    english = re.compile(r"\b(?!(?:ptxas|kernel|block|warp|barrier|stage|fragment)\b)[a-z]{3,} [a-z]{3,}\b")
+    for sentence in sentences:
+        said = tr(f"  - {sentence}")
+        assert said != f"  - {sentence}" and not english.search(re.sub(r"`[^`]*`|--\S+|\S+/\S+", "", said)), said

@@ -12,14 +12,14 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from grader import verified
 from grader.devices import DEFAULT, PROFILES
-from grader.i18n import tr, wrap_wide
+from grader.i18n import _columns, tr, wrap_wide
 from grader.outcome import GOOD, CaseResult, Status
 
 LABELS = {
@@ -238,14 +238,14 @@ def bench_lines(results: list[CaseResult]) -> list[str]:
     return lines
 
 
-def _figure(value: Any, unit: str) -> str:
-    """One profile figure as a learner reads it."""
+def _figure(value: Any, unit: str, translate: Callable[[str], str] = str) -> str:
+    """One profile figure as a learner reads it; its words (a limiter, a stall reason) through ``translate``."""
     if value is None:
         return "-"
     if isinstance(value, list):  # stall reasons: [[reason, share %], ...]
-        return ", ".join(f"{reason.replace('_', ' ')} {share:.0f}%" for reason, share in value)
+        return ", ".join(f"{_stall(reason, translate)} {share:.0f}%" for reason, share in value)
     if isinstance(value, str):
-        return value
+        return translate(value)
     if unit == "%":
         return f"{value:.0f}%"
     if unit == "B":
@@ -264,8 +264,21 @@ def _figure(value: Any, unit: str) -> str:
     return f"{value:,}"
 
 
-def profile_lines(results: list[CaseResult]) -> list[str]:
-    """Each profiled case: its figures beside the course kernel's, then what to try."""
+def _stall(reason: str, translate: Callable[[str], str]) -> str:
+    """A stall reason by Nsight Compute's name ("long scoreboard"); a catalogue translates the raw name."""
+    said = translate(reason)
+    return said if said != reason else reason.replace("_", " ")
+
+
+def _padded(text: str, width: int) -> str:
+    """``text`` and spaces to ``width`` terminal columns (a CJK character takes two)."""
+    return text + " " * max(0, width - _columns(text))
+
+
+def profile_lines(results: list[CaseResult], translate: Callable[[str], str] = tr) -> list[str]:
+    """Each profiled case: its figures beside the course kernel's, then what to try. The table's words (labels,
+    headings, words among the values) are translated here, before the columns are padded to their display
+    width; the other lines are whole sentences, for the caller's grader.i18n.tr."""
     from grader.pipeline.profile import FIGURES
 
     lines: list[str] = []
@@ -278,19 +291,23 @@ def profile_lines(results: list[CaseResult]) -> list[str]:
             if p.mode == "gpu"
             else "an estimate from the TIR and ptxas (no counters)"
         )
-        verdict = (
-            ""
-            if r.status == Status.PASSED
-            else f" (its verdict: {label(r.status).strip()}; a profile never changes it)"
-        )
-        lines.append(f"{r.puzzle} {r.kernel}, case {r.case}{verdict}: {how}")
+        if r.status == Status.PASSED:
+            lines.append(f"{r.puzzle} {r.kernel}, case {r.case}: {how}")
+        else:  # one sentence, for the catalogue to match whole
+            verdict = label(r.status).strip()
+            lines.append(
+                f"{r.puzzle} {r.kernel}, case {r.case} (its verdict: {verdict}; a profile never changes it): {how}"
+            )
         shown = [f for f in FIGURES if f.key in p.yours or f.key in p.reference]
-        width = max((len(f.label) for f in shown), default=10)
-        column = max(12, *(len(_figure(p.yours.get(f.key), f.unit)) for f in shown)) if shown else 12
-        lines.append(f"  {'':{width}}  {'yours':{column}}  course kernel")
+        labels = {f.key: translate(f.label) for f in shown}
+        mine = {f.key: _figure(p.yours.get(f.key), f.unit, translate) for f in shown}
+        theirs = {f.key: _figure(p.reference.get(f.key), f.unit, translate) for f in shown}
+        yours = translate("yours")
+        width = max((_columns(text) for text in labels.values()), default=10)
+        column = max(12, _columns(yours), *(_columns(text) for text in mine.values()))
+        lines.append(f"  {'':{width}}  {_padded(yours, column)}  {translate('course kernel')}")
         for f in shown:
-            mine, theirs = _figure(p.yours.get(f.key), f.unit), _figure(p.reference.get(f.key), f.unit)
-            lines.append(f"  {f.label:{width}}  {mine:{column}}  {theirs}")
+            lines.append(f"  {_padded(labels[f.key], width)}  {_padded(mine[f.key], column)}  {theirs[f.key]}")
         if p.problem:
             lines.append(f"  no counters: {p.problem}")
         for sentence in p.advice:
