@@ -35,11 +35,12 @@ Preconditions: none on N. BLOCK is a multiple of THREADS in every case.
 # %% [markdown]
 # ## Why element-wise kernels are about bytes
 #
-# `C = A + B` in fp16 reads 4 bytes and writes 2 for one addition. The H200 can do tens of
-# teraflops but move only a few terabytes per second, so a kernel like this spends its time waiting
-# for memory, and its speed is simply bytes moved divided by bandwidth. For the bench case (2²⁷
-# elements, 768 MiB moved) at the ~4.1 TB/s of a device-to-device copy (puzzle 01) that is about
-# 0.19 ms, whatever the arithmetic; torch's own `A + B` takes 0.187 ms (README's bench run).
+# `C = A + B` in fp16 reads 4 bytes and writes 2 for one addition. The H200's CUDA cores do about 67
+# fp32 TFLOP/s (its Tensor Cores ~989 fp16) but its memory moves under 5 terabytes per second, so a
+# kernel like this spends its time waiting for memory, and its speed is simply bytes moved divided by
+# bandwidth. For the bench case (2²⁷ elements, 768 MiB moved) at the ~4.1 TB/s of a device-to-device
+# copy (puzzle 01) that is about 0.19 ms, whatever the arithmetic; torch's own `A + B` takes 0.187 ms
+# (README's bench run).
 #
 # It follows that the one real optimisation for element-wise work is to move fewer bytes: **fuse**
 # consecutive element-wise steps into one kernel, so intermediate results stay in registers instead

@@ -116,7 +116,8 @@ def torch_attention(Q, K, V):
 #   rows of the result only, so each warp holds whole rows of S, the rows the max and the sums run
 #   along. The default policy gives the same numbers; the policy changes how the work is split.
 # - `T.Pipelined(count, num_stages=STAGES)` is a loop whose next tiles' copies overlap this tile's math
-#   (puzzle 08, "What `T.Pipelined` overlaps"); with STAGES = 1 it is an ordinary loop.
+#   (puzzle 08, "What `T.Pipelined` overlaps"). STAGES = 1 gives each tile one buffer; on Hopper the
+#   copies still run ahead of the math where the buffer is free (experiment 2 below).
 #
 # What to watch for:
 # - keys past N: `T.copy` reads zero rows of K, whose scores come out as 0, a perfectly ordinary
@@ -326,10 +327,12 @@ def puzzle() -> Puzzle:
 # bench("flash_attention", STAGES=3)
 
 # %% [markdown]
-# With one stage the copy of the next K and V tiles cannot start before this step's math has finished
-# with the buffer, so loads and math take turns; expect it slower. A third stage lets copies run two
-# steps ahead, which helps only if two were not already enough to hide them, and costs another 32 KiB
-# per block, which can leave room for fewer blocks on an SM.
+# With one stage there is one buffer per tile, but on Hopper the copies are issued by TileLang's
+# producer warpgroup, which waits only until the consumers release a buffer: K is released right after
+# `Q K^T`, so the next K tile loads while the softmax runs, and V right after `P @ V`, so the next V
+# loads during the next `Q K^T` and softmax. Expect one stage to cost little, perhaps nothing. A third
+# stage lets copies run two steps ahead, which helps only if two were not already enough to hide them,
+# and costs another 32 KiB per block, which can leave room for fewer blocks on an SM.
 #
 # Measured on the H200 (`bash scripts/h200_sweeps.sh flash`, which times as `--bench` does, 2026-12-01):
 # STAGES = 1 0.1685 ms (0.92x torch), STAGES = 2 0.1709 ms (0.91x), and 64 keys a step 0.2065 ms

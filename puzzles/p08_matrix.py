@@ -8,8 +8,8 @@ Inputs and outputs (fp16 in, fp16 out, every sum accumulated in fp32):
 
 ``gemv``
     ``A`` is M x K, ``B`` is a vector of K. Output ``C`` of M with
-    ``C[i] = sum_k A[i, k] * B[k]``. It is the reduce-sum of puzzle 05 with a weight per
-    column: multiply each row of a tile by the vector in fp32, then reduce along K.
+    ``C[i] = sum_k A[i, k] * B[k]``. It is the row sum of puzzle 05 with a weight per
+    column: multiply each row of a tile by the vector in fp32, then reduce the tile along K.
 
 ``matmul_cuda_cores``
     ``A`` is M x K, ``B`` is K x N. Output ``C`` of M x N with ``C = A @ B``.
@@ -58,7 +58,8 @@ conflicts; and how a software pipeline hides memory latency.
 Sizes need not be multiples of the block sizes: ``T.copy`` reads zeros past the edge of a
 tensor and drops writes past it, so a tail tile is handled as long as every global read and
 write goes through ``T.copy``; ``matmul_cuda_cores``, which indexes A and B directly, guards
-its reads instead. BLOCK_K must be a multiple of 16 for ``T.gemm`` on fp16 (the
+its reads with an ``if`` that says what the kernel means (TileLang would also read zeros there,
+puzzle 01). BLOCK_K must be a multiple of 16 for ``T.gemm`` on fp16 (the
 Tensor Core's K step).
 """
 
@@ -83,7 +84,7 @@ Tensor Core's K step).
 # The balance point is 989e12 / 4.8e12 ≈ 206 flops per byte. GEMV does 1 flop per byte (2 flops per
 # 2-byte element of A): memory bandwidth is its only limit. A 4096³ GEMM does 137 GFLOP on 96 MiB,
 # about 1,400 flops per byte if every byte crosses HBM once: it can keep the Tensor Cores busy, but
-# only if the kernel reuses what it loads. The five GEMM kernels climb toward that one change at a
+# only if the kernel reuses what it loads. The six GEMM kernels climb toward that one change at a
 # time:
 #
 # | rung | what changes from the rung before |
@@ -171,15 +172,19 @@ def torch_matmul(A, B):
 # %% [markdown]
 # ## Kernel 1: `gemv`, a weighted row sum
 #
-# Puzzle 05's `row_sum_tiled` computed `C[i] = sum_k A[i, k]`. GEMV is the same loop with a weight
+# Puzzle 05's `row_sum_tiled` computed `C[i] = sum_k A[i, k]`. GEMV is the same sum with a weight
 # on every column:
 #
 # $$C_i = \sum_k A_{ik}\, B_k$$
 #
-# so the kernel has the same shape. A block owns BLOCK_M rows and walks K in tiles of BLOCK_K; per
-# tile it forms the products in fp32 in a `T.Parallel` loop (B indexed by the column only, the
+# A block owns BLOCK_M rows and walks K in tiles of BLOCK_K, as `row_sum_tiled` walked its columns;
+# per tile it forms the products in fp32 in a `T.Parallel` loop (B indexed by the column only, the
 # broadcast of puzzle 04) and folds them into BLOCK_M running sums with
-# `T.reduce_sum(..., dim=1, clear=False)`.
+# `T.reduce_sum(..., dim=1, clear=False)`. That is not `row_sum_tiled`'s shape: it reduces across
+# threads on every K tile, the variant puzzle 05 calls correct but slower, where `row_sum_tiled` adds
+# each tile into a per-thread fp32 fragment and reduces once after the loop. The reference keeps the
+# shorter form; puzzle 05's form works here too, and whether it is faster for a kernel that waits on
+# HBM is yours to measure.
 #
 # It runs on the CUDA cores, and that is the right choice: GEMV is memory-bound, so what matters is
 # whether A streams at full bandwidth, not how fast the multiplies are. The bench case reads 128 MiB
@@ -226,10 +231,12 @@ def gemv(A, B, BLOCK_M: int, BLOCK_K: int, THREADS: int = 128):
 #
 # Every product is an fp32 fused multiply-add (FMA) that one thread executes on the CUDA cores, and
 # its two factors come straight from global memory: no tile is copied anywhere first. That is why
-# this rung reads A and B by index rather than through `T.copy`, and so why it needs what `T.copy`
-# otherwise does for you: an element of the tile whose row or column lies past the edge of C must not
-# read A or B at all (a read past the end of a tensor is an error, not a zero). Guard the update with
-# an `if` on the row and column; the store stays a `T.copy`, which drops the writes past the edge.
+# this rung reads A and B by index rather than through `T.copy`. An element of the tile whose row or
+# column lies past the edge of C has nothing to compute: guard the update with an `if` on the row and
+# column. As puzzle 01 showed, TileLang also guards every load it cannot prove in bounds (a read past
+# the end of a tensor gives 0), so the kernel passes without the `if` too; the `if` says what the
+# kernel means, and a CUDA kernel written by hand needs it. The store stays a `T.copy`, which drops
+# the writes past the edge.
 #
 # It is slow on purpose. Every FMA reads its two factors from global memory: in the generated code
 # (the cell below prints it) the 32 threads of a warp hold 32 neighbouring columns of one row of the
@@ -245,7 +252,7 @@ def gemv(A, B, BLOCK_M: int, BLOCK_K: int, THREADS: int = 128):
 # - The guard must cover both the row (against M) and the column (against N).
 #
 # The grid for the `odd_127x129x131` case, 64 x 64 tiles: the blocks of the last row and column of
-# tiles are partly outside C, and their threads there must skip the loads.
+# tiles are partly outside C, and their threads there have nothing to compute.
 
 # %% [notebook]
 # from grader.teaching.pictures import tiling
@@ -265,7 +272,8 @@ def matmul_cuda_cores(A, B, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
         # TODO begin: one block computes the tile C[by, bx] with multiply-adds on the CUDA cores
         # Accumulate this block's tile of C in a float32 fragment: a serial loop over K, and in it
         # a T.Parallel loop over the tile that adds one product per element, its factors read
-        # straight from A and B in global memory. Elements outside C must not read. No T.gemm yet.
+        # straight from A and B in global memory. Elements outside C have nothing to compute. No
+        # T.gemm yet.
         raise NotImplementedError("matmul_cuda_cores")
         # TODO end
 
@@ -325,8 +333,9 @@ def matmul_cuda_cores(A, B, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
 #
 # What to watch for:
 # - `T.gemm` accumulates (`acc += A B`): clear the accumulator once, before the K loop.
-# - BLOCK_K must be a multiple of 16, the K of one fp16 Tensor Core instruction. TileLang 0.1.15 does
-#   not refuse a smaller one, so keep to it yourself.
+# - BLOCK_K must be a multiple of 16, the K of one fp16 Tensor Core instruction. Below it TileLang
+#   0.1.15 changes course: at BLOCK_K = 8 this kernel fails to compile for sm_90a (a layout error),
+#   and `matmul_shared` gets `mma.sync` m16n8k8 instead of `wgmma`.
 # - Tails in M, N and K need no guard any more: `T.copy` reads zeros past the edges of A and B, which
 #   add nothing, and writes past the edge of C are dropped.
 
@@ -510,8 +519,10 @@ def matmul_shared(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, THREADS: int =
 # - **sm_90a** (`wgmma`): the copy into the tile is swizzled by default too, and the wgmma
 #   descriptors name the swizzle mode the hardware reads with (the first template argument of
 #   `initialize_wgmma_descriptor`: 2, 64-byte swizzle, for A's 64-byte rows; 1, 128-byte swizzle, for
-#   B's 128-byte rows). An annotation with any other layout object is refused: wgmma's layout is
-#   fixed by the instruction, and TileLang says `Get different layout for A_tile`.
+#   B's 128-byte rows). An annotation with any other layout object is refused, and the refusal is
+#   TileLang's layout inference, not the instruction: the `wgmma` lowering has already chosen a layout
+#   for the tile, the annotation asks for another, and TileLang stops with `Get different layout for
+#   A_tile`. The instruction itself has a no-swizzle mode too (mode 0 of the descriptor).
 #
 # On a CUDA GPU the cell also times the three layouts on the sm_80 lowering at 4096³ (on a Hopper
 # GPU nvcc builds that lowering's PTX for it); without one it says so. Expect the row-major layout to
@@ -555,8 +566,10 @@ def matmul_shared(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, THREADS: int =
 # Ampere the same loop becomes `cp.async` copies issued by all threads, with commit and wait groups.
 #
 # Each stage costs (BLOCK_M·BLOCK_K + BLOCK_K·BLOCK_N) · 2 bytes of shared memory; two to four stages
-# are typical. More stages help only while the math is waiting for copies, and `num_stages=1` is no
-# pipeline at all.
+# are typical. More stages help only while the math is waiting for copies. With warp specialization
+# off, `num_stages=1` is no pipeline at all; with it on (Hopper's default), the producer still loads
+# the next tile as soon as the consumers release the buffer, which can be before their math ends
+# (puzzle 07's flash attention releases K right after `Q K^T`).
 #
 # ## Kernel 5: `matmul_pipelined`
 #
@@ -575,15 +588,19 @@ def matmul_shared(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, THREADS: int =
 #
 # The decorator turns off TileLang's warp specialization for this kernel. Left on, Hopper's lowering
 # gives the copies to an extra producer warpgroup that issues TMA loads and signals the math warpgroup
-# through barriers; at a 64 x 64 x 32 block that handshake costs more than it hides, and the same
-# kernel took 0.92 ms, slower than no pipeline at all (`python scripts/sweep.py 08 matmul_pipelined
-# large_4096 '{}' '{"_pass": {"tl.disable_warp_specialized": false}}'` on a GPU shows both).
-# `matmul_tuned` turns it back on: with 128 x 256 x 64 tiles and two math warpgroups it pays.
+# through barriers, and the same kernel took 0.92 ms, slower than no pipeline at all (`python
+# scripts/sweep.py 08 matmul_pipelined large_4096 '{}' '{"_pass": {"tl.disable_warp_specialized":
+# false}}'` on a GPU shows both). Why is not measured: that the handshake costs more than it hides at a
+# 64 x 64 x 32 block is a hypothesis. What is measured is the kernel as shipped
+# (docs/results/h200-profiles.md, `--profile` on the H200): the Tensor Core pipe busy 32 % of the time,
+# the loads by `cp.async` (no TMA), the most common stall waiting for global loads (long scoreboard,
+# 34 %), occupancy 42 %. `matmul_tuned` turns warp specialization back on: with 128 x 256 x 64 tiles and
+# two math warpgroups it pays.
 
 
 # %% matmul_pipelined
-# No warp specialization: at this rung's 64 x 64 x 32 block TileLang's producer/consumer split is slower
-# than no pipeline at all on the H200 (0.92 ms against matmul_shared's 0.63 ms at 4096³); with the
+# No warp specialization: at this rung's 64 x 64 x 32 block TileLang's producer/consumer split measured
+# slower than no pipeline at all on the H200 (0.92 ms against matmul_shared's 0.63 ms at 4096³); with the
 # same threads issuing the copies and the math, 3 stages take 0.47 ms (scripts/sweep.py, the
 # README's "Measured on the H200"). matmul_tuned, with 256 threads and large tiles, turns it back on.
 @tilelang.jit(pass_configs={tilelang.PassConfigKey.TL_DISABLE_WARP_SPECIALIZED: True})
@@ -677,7 +694,9 @@ def matmul_tuned(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int = 3
 # ## Kernel 7: `matmul_streamk`, the last wave
 #
 # **The change from `matmul_tuned`: the schedule.** The tiles, the pipeline and the staged store stay;
-# what changes is which block computes which part of C, and when.
+# what changes is which block computes which part of C, and when. The bench case also changes two
+# block parameters: 3 stages instead of 4 (the staged store's tile is no longer free while the next
+# tile loads) and panels of 8 tile rows instead of 10.
 #
 # A launch of `matmul_tuned` at 4096³ has 32 x 16 = 512 tiles for the H200's 132 SMs, one block per SM
 # at a time (192 KiB of shared memory each): three full waves of 132 tiles and a fourth of 116, while
@@ -704,24 +723,25 @@ def matmul_tuned(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int = 3
 
 # %% [markdown]
 # In the model the run shrinks from 256 to 249 K steps at 4096³ (2.7 %), and from 2048 to 1986 at
-# 8192³ (3.0 %); that is all a schedule can recover, and the fix-up pays for itself out of it. Each
-# share ends with a 128 KiB fp32 tile added into the workspace (116 tiles, 14.5 MiB, at 4096³), and
-# the workspace must be cleared before and rounded into C after: three launches in one kernel
-# function. A block also starts its next piece of work while the last one is being stored:
-# TileLang's producer warpgroup is not held back at the end of a tile, so it loads the next tile's
-# first stages while the consumers store C.
+# 8192³ (3.0 %); that is all a schedule can recover, and the fix-up pays for itself out of it. The
+# workspace holds the last wave's 116 tiles, 128 KiB of fp32 each, 14.5 MiB at 4096³; every block's
+# piece of a tile is added into it whole, and with chunks of 4 K steps the 132 shares make 236 such
+# pieces (most tiles are summed by two blocks), about 29.5 MiB of atomic adds. The workspace must be
+# cleared before and rounded into C after: three launches in one kernel function. A block also starts
+# its next piece of work while the last one is being stored: TileLang's producer warpgroup is not held
+# back at the end of a tile, so it loads the next tile's first stages while the consumers store C.
 #
 # **Measured, it loses** (`python scripts/streamk/sweep.py` on the H200, 2026-12-01, each row against
 # cuBLAS timed just before it): at 4096³ `matmul_tuned` runs at 0.96x cuBLAS; the same tiles as a
-# persistent kernel without the split at 0.92x; stream-K with shares in chunks of 4 K steps at 0.79x
-# and of 1 step at 0.73x; with shares of any length (a loop whose count varies per block, which only
-# compiles with TMA) at 0.84x. At 8192³: 0.97x, 0.92x, 0.86x, 0.75x and 0.92x. The model's 2.7 % is
-# all there is to win, and here every cost is larger: the one pipelined loop checks at every K step
-# whether the share is used up, a share starts the pipeline again in the middle of a tile, and the
-# fix-up adds 14.5 MiB of fp32 atomics and two launches. This rung teaches how a schedule is written
-# (persistent blocks, shares of K, a workspace and its fix-up); on this GPU and TileLang 0.1.15 it
-# does not make the GEMM faster. Try `bench("matmul_streamk", CHUNK=1)` and `CHUNK=8` to see the
-# per-chunk cost move.
+# persistent kernel without the split, with stream-K's 3 stages and panels of 8, at 0.92x; stream-K with
+# shares in chunks of 4 K steps at 0.79x and of 1 step at 0.73x; with shares of any length (a loop whose
+# count varies per block, which only compiles with TMA) at 0.84x. At 8192³: 0.97x, 0.92x, 0.86x, 0.75x
+# and 0.92x. The model's 2.7 % is all there is to win, and here every cost is larger: the one pipelined
+# loop checks at every K step whether the share is used up, a share starts the pipeline again in the
+# middle of a tile, and the fix-up adds about 29.5 MiB of fp32 atomics and two launches. This rung
+# teaches how a schedule is written (persistent blocks, shares of K, a workspace and its fix-up); on
+# this GPU and TileLang 0.1.15 it does not make the GEMM faster. Try `bench("matmul_streamk", CHUNK=1)`
+# and `CHUNK=8` to see the per-chunk cost move.
 #
 # The parts of the kernel:
 #
@@ -732,7 +752,7 @@ def matmul_tuned(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int = 3
 #   stream: clear the workspace, the GEMM, round the workspace into C. Only the middle one is yours.
 # - **One loop over the block's work.** TileLang multi-buffers a shared tile once per `T.Pipelined`
 #   loop that fills it, so the whole tiles and the shares go through the same pipelined loop. That
-#   loop runs over CHUNK K steps (1 in the bench cases): the whole tiles are `chunks` steps of the
+#   loop runs over CHUNK K steps (4 in the bench cases): the whole tiles are `chunks` steps of the
 #   outer loop, the share is `share` more, and a step is skipped when the share is used up. A loop of
 #   a length that varies from block to block would be simpler, but it does not compile where there is
 #   no TMA (TileLang 0.1.15's cp.async pipeline needs a constant count).
@@ -1088,11 +1108,11 @@ def puzzle() -> Puzzle:
 # `tilelang.cuda.intrinsics.TensorCoreIntrinEmitter` (its `ldmatrix_a`, `ldmatrix_b`, `mma` and
 # `stmatrix` macros).
 #
-# It is not a graded kernel here, for two reasons: the course's CPU simulator executes tile
-# operations, not per-thread PTX, so no case of it could be checked without a GPU; and on Hopper the
-# hand-written kernel would be an `mma.sync` kernel, which `T.gemm` with shared tiles already beats by
-# taking the `wgmma` path. It is the rung to climb when a layout or a fusion needs control that
-# `T.gemm` does not give.
+# On Hopper the same rung can be written with `wgmma`: TileLang 0.1.15 also exports a warpgroup
+# emitter, `WGMMATensorCoreIntrinEmitter` (`T.WGMMATensorCoreIntrinEmitter`). The course has not
+# written this rung: it is out of its scope for now, and the course's CPU simulator executes tile
+# operations, not per-thread PTX, so no case of it could be checked without a GPU. It is the rung to
+# climb when a layout or a fusion needs control that `T.gemm` does not give.
 
 # %% [markdown]
 # ## What you learned
@@ -1113,8 +1133,8 @@ def puzzle() -> Puzzle:
 # - Shared memory has 32 banks of 4 bytes. In a row-major tile whose rows are 64 or 128 bytes long,
 #   the same 16-byte piece of eight rows falls in one or two groups of 4 banks, and reading them
 #   together serializes. A swizzle permutes the 16-byte pieces within each row so such a read spreads
-#   over all 32 banks; TileLang applies one to `T.gemm`'s shared tiles by default, and `wgmma`
-#   requires it.
+#   over all 32 banks; TileLang applies one to `T.gemm`'s shared tiles by default (`wgmma` also has a
+#   no-swizzle mode, which TileLang does not pick for these tiles).
 # - `T.Pipelined(num_stages=S)` multi-buffers the shared tiles so the copies of later K steps overlap
 #   the math of this one.
 # - Tuning is mostly data: tile shape, threads, stages, block order and the store path.
