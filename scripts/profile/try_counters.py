@@ -7,13 +7,13 @@ import sys
 import time
 from pathlib import Path
 
+import torch
+
 from grader.devices import Device
 from grader.discover import load_module, load_puzzle
 from grader.pipeline.context import Context
 from grader.processes.judge import gpu_profile
 from grader.processes.profiler import counters, reference_build
-
-import torch
 
 for item in sys.argv[1:]:
     puzzle_id, function = item.split(":")
@@ -27,5 +27,6 @@ for item in sys.argv[1:]:
     tir, compiled, options = reference_build(ctx, kernel, case)
     built = time.perf_counter()
     found, problem = counters(ctx, kernel, case, tir, options)
-    print(f"{item} {case.name}: build {built - started:.1f} s, ncu {time.perf_counter() - built:.1f} s, problem={problem!r}")
+    took = time.perf_counter() - built
+    print(f"{item} {case.name}: build {built - started:.1f} s, ncu {took:.1f} s, problem={problem!r}")
     print(json.dumps(found))
