@@ -7,7 +7,10 @@ sleeping attacks). Each test measures, prints its figures beside the baseline's 
 summary, see tests/conftest.py), and fails only on a large regression: a figure over REGRESSION times its
 baseline plus a slack (a second of CPU time, so noise on a small figure never fails; ten seconds of wall
 time, which a loaded CI machine adds to a grader's start). A figure with no baseline is printed, not
-judged. The baseline file says on which machine, and how loaded, it was measured; to refresh it, run
+judged. CPU figures are compared after scaling the baseline by how much slower this machine runs a fixed
+workload than the baseline's machine did (``calibration_cpu_s``): CI machines differ, and one that runs
+everything five times slower is not a regression. The baseline file says on which machine, and how loaded,
+it was measured; to refresh it, run
 ``python -m pytest -q -m perf tests/test_perf.py --perf-baseline-update`` on that kind of machine and
 commit the file.
 """
@@ -49,16 +52,47 @@ def machine() -> str:
     return f"{model or platform.machine()}, {os.cpu_count()} CPUs, {platform.system()}"
 
 
-def judge(request: pytest.FixtureRequest, name: str, measured: dict[str, float], unit: str, slack: float) -> None:
-    """Compare ``measured`` with the baseline's figures under ``name``: print both, fail on a large regression."""
+def calibration_cpu_s() -> float:
+    """CPU seconds this process takes for a fixed workload shaped like the simulator's (Python loops over
+    small torch ops), the best of three: how fast this machine is, to scale the CPU baselines by."""
+    import torch
+
+    best, threads = float("inf"), torch.get_num_threads()
+    torch.set_num_threads(1)  # as the simulator runs
+    for _ in range(3):
+        started = time.process_time()
+        tile = torch.zeros(64, 64)
+        for step in range(4000):
+            tile = tile * 0.5 + torch.full((64, 64), float(step % 7))
+            sum(i * i for i in range(200))
+        best = min(best, time.process_time() - started)
+    torch.set_num_threads(threads)
+    return best
+
+
+def judge(
+    request: pytest.FixtureRequest, name: str, measured: dict[str, float], unit: str, slack: float, calibrated=False
+) -> None:
+    """Compare ``measured`` with the baseline's figures under ``name``: print both, fail on a large regression.
+
+    ``calibrated``: the figures are CPU seconds, so the baseline is first scaled up by how much slower this
+    machine is than the baseline's (never down: a faster machine is held to the baseline as measured)."""
     document = json.loads(BASELINE.read_text()) if BASELINE.exists() else {"figures": {}}
+    speed = calibration_cpu_s() if calibrated else None
     if request.config.getoption("perf_baseline_update"):
         figures = document.setdefault("figures", {}).setdefault(name, {})
         figures.update({key: round(value, 2) for key, value in measured.items()})
         document["measured_on"] = {"machine": machine(), "date": date.today().isoformat(), "load": os.getloadavg()}
+        if speed is not None:
+            document["calibration_cpu_s"] = round(speed, 3)
         BASELINE.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n")
-    baseline = document.get("figures", {}).get(name, {})
+    scale = 1.0
+    if speed is not None and document.get("calibration_cpu_s"):
+        scale = max(1.0, speed / document["calibration_cpu_s"])
+    baseline = {key: value * scale for key, value in document.get("figures", {}).get(name, {}).items()}
     lines, over = [f"{name} ({unit}; fails over {REGRESSION:g}x the baseline + {slack:g}):"], []
+    if speed is not None:
+        lines.append(f"  (this machine runs the calibration in {speed:.3f} s: baselines scaled by {scale:.2f})")
     for key, value in measured.items():
         was = baseline.get(key)
         if was is None:
@@ -99,7 +133,7 @@ def test_the_reference_kernels_simulate_as_fast_as_the_baseline(request):
                 simulate(tir, {t.name: x for t, x in zip(kernel.inputs + kernel.outputs, inputs + outputs)})
             measured[f"{puzzle_id}.{kernel.function}"] = time.process_time() - started
     measured["total"] = sum(measured.values())
-    judge(request, "simulate_cpu_s", measured, "CPU s", CPU_SLACK_S)
+    judge(request, "simulate_cpu_s", measured, "CPU s", CPU_SLACK_S, calibrated=True)
 
 
 LIMIT_S = 10  # the --timeout of the hangs below: small, so the tier stays short
