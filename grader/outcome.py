@@ -62,6 +62,32 @@ class Bench:
     others: dict[str, float] = field(default_factory=dict)  # further baselines (Kernel.baselines): name -> ms
     params: dict[str, int] = field(default_factory=dict)  # block parameters timed, where the learner chose them
     limits: str = ""  # how the floor's two limits were obtained on this GPU
+    # The repetitions (--repeat): each figure above is their median; these are their [min, max] in ms
+    repeats: int = 1
+    kernel_range: tuple[float, float] | None = None
+    torch_range: tuple[float, float] | None = None
+    others_range: dict[str, tuple[float, float]] = field(default_factory=dict)
+    gpu: dict[str, Any] = field(default_factory=dict)  # grader.pipeline.gpu_state.GpuState after the timings
+
+    def __post_init__(self) -> None:
+        # JSON brings the ranges back as lists
+        self.kernel_range = tuple(self.kernel_range) if self.kernel_range else None
+        self.torch_range = tuple(self.torch_range) if self.torch_range else None
+        self.others_range = {name: tuple(pair) for name, pair in self.others_range.items()}
+
+    @property
+    def spread_percent(self) -> float | None:
+        """The kernel's run-to-run spread: (max - min) / median, in percent."""
+        if not self.kernel_range:
+            return None
+        return 100.0 * (self.kernel_range[1] - self.kernel_range[0]) / self.kernel_ms
+
+    @property
+    def within_spread(self) -> bool:
+        """The kernel's and torch's ranges overlap: which of the two is faster is within run-to-run noise."""
+        if not self.kernel_range or not self.torch_range:
+            return False
+        return self.kernel_range[0] <= self.torch_range[1] and self.torch_range[0] <= self.kernel_range[1]
 
     @property
     def roofline_percent(self) -> float | None:

@@ -154,6 +154,16 @@ OPTIONS: tuple[Option, ...] = (
         action="append",
     ),
     Option(
+        "repeat",
+        "--repeat",
+        "--grade-repeat",
+        "with {bench}: time each figure N times, the kernel and its baselines taking turns, and print the median "
+        "with the min-max spread",
+        default=5,
+        type=int,
+        metavar="N",
+    ),
+    Option(
         "profile",
         "--profile",
         "--grade-profile",
@@ -276,6 +286,7 @@ class GradeOptions:
     kernels_exact: bool = _default("kernels_exact")
     bench: bool = _default("bench")
     params: tuple[str, ...] = _default("params")  # "NAME=VALUE" texts, as given (block_params parses them)
+    repeat: int = _default("repeat")  # with bench: repetitions of each figure
     profile: str = _default("profile")  # a kernel's exact name: profile its bench case ("": no profile)
     static: bool = _default("static")  # with profile: the estimate from TIR and ptxas only, no counters
     json: Path | None = _default("json")

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import pytest
 
 from grader import outcome
@@ -12,6 +16,7 @@ from grader.frontends.cli import UsageError, parse_params
 from grader.outcome import Bench, CaseResult
 from grader.pipeline import roofline
 from grader.pipeline.bench import bench_with_params, block_parameters
+from tests.conftest import ROOT
 
 H200 = roofline.Limits(copy_gbps=4000.0, tensor_tflops=1000.0)
 
@@ -115,3 +120,67 @@ def test_bench_with_params_runs_only_the_bench_case_at_those_parameters(grade):
     assert run.code == 3, run.out[-2000:]  # nothing failed, and the case was only compiled
     cases = {r["case"] for r in run.doc["results"]}
     assert cases == {"large_2p27"}  # the bench case alone: no graded case ran with the learner's BLOCK
+
+
+def test_the_table_prints_each_figures_spread_and_marks_a_ratio_inside_the_noise():
+    noisy = _benched(
+        repeats=5,
+        kernel_range=(0.045, 0.055),
+        torch_range=(0.45, 0.55),
+        others={"cuBLAS": 0.052},
+        others_range={"cuBLAS": (0.050, 0.060)},
+    )
+    lines = report.bench_lines([noisy])
+    assert "20.0%" in lines[1]  # (0.055 - 0.045) / 0.05
+    assert "10.00x" in lines[1] and "10.00x~" not in lines[1]  # torch's range lies far above the kernel's
+    assert "vs cuBLAS: 0.0520 ms [0.0500-0.0600], 1.04x~" in lines[2]  # 0.050-0.060 overlaps 0.045-0.055
+    assert any("median of 5 repetition(s)" in line for line in lines)
+    assert any(line.startswith("~ after a ratio") for line in lines)
+    assert noisy.bench.spread_percent == pytest.approx(20.0)
+    assert not noisy.bench.within_spread
+    close = _benched(repeats=3, kernel_range=(0.049, 0.052), torch_range=(0.051, 0.06))
+    assert close.bench.within_spread
+
+
+def test_one_repetition_has_no_noise_legend_and_the_gpu_state_is_printed():
+    single = _benched(repeats=1, kernel_range=(0.05, 0.05), torch_range=(0.5, 0.5))
+    single.bench.gpu = {"sm_clock_mhz": 1755, "max_sm_clock_mhz": 1980, "power_limit_w": 700.0, "temperature_c": 41}
+    lines = report.bench_lines([single])
+    assert not any(line.startswith("~ after a ratio") for line in lines)
+    assert lines[-1] == "GPU after each case: SM clock 1755-1755 MHz (max 1980), power limit 700 W, 41-41 C"
+
+
+def test_the_ranges_and_gpu_state_survive_json():
+    result = _benched(repeats=5, kernel_range=(0.04, 0.06), others_range={"x": (1.0, 1.2)}, gpu={"sm_clock_mhz": 1})
+    again = CaseResult.from_dict(json.loads(json.dumps(result.to_dict())))
+    assert again.bench.kernel_range == (0.04, 0.06) and again.bench.others_range == {"x": (1.0, 1.2)}
+    assert again.bench.gpu == {"sm_clock_mhz": 1} and again.bench.repeats == 5
+
+
+def test_repetitions_take_turns_so_a_drifting_clock_moves_every_figure_alike(monkeypatch):
+    from grader.pipeline import timing
+
+    order: list[str] = []
+
+    def fake_median(call, sets, target_ms=timing.TARGET_MS):
+        order.append(call())
+        return float(len(order))
+
+    monkeypatch.setattr(timing, "median_ms", fake_median)
+    timed = timing.repeated_ms({"a": (lambda: "a", []), "b": (lambda: "b", [])}, 3)
+    assert order == ["a", "b", "a", "b", "a", "b"]
+    assert timed["a"].runs == (1.0, 3.0, 5.0) and timed["b"].median == 4.0
+    assert (timed["a"].low, timed["a"].high) == (1.0, 5.0)
+
+
+def test_without_nvml_the_gpu_state_is_empty_not_an_error(monkeypatch):
+    from grader.pipeline import gpu_state
+
+    monkeypatch.setattr(gpu_state, "_library", lambda: None)
+    assert gpu_state.read("00000000:01:00.0") == gpu_state.GpuState()
+
+
+@pytest.mark.parametrize("argv", [["08", "--repeat", "3"], ["08", "--bench", "--repeat", "0"]])
+def test_repeat_is_refused_without_bench_or_below_one(argv):
+    done = subprocess.run([sys.executable, "-m", "grader", *argv], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 2 and "--repeat" in done.stderr, done.stderr

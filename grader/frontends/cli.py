@@ -18,7 +18,7 @@ from pathlib import Path
 
 from grader.discover import course_root, normalize_id, puzzle_files, puzzle_id_of
 from grader.i18n import hint_lines, tr
-from grader.settings import CLI, OPTIONS, SANDBOX, GradeOptions
+from grader.settings import CLI, OPTION, OPTIONS, SANDBOX, GradeOptions
 from grader.settings import parse_params as _parse_params
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNCHECKED = 0, 1, 2, 3
@@ -75,6 +75,10 @@ def targets(args: argparse.Namespace, root: Path) -> list[tuple[str, Path]]:
         ids.append(puzzle_id)
     if args.memory_limit_gb < 0:
         raise UsageError("--memory-limit takes a number of GB, or 0 for no limit")
+    if args.repeat < 1:
+        raise UsageError("--repeat takes a number of repetitions, 1 or more")
+    if args.repeat != OPTION["repeat"].default and not args.bench:
+        raise UsageError("--repeat sets how often --bench times each figure: add --bench")
     if args.static and not args.profile:
         raise UsageError("--static goes with --profile KERNEL, e.g. python -m grader 08 --profile gemv --static")
     if args.profile and len(ids) != 1:

@@ -202,6 +202,33 @@ def repeated_line(results: list[CaseResult], first: str) -> str:
     return f"  {label(results[0].status):5} " + tr(f"{len(results)}{more} case(s) ({names}): the same as {first} above")
 
 
+def _range(pair: tuple[float, float] | None) -> str:
+    return f" [{pair[0]:.4f}-{pair[1]:.4f}]" if pair else ""
+
+
+def _ratio(ms: float, range_: tuple[float, float] | None, kernel_ms: float, kernel_range) -> str:
+    """A baseline's time over the kernel's, marked ~ where the two ranges overlap (the ratio is noise)."""
+    overlap = bool(range_ and kernel_range and range_[0] <= kernel_range[1] and kernel_range[0] <= range_[1])
+    return f"{ms / kernel_ms:.2f}x" + ("~" if overlap else "")
+
+
+def gpu_state_line(rows: list[CaseResult]) -> str:
+    """The clocks and power limit the bench ran under: the lowest SM clock any case ended at."""
+    states = [r.bench.gpu for r in rows if r.bench and r.bench.gpu and r.bench.gpu.get("sm_clock_mhz")]
+    if not states:
+        return ""
+    low = min(states, key=lambda g: g["sm_clock_mhz"])
+    parts = [f"SM clock {min(g['sm_clock_mhz'] for g in states)}-{max(g['sm_clock_mhz'] for g in states)} MHz"]
+    if low.get("max_sm_clock_mhz"):
+        parts[0] += f" (max {low['max_sm_clock_mhz']})"
+    if low.get("power_limit_w"):
+        parts.append(f"power limit {low['power_limit_w']:.0f} W")
+    temperatures = [g["temperature_c"] for g in states if g.get("temperature_c") is not None]
+    if temperatures:
+        parts.append(f"{min(temperatures)}-{max(temperatures)} C")
+    return "GPU after each case: " + ", ".join(parts)
+
+
 def bench_lines(results: list[CaseResult]) -> list[str]:
     rows = [r for r in results if r.bench is not None]
     if not rows:
@@ -209,8 +236,8 @@ def bench_lines(results: list[CaseResult]) -> list[str]:
     name_width = max(len("kernel"), *(len(f"{r.puzzle} {r.kernel}") for r in rows))
     case_width = max(len("case"), *(len(r.case) for r in rows))
     lines = [
-        f"{'kernel':{name_width}} {'case':{case_width}} {'ms':>9} {'TFLOP/s':>8} {'GB/s':>8} {'roofline':>12} "
-        f"{'torch ms':>9} {'vs torch':>9}",
+        f"{'kernel':{name_width}} {'case':{case_width}} {'ms':>9} {'spread':>7} {'TFLOP/s':>8} {'GB/s':>8} "
+        f"{'roofline':>12} {'torch ms':>9} {'vs torch':>9}",
     ]
     for r in rows:
         b = r.bench
@@ -218,16 +245,28 @@ def bench_lines(results: list[CaseResult]) -> list[str]:
         gbps = f"{b.gbps:8.0f}" if b.gbps is not None else f"{'-':>8}"
         percent = b.roofline_percent
         roof = f"{percent:5.0f}% {b.bound[:3]:>3}" if percent is not None else "-"
+        spread = f"{b.spread_percent:6.1f}%" if b.spread_percent is not None else f"{'-':>7}"
+        versus = _ratio(b.torch_ms, b.torch_range, b.kernel_ms, b.kernel_range)
         name = f"{r.puzzle} {r.kernel}"
         lines.append(
-            f"{name:{name_width}} {r.case:{case_width}} {b.kernel_ms:9.4f} {tflops} {gbps} {roof:>12} "
-            f"{b.torch_ms:9.4f} {b.speedup:8.2f}x"
+            f"{name:{name_width}} {r.case:{case_width}} {b.kernel_ms:9.4f} {spread} {tflops} {gbps} {roof:>12} "
+            f"{b.torch_ms:9.4f} {versus:>9}"
         )
         for other, ms in b.others.items():
-            lines.append(f"{'':{name_width}} {'':{case_width}}   vs {other}: {ms:.4f} ms, {ms / b.kernel_ms:.2f}x")
+            ratio = _ratio(ms, b.others_range.get(other), b.kernel_ms, b.kernel_range)
+            lines.append(
+                f"{'':{name_width}} {'':{case_width}}   vs {other}: {ms:.4f} ms{_range(b.others_range.get(other))}, "
+                f"{ratio}"
+            )
         if b.params:
             lines.append(f"{'':{name_width}} {'':{case_width}}   with your parameters " + _params(b.params))
-    lines.append("vs torch = torch time / kernel time (above 1.00x: faster than torch); median of CUDA-event timings")
+    repeats = max(r.bench.repeats for r in rows)
+    lines.append(
+        "vs torch = torch time / kernel time (above 1.00x: faster than torch); each time is the median of "
+        f"{repeats} repetition(s), each a median of CUDA-event timings; spread = (slowest - fastest) / median"
+    )
+    if any(r.bench.kernel_range and r.bench.repeats > 1 for r in rows):
+        lines.append("~ after a ratio: the two times' ranges overlap, so which one is faster is within the noise")
     lines.append(
         "roofline = the shortest time the work allows / kernel time, bound by memory (mem: bytes at the copy "
         "bandwidth) or compute (com: flops at the Tensor Core peak)"
@@ -235,6 +274,9 @@ def bench_lines(results: list[CaseResult]) -> list[str]:
     how = next((r.bench.limits for r in rows if r.bench.limits), "")
     if how:
         lines.append(f"limits on this GPU: {how}")
+    state = gpu_state_line(rows)
+    if state:
+        lines.append(state)
     return lines
 
 

@@ -10,39 +10,50 @@ import torch
 
 from grader.outcome import Bench
 from grader.pipeline.context import Context
-from grader.pipeline.timing import INPUT_SETS, median_ms
+from grader.pipeline.timing import INPUT_SETS, repeated_ms
 from grader.spec import Case, Kernel, Puzzle
+
+KERNEL, TORCH = "\0kernel", "\0torch"  # keys no baseline's name can take
 
 
 def bench_case(ctx: Context, kernel: Kernel, case: Case, compiled: Any) -> Bench:
-
-    from grader.pipeline import roofline
+    """Time a passed case: the kernel, torch and the kernel's further baselines, ``ctx.repeat`` times each in
+    turns; every figure is the median of the repetitions, with their min-max range beside it."""
+    from grader.pipeline import gpu_state, roofline
     from grader.pipeline.inputs import make_inputs, poisoned_outputs
 
     if ctx.limits is None:
         ctx.limits = roofline.measure(torch, torch.cuda.get_device_name())
     sets = [make_inputs(kernel, case, "cuda", ctx.seed_offset + 1000 * (i + 1)) for i in range(INPUT_SETS)]
     outputs = poisoned_outputs(kernel, case, "cuda")
-    ours = median_ms(lambda args: compiled(*args, *outputs), sets)
-    theirs = median_ms(lambda args: kernel.baseline(*args), sets)
-    others = {}
+    calls = {
+        KERNEL: (lambda args: compiled(*args, *outputs), sets),
+        TORCH: (lambda args: kernel.baseline(*args), sets),
+    }
     for other in kernel.baselines:
         prepared = [list(other.prepare(*args)) if other.prepare else args for args in sets]
-        others[other.name] = median_ms(lambda args, call=other.call: call(*args), prepared)
-        del prepared
+        calls[other.name] = (lambda args, call=other.call: call(*args), prepared)
+    timed = repeated_ms(calls, ctx.repeat)
+    del calls
+    mine, theirs = timed.pop(KERNEL), timed.pop(TORCH)
     flops = kernel.flops(case.sizes) if kernel.flops else None
     moved = kernel.bytes_moved(case.sizes) if kernel.bytes_moved else None
     floor_ms, bound = roofline.floor(ctx.limits, flops, moved)
     return Bench(
-        kernel_ms=ours,
-        torch_ms=theirs,
-        tflops=flops / ours / 1e9 if flops else None,
-        gbps=moved / ours / 1e6 if moved else None,
+        kernel_ms=mine.median,
+        torch_ms=theirs.median,
+        tflops=flops / mine.median / 1e9 if flops else None,
+        gbps=moved / mine.median / 1e6 if moved else None,
         floor_ms=floor_ms,
         bound=bound,
-        others=others,
+        others={name: t.median for name, t in timed.items()},
         params=dict(case.params) if ctx.learner_params else {},
         limits=ctx.limits.describe(),
+        repeats=len(mine.runs),
+        kernel_range=(mine.low, mine.high),
+        torch_range=(theirs.low, theirs.high),
+        others_range={name: (t.low, t.high) for name, t in timed.items()},
+        gpu=gpu_state.current(torch).to_dict(),
     )
 
 

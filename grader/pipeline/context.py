@@ -9,6 +9,7 @@ from typing import Any
 
 from grader.devices import Device
 from grader.outcome import CaseResult
+from grader.settings import OPTION
 from grader.spec import Case, Kernel, Puzzle
 
 
@@ -22,6 +23,7 @@ class Context:
     save_failures: str = ""  # --save-failures DIR: where failed cases' tensors go
     spec_file: Path = Path()  # the trusted module the cases come from (solutions/ unless told)
     limits: Any = None  # grader.pipeline.roofline.Limits: measured at the first bench of the run
+    repeat: int = OPTION["repeat"].default  # --repeat: repetitions of each bench figure
     learner_params: bool = False  # --param: the bench cases run with the learner's block parameters
     # The part of a case's input seed that comes from its admitted TIR (input_draw); set per case
     draw: int = 0

@@ -260,6 +260,7 @@ def _load(channel: Channel, request: JudgeRequest, started: float) -> tuple[Cont
         request.options.seed_offset,
         str(request.options.save_failures or ""),
         Path(request.spec_file),
+        repeat=request.options.repeat,
         learner_params=bool(learner_params),
         profile=profile_mode(request.options, device),
     )
