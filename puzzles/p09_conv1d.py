@@ -134,9 +134,9 @@ def torch_conv1d_channels(X, W):
 # exactly the "same" padding.
 #
 # Store the outputs from the fp32 fragment, `T.copy(acc, Y[...])`, or from an fp16 fragment. Do not
-# convert them into an fp16 shared tile and `T.copy` that to Y: on Hopper TileLang 0.1.15 makes that
-# 1-D store a TMA store, which writes on to the next 16-byte boundary past Y's end (3 elements at
-# L = 37, 5 at L = 4099 on the H200; puzzle 01's "Who guards the edge" says more).
+# convert them into an fp16 shared tile and `T.copy` that to Y: on Hopper TileLang makes that 1-D
+# store a TMA store, which writes on to the next 16-byte boundary past Y's end (puzzle 01's "Who
+# guards the edge" says more).
 #
 # What to watch for: fp32 accumulation (the `fir_100000_k1001` case sums 1001 terms); and a TileLang
 # trap described in the spec: a start index that TileLang can *prove* negative is read Python-style
@@ -226,17 +226,13 @@ def conv1d_channels(X, W, BLOCK_O: int, BLOCK_L: int, THREADS: int = 128):
 # What to watch for: BLOCK_C·K must be a multiple of 16 (the fp16 `T.gemm` K step); a partial block
 # of channels reads zeros for the missing channels from both X and W2, so it adds nothing. The
 # windows' halo is rounded up from K - 1 to a multiple of 8 elements, so each window row starts on a
-# 16-byte boundary in shared memory. The copies themselves differ: the W2 tile loads with 16-byte
-# asynchronous copies (`cp.async`), but a window starts P elements before its tile in global memory,
-# so it is not 16-byte aligned there, and at the signal's edges part of it lies outside X: TileLang
-# loads windows with 4-byte `cp.async` copies that each check the bounds (the cell below shows them).
-# That is one reason this kernel runs at about half of cuDNN's speed (README, "Measured on the H200").
+# 16-byte boundary in shared memory.
 #
-# The other is the im2col tile itself: the block writes and reads back K copies of every window element
-# in shared memory before the Tensor Cores see them. An implicit GEMM skips it: for each tap k the
-# block multiplies W[:, c, k] (picked into registers) by the window shifted by k, one copy per tap.
-# That is the next kernel, `conv1d_implicit`; as TileLang 0.1.15 builds it, it is no faster (0.43x
-# cuDNN on the H200 against this kernel's 0.45x), and the next section says why.
+# How do the tiles travel from global memory? `cp.async` copies 4, 8 or 16 bytes at a time, and a
+# wide copy needs both ends aligned to its width. A row of the W2 tile starts on a 16-byte boundary in
+# global memory. A window starts P elements before its tile, and at the signal's edges part of it
+# lies outside X. Predict: which width will TileLang pick for the W2 tile, and which for the windows?
+# The cell below lowers the reference kernel for sm_90a (no GPU) and lists the copies it generates.
 
 # %% [notebook]
 # import re
@@ -251,12 +247,16 @@ def conv1d_channels(X, W, BLOCK_O: int, BLOCK_L: int, THREADS: int = 128):
 # for copy in sorted(set(re.findall(r"cp_async_gs\w*<\d+>", cuda))):
 #     print(copy, "(bytes per copy)")
 
+# %% [measured]
+# Two widths: the W2 tile loads with 16-byte copies, the windows with 4-byte copies, each checking
+# the bounds, since a window is neither 16-byte aligned in global memory nor always inside X. These
+# narrow copies are one reason this kernel runs at 0.47x cuDNN on the H200 (0.45x in a second run;
+# docs/results/h200-bench.md). The other is the im2col tile itself, which the next kernel removes.
+
 
 # %% conv1d_im2col
-# Warp specialization off: with it on, TileLang 0.1.15 builds a kernel that stops with "illegal
-# instruction" in its TMA load on the H200 (seen under compute-sanitizer; `python
-# scripts/p09/ws_fault.py` runs both builds on a GPU); without it the copies are cp.async and the
-# kernel is correct.
+# Warp specialization off: its build with TMA copies stops with "illegal instruction" on the H200
+# (docs/results/p09-p10-notes.md); without it the copies are cp.async and the kernel is correct.
 @tilelang.jit(pass_configs={tilelang.PassConfigKey.TL_DISABLE_WARP_SPECIALIZED: True})
 def conv1d_im2col(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int = 2, THREADS: int = 128):
     C_in, L, C_out, K = T.const("C_in, L, C_out, K")
@@ -305,16 +305,16 @@ def conv1d_im2col(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int = 
 # What the shifted copy buys: each window is an ordinary tile of X whose columns start k - P from the
 # block's, and it lands at the start of its own tile, ready for the Tensor Cores: no halo, no gather
 # from shared memory into shared memory. What it costs depends on how the copy is built. On Hopper a
-# TMA box may start at any column, but TileLang 0.1.15 issues TMA copies only in its warp-specialized
-# build, and that build of this kernel stops with "illegal instruction" on the H200 whenever it has
-# more than one tap (`python scripts/p09/implicit_fault.py`: K = 1 runs; K = 3 and 5 fault, at every
-# size tried, with the weights in registers, in shared memory or read straight from W). So the kernel
-# is compiled with warp specialization off, as `conv1d_im2col` is, and its copies are `cp.async`,
-# whose width depends on alignment: a row of X starts on a 16-byte boundary, so the unshifted window
-# moves in 16-byte copies, the windows shifted by 2 columns (4 bytes) in 4-byte copies, and the ones
-# shifted by 1 column (2 bytes, below `cp.async`'s 4-byte minimum) element by element, with plain
-# loads and stores that do not overlap with the Tensor Cores. The cell below lowers the reference
-# kernel at the bench case for sm_90a and says how each tile is copied.
+# TMA box may start at any column, but TileLang issues TMA copies only in its warp-specialized build,
+# and that build of this kernel stops with "illegal instruction" on the H200 (docs/results/p09-p10-notes.md).
+# So the kernel is compiled with warp specialization off, as `conv1d_im2col` is, and its copies are
+# `cp.async`, whose width depends on alignment. A row of X starts on a 16-byte boundary; at K = 5 the
+# windows are shifted by -2, -1, 0, 1 and 2 columns of 2 bytes each.
+#
+# Predict: which width does each window's copy get, and does any window miss `cp.async` (at least 4
+# bytes) altogether? Then: with the im2col tile gone, is this kernel faster than `conv1d_im2col` on
+# the H200? The cell below lowers the reference kernel at the bench case for sm_90a (no GPU) and says
+# how each tile is copied.
 
 # %% [notebook]
 # import re
@@ -332,27 +332,27 @@ def conv1d_im2col(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int = 
 #     print(f"{tile:9}", ", ".join(copies) or ("plain loads and stores, one element each" if plain else "?"))
 # print("TMA loads:", cuda.count("tma_load("), "| T.gemm with A from registers (wgmma_rs):", "wgmma_rs" in cuda)
 
-# %% [markdown]
-# Measured on the H200 (`python -m grader 09 --solutions --bench -k conv1d_implicit --exact`): 0.60 ms,
-# 0.43x cuDNN at BLOCK_C = 16 with 3 stages and 128 x 128 output tiles, the bench case here, against
-# `conv1d_im2col`'s 0.45x in the full bench run of the same session (README). An earlier sweep had timed
-# the warp-specialized build, with TMA windows, at 0.54x; on this H200 that build faults, so the
-# course does not use it.
+# %% [measured]
+# The unshifted window moves in 16-byte copies, the windows shifted by 2 columns (4 bytes) in 4-byte
+# copies, and the ones shifted by 1 column (2 bytes, below `cp.async`'s minimum) element by element,
+# with plain loads and stores that do not overlap with the Tensor Cores. On the H200 the kernel takes
+# 0.6009 ms at the bench case, 0.43x cuDNN, against `conv1d_im2col`'s 0.45x in the same run
+# (docs/results/h200-bench.md): no faster.
 #
 # So the implicit GEMM removes the im2col tile and its K-fold copy in shared memory, and the time stays
 # where it was: the windows' copies are the limit now, two of five element by element. What would
 # help is a copy of X that stays 16-byte aligned whatever the shift, with the shift applied on the
 # way to the Tensor Cores; TileLang's `T.gemm` takes a shared operand only from the start of an
 # aligned tile, which is why `conv1d_im2col` builds its shifted copies in shared memory instead.
-#
+
+# %% [markdown]
 # What to watch for: the shift of tap k is k - P, not k; the pick is column c * K + k of the W2 tile
 # (c the channel within the step); BLOCK_C is now the `T.gemm`'s K step, so it must be a multiple of 16.
 
 
 # %% conv1d_implicit
-# Warp specialization off, as for conv1d_im2col: with it on, TileLang 0.1.15's build of this kernel
-# stops with "illegal instruction" on the H200 at every size tried (`python scripts/p09/implicit_fault.py`
-# runs them); without it the copies are cp.async and the kernel is correct.
+# Warp specialization off, as for conv1d_im2col: its build with TMA copies stops with "illegal
+# instruction" on the H200 (docs/results/p09-p10-notes.md); without it the kernel is correct.
 @tilelang.jit(pass_configs={tilelang.PassConfigKey.TL_DISABLE_WARP_SPECIALIZED: True})
 def conv1d_implicit(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int = 2, THREADS: int = 128):
     C_in, L, C_out, K = T.const("C_in, L, C_out, K")
@@ -591,14 +591,16 @@ def puzzle() -> Puzzle:
 # %% [markdown]
 # ## Experiments to try
 #
-# Each cell runs as it stands; change the numbers and run it again, and predict the result first.
-# `bench(kernel, NAME=value, ...)` times your kernel on its bench case with those block parameters in
-# place of the case's (it checks the kernel on that case first; the graded cases keep theirs); without
-# a GPU it prints one line. The cells that compile need nvcc but no GPU.
+# Each cell runs as it stands: predict its result first, run it, then open "What we measured" below
+# it. Change the numbers and run it again. `bench(kernel, NAME=value, ...)` times your kernel on
+# its bench case with those block parameters in place of the case's (it checks the kernel on that
+# case first; the graded cases keep theirs); without a GPU it prints one line. The cells that
+# compile need nvcc but no GPU.
 #
 # **1. What a stage costs.** The cell traces the reference `conv1d_im2col` at the bench case's sizes and
 # block with one to four stages and counts the shared memory one block asks for, as TileLang allocates
-# it (the count `python -m grader fit` uses; no compile, no GPU):
+# it (the count `python -m grader fit` uses; no compile, no GPU). Predict: what does one more stage
+# add, and which depth no longer fits in the shared memory a Hopper block may have?
 
 # %% [notebook]
 # from grader.devices import profile_named
@@ -606,7 +608,7 @@ def puzzle() -> Puzzle:
 # from solutions.p09_conv1d import conv1d_im2col as reference_im2col
 #
 # # The bench case's sizes and block at four depths of pipeline, traced (no compile): the shared memory
-# # one block asks for, counted as TileLang 0.1.15 allocates it (what `python -m grader fit` counts).
+# # one block asks for, counted as TileLang allocates it (what `python -m grader fit` counts).
 # sizes = {"C_in": 256, "L": 1 << 17, "C_out": 256, "K": 5, "BLOCK_O": 128, "BLOCK_L": 128, "BLOCK_C": 32}
 # limit = profile_named("sm_90").shared_per_block
 # for stages in (1, 2, 3, 4):
@@ -614,33 +616,37 @@ def puzzle() -> Puzzle:
 #     verdict = "fits" if shared <= limit else "does not fit"
 #     print(f"STAGES={stages}: {shared / 1024:6.1f} KiB per block, {verdict} in Hopper's {limit / 1024:.0f} KiB")
 
-# %% [markdown]
+# %% [measured]
 # Each stage holds one tile of windows, BLOCK_C x (BLOCK_L + the halo rounded up to 8) fp16 values,
 # 32 x 136 x 2 bytes = 8.5 KiB, and one W2 tile, BLOCK_O x BLOCK_C·K values, 128 x 160 x 2 bytes =
 # 40 KiB: 48.5 KiB, the step between the rows. The rest, 40 KiB, is the im2col tile, built once per
-# step and not multi-buffered.
-#
-# **2. Stages on the GPU.** The bench case uses STAGES = 3: 0.5680 ms, 151.2 TFLOP/s, 0.47x cuDNN, in
-# the README's bench run (`python -m grader --solutions --bench`).
+# step and not multi-buffered. Four stages ask for 234 KiB, more than a Hopper block may have.
+
+# %% [markdown]
+# **2. Stages on the GPU.** The bench case uses STAGES = 3: 0.5680 ms, 151.2 TFLOP/s, 0.47x cuDNN on
+# the H200 (docs/results/h200-bench.md). With two stages one step's copies overlap one step's math.
+# Predict: is that already enough to hide them? And what happens to four stages, which experiment 1
+# found too large?
 
 # %% [notebook]
 # bench("conv1d_im2col", STAGES=2)
 # bench("conv1d_im2col", STAGES=4)
 
+# %% [measured]
+# Four stages never launch: the check that runs before the timing fails on the bench case and prints
+# the amounts (the README's "Which GPU" describes this gate). Two stages: the course has no H200 time
+# for this setting on a results page yet; your run is the measurement.
+
 # %% [markdown]
-# With two stages one step's copies overlap one step's math; whether that already hides them is what
-# the first run answers. Four stages ask for 234 KiB, more than a block may have on Hopper: expect the
-# check that runs before the timing to fail on the bench case before the kernel launches, with the
-# amounts (the README's "Which GPU" describes this gate), and nothing to be timed.
-#
-# **3. Channels per step.**
+# **3. Channels per step.** Sixteen channels a step: twice as many steps, each `T.gemm` half as deep
+# (80 rows of the im2col tile instead of 160), and about half the shared memory (rerun the cell of
+# experiment 1 with `BLOCK_C=16` in `sizes` to see how much). Deeper steps keep the Tensor Cores
+# busier per copy; smaller blocks leave room for more of them on an SM. Predict: which effect wins on
+# the H200?
 
 # %% [notebook]
 # bench("conv1d_im2col", BLOCK_C=16)
 
-# %% [markdown]
-# Sixteen channels a step: twice as many steps, each `T.gemm` half as deep (80 rows of the im2col tile
-# instead of 160), and about half the shared memory (rerun the cell of experiment 1 with
-# `BLOCK_C=16` in `sizes` to see how much). Deeper steps keep the Tensor Cores busier per copy; smaller
-# blocks leave room for more of them on an SM. This is the setting of the RTX 30xx/40xx and L4 profile,
-# whose blocks may use 99 KiB.
+# %% [measured]
+# The course has no H200 time for `BLOCK_C=16` on a results page yet; your run is the measurement.
+# This is the setting of the RTX 30xx/40xx and L4 profile, whose blocks may use 99 KiB.

@@ -3,8 +3,7 @@
 Large language models are often served with their weights stored in 4 bits: a quarter of the
 memory of fp16. When a few tokens are decoded at a time such a matrix product is limited by
 reading the weights, not by the arithmetic, so its floor is a quarter of fp16's too; how close a
-kernel gets to that floor is another matter (the README's bench run puts this one's reference
-above it, see below). The GPU still
+kernel gets to that floor is another matter (the notebook's experiments measure it). The GPU still
 multiplies in fp16, so a kernel loads the packed weights, unpacks them in shared memory, and
 feeds them to the Tensor Cores. This puzzle writes the unpacking alone, then fused into a GEMM.
 
@@ -72,31 +71,14 @@ matmul on unquantized weights, which the bench also times.
 # 8192 x 8192 weight, the product does 2·16 flops per weight read, so 16 flops per byte of fp16
 # weights (64 per byte at 4 bits): far below the H200's ~206 flops per byte (puzzle 08), so the time
 # is the time to read the weights. Store them in 4 bits instead of
-# 16 and there are 4x fewer bytes to read: 32 MiB instead of 128 MiB for that matrix. At the
-# ~4.1 TB/s the course's H200 reaches in a copy (puzzle 01), that is a floor of about 8 µs instead
-# of 32 µs.
+# 16 and there are 4x fewer bytes to read: 32 MiB instead of 128 MiB for that matrix. At the copy
+# bandwidth puzzle 01 measures on the course's H200, 4,158 GB/s (docs/results/h200-bench.md), that is
+# a floor of about 8 µs instead of 32 µs (docs/results/p09-p10-notes.md).
 #
-# Where the reference kernel stands (the README's bench run, `python -m grader --solutions --bench`,
-# whose table now also times torch's fp16 matmul on unquantized weights, the thing 4-bit weights must
-# beat): 52 µs for the decode case, 16 % of its roofline, and slower than that fp16 matmul (36 to 47
-# µs over 128 MiB of weights, depending on the run). The "11x torch" beside it is against the plain
-# torch route, unpacking the weights into a new fp16 tensor first: a simple reference to check
-# against, not what an inference server does, so not the comparison that counts.
-#
-# Why, measured (`python scripts/p10/sweep.py` on the H200, which times candidate kernels the same
-# way): the loads are not what limits it, the unpacking is. Every weight costs a handful of integer
-# instructions plus an integer-to-fp16 conversion, and the conversion runs at a fraction of the rate of
-# plain arithmetic. The third kernel below, `dequant_matmul_decode`, makes the two changes that
-# helped. Building the fp16 value from its bits instead (`0x6400 | q` is the fp16 number 1024 + q, so
-# `(1024 + q) - 1032` is q - 8 with no conversion at all) takes the same kernel from 52 µs to 42.3 µs.
-# Unpacking, on top of that, straight into the registers the MMA reads (W as the first operand of
-# `T.gemm`, computing C^T = W A^T, so no shared W tile and no extra barrier) gives about the same,
-# 41.6 µs. Taking the scale and the offset out of the per-weight work altogether (multiply the fp16
-# numbers 1024 + q, and correct each K step's product on the accumulator) was slower, 56 µs: that
-# correction costs more than it saves. What remains is still the number of instructions per weight:
-# fast 4-bit kernels convert eight nibbles with a few 32-bit bit operations (and store the weights
-# pre-shuffled so that each thread's nibbles sit in one word), which `T.Parallel` over single elements
-# does not express. That is the distance between these kernels and their 8 µs floor.
+# The bench times two torch baselines. The plain torch route unpacks the weights into a new fp16
+# tensor and calls a fp16 matmul: a simple reference to check against, not what an inference server
+# does. The comparison that counts is torch's fp16 matmul on unquantized weights, the thing 4-bit
+# weights must beat. How close this puzzle's kernels come to it, and why, is experiment 5 below.
 #
 # The Tensor Cores still multiply fp16, so the kernel reads packed bytes, unpacks them into fp16 on
 # the chip, and feeds the result to `T.gemm`. Group-wise 4-bit formats of this kind (one scale per
@@ -289,35 +271,18 @@ def dequant_matmul(A, B, S, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: in
 # accumulator. TileLang gives `W_local` the layout of the MMA's first operand, so the `T.Parallel`
 # loop unpacks each weight into the thread and register that multiply it: no shared W tile, no extra
 # barrier. It also makes the 64 rows of W the MMA's M, the dimension that Hopper's `wgmma` fixes at 64
-# rows per warpgroup (four warps), and the 16 tokens its N. Compiled for sm_90a by TileLang 0.1.15 at the
-# decode case, this kernel's `T.gemm` becomes `wgmma` with its first operand in registers and the A
+# rows per warpgroup (four warps), and the 16 tokens its N. Compiled for sm_90a at the decode case,
+# this kernel's `T.gemm` becomes `wgmma` with its first operand in registers and the A
 # tile read from shared memory; `dequant_matmul`'s, with the 16 tokens as M, becomes `mma.sync`
 # (m16n8k16) on fragments loaded from the two shared tiles with `ldmatrix`.
 #
 # The price is the store: `acc[n, m]` is `C[m, n]`, and `T.copy` does not transpose, so C is written
 # by a `T.Parallel` loop over the accumulator, with a guard on each edge (M and N both have tails).
 #
-# What it buys, measured with `python scripts/p10/sweep.py` on the course's H200 (it times the
-# candidates in `scripts/p10/candidates.py` the way `--bench` times a kernel): 52 µs for
-# `dequant_matmul` at the decode case, 42.3 µs with the bit trick alone (`decode_ws`, which keeps the
-# shared W tile), 41.6 µs with both changes (`decode_wa`, this kernel). That is about 20 % of its
-# roofline (the bandwidth floor, about 8 µs), and level with torch's fp16 matmul on unquantized weights
-# at best: 1.05x its time in that sweep, which varies from 36 to 47 µs between runs (36.4 µs in the
-# README's bench run), where 4-bit weights should win by up to 4x. What remains is the number of
-# instructions per weight: each weight still gets its own shift, mask, OR, subtraction and
-# multiplication (`python scripts/p10/instructions.py` counts them in the PTX nvcc makes, no GPU
-# needed), where fast 4-bit kernels convert eight nibbles at once with a few 32-bit bit operations on
-# weights stored pre-shuffled, which `T.Parallel` over single elements does not express.
+# What the two changes buy on the GPU is experiment 5 below.
 #
-# Only one warpgroup per SM unpacks (the decode case's 128 blocks of 64 rows meet 132 SMs, one block
-# each), but more unpacking warps do not help: `bash scripts/h200_sweeps.sh "p10decode p10threads"` on
-# the H200 timed 74.6 µs at BLOCK_N = 32 (256 blocks), 122-125 µs at BLOCK_N = 16 (512 blocks; below 64
-# rows the MMA is `mma.sync`, not wgmma), 69 µs with two consumer warpgroups sharing each block's
-# tile (THREADS = 256), 49 µs with 64-wide K steps and 6 stages, and 40.5 µs without warp
-# specialization, level with the bench case. A likely reason, not yet profiled: `T.gemm` waits for its
-# MMA before the block unpacks the next K step, so unpacking and MMA take turns instead of overlapping.
-#
-# The bit trick, checked on the CPU for all 16 nibbles:
+# The bit trick, checked on the CPU for all 16 nibbles. Predict: is `(0x6400 | q)` read as fp16,
+# minus 1032, exactly q - 8 for every nibble, or does some q round?
 
 # %% [notebook]
 # import torch
@@ -326,6 +291,10 @@ def dequant_matmul(A, B, S, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: in
 # value = (0x6400 | q).view(torch.float16)  # the same 16 bits, read as fp16
 # print(value)  # 1024 + q
 # print(torch.equal(value - 1032, (q - 8).to(torch.float16)))  # q - 8, exactly
+
+# %% [measured]
+# Exact for all 16: the values print as 1024 to 1039 and the comparison prints `True`. Between 1024
+# and 2048 fp16 numbers are 1 apart, so neither the OR nor the subtraction rounds.
 
 
 # %% dequant_matmul_decode
@@ -513,14 +482,16 @@ def puzzle() -> Puzzle:
 # %% [markdown]
 # ## Experiments to try
 #
-# Each cell runs as it stands; change the numbers and run it again, and predict the result first.
-# `bench(kernel, NAME=value, ...)` times your kernel on its bench case with those block parameters in
-# place of the case's (it checks the kernel on that case first; the graded cases keep theirs); without
-# a GPU it prints one line. The cells that compile need nvcc but no GPU.
+# Each cell runs as it stands: predict its result first, run it, then open "What we measured" below
+# it. Change the numbers and run it again. `bench(kernel, NAME=value, ...)` times your kernel on
+# its bench case with those block parameters in place of the case's (it checks the kernel on that
+# case first; the graded cases keep theirs); without a GPU it prints one line. The cells that
+# compile need nvcc but no GPU.
 #
 # **1. What a stage costs.** The cell traces the reference `dequant_matmul` at the decode case's sizes
 # and block with one to eight stages and counts the shared memory one block asks for, as TileLang
-# allocates it (the count `python -m grader fit` uses; no compile, no GPU):
+# allocates it (the count `python -m grader fit` uses; no compile, no GPU). Predict: what does one
+# more stage add at these sizes, and what is there only once?
 
 # %% [notebook]
 # from grader.devices import profile_named
@@ -528,52 +499,100 @@ def puzzle() -> Puzzle:
 # from solutions.p10_dequant_matmul import dequant_matmul as reference_dequant_matmul
 #
 # # The decode case's sizes and block at four depths of pipeline, traced (no compile): the shared memory
-# # one block asks for, counted as TileLang 0.1.15 allocates it (what `python -m grader fit` counts).
+# # one block asks for, counted as TileLang allocates it (what `python -m grader fit` counts).
 # sizes = {"M": 16, "N": 8192, "K": 8192, "KH": 4096, "NG": 64, "BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_K": 128}
 # limit = profile_named("sm_90").shared_per_block
 # for stages in (1, 2, 4, 8):
 #     shared = shared_memory_plan(reference_dequant_matmul.get_tir(**sizes, STAGES=stages)).total
 #     print(f"STAGES={stages}: {shared / 1024:5.1f} KiB per block (Hopper allows {limit / 1024:.0f})")
 
-# %% [markdown]
+# %% [measured]
 # Each stage holds one A tile (16 x 128 fp16, 4 KiB) and one tile of packed weights (64 x 64 bytes,
 # 4 KiB): 8 KiB, the step between the rows. The unpacked W tile (64 x 128 fp16, 16 KiB) and the
 # block's scales (64 rows x 64 groups of fp16, 8 KiB) are there once. At decode sizes stages are cheap.
-#
-# **2. A deeper pipeline.** The decode case uses STAGES = 4: 0.0521 ms, 675 GB/s, in the README's bench
-# run (`python -m grader --solutions --bench`), far below the 4051 GB/s of puzzle 01's copy in the same
-# run, so it is not the bytes themselves that limit it.
+
+# %% [markdown]
+# **2. A deeper pipeline.** The decode case uses STAGES = 4: 0.0521 ms, 675 GB/s on the H200, far below
+# the 4051 GB/s of puzzle 01's copy in the same run (docs/results/h200-bench.md), so it is not the
+# bytes themselves that limit it. A decode step streams the weights once, so what matters is how many
+# of their bytes are on the way at any moment. More stages put more tiles of packed weights in flight
+# per block, 8 KiB each (experiment 1). Predict: if loads in flight are what holds the kernel back,
+# two stages are slower and eight help. If eight do not help, what is the next suspect?
 
 # %% [notebook]
 # bench("dequant_matmul", STAGES=2)
 # bench("dequant_matmul", STAGES=8)
 
+# %% [measured]
+# The course has no H200 time for these two settings on a results page yet; your run is the
+# measurement. Experiment 5 shows what the unpacking, the next suspect, costs.
+
 # %% [markdown]
-# A decode step streams the weights once, so what matters is how many of their bytes are on the way at
-# any moment. More stages put more tiles of packed weights in flight per block, 8 KiB each (the cell
-# above). Expect two stages to be slower and eight to help, if loads in flight are what holds the
-# kernel back; if eight does not help, the unpacking between the loads and `T.gemm` is the next
-# suspect.
-#
-# **3. More blocks.** The case's comment says it: BLOCK_N = 64 gives 128 blocks for the 132 SMs.
+# **3. More blocks.** The case's comment says it: BLOCK_N = 64 gives 128 blocks for the 132 SMs. At 32
+# rows of W per block there are 256 blocks: every SM gets work, enough for two on most, so twice the
+# loads can be in flight on an SM, each block unpacking half as many weights. The A tile is read by
+# twice as many blocks, but it is 16 x 8192 fp16, 256 KiB, next to 32 MiB of packed weights. Predict:
+# faster or slower than the bench case?
 
 # %% [notebook]
 # bench("dequant_matmul", BLOCK_N=32)
 
+# %% [measured]
+# The course has no H200 time for `dequant_matmul` at this block on a results page yet; your run is
+# the measurement. Experiment 6 tries the same on the decode rung.
+
 # %% [markdown]
-# At 32 rows of W per block there are 256 blocks: every SM gets work, enough for two on most, so twice the
-# loads can be in flight on an SM, each block unpacking half as many weights. The A tile is read by
-# twice as many blocks, but it is 16 x 8192 fp16, 256 KiB, next to 32 MiB of packed weights.
-#
 # **4. Unpacking alone.** `dequantize_int4`'s bench case (BLOCK_N = 64, BLOCK_K = 128) takes 0.0469 ms,
-# 3596 GB/s in the same run: it reads 32 MiB and writes 128 MiB, close to a copy's speed.
+# 3596 GB/s on the H200 (docs/results/h200-bench.md): it reads 32 MiB and writes 128 MiB, close to a
+# copy's speed. Both cells below keep each tile inside one group of 128 columns (G must be a multiple
+# of BLOCK_K: one scale per row and tile). Predict: how much can a memory-bound kernel near copy speed
+# still gain?
 
 # %% [notebook]
 # bench("dequantize_int4", BLOCK_N=128)
 # bench("dequantize_int4", BLOCK_K=64)
 
+# %% [measured]
+# The course has no H200 time for these two blocks on a results page yet; your run is the
+# measurement. A kernel near copy speed has little left to gain, so a few percent either way is what
+# to expect. BLOCK_K = 256 would break the precondition: one scale for two groups, and the check that
+# runs before the timing would fail.
+
 # %% [markdown]
-# Both keep each tile inside one group of 128 columns (G must be a multiple of BLOCK_K: one scale per
-# row and tile). A memory-bound kernel near copy speed has little left to gain: expect both within a few
-# percent of the bench case. BLOCK_K = 256 would break the precondition: one scale for two groups, and
-# the check that runs before the timing would fail.
+# **5. What the decode rung buys.** `dequant_matmul` spends a handful of integer instructions and an
+# integer-to-fp16 conversion on every weight; `dequant_matmul_decode` builds the fp16 from its bits and
+# unpacks straight into the MMA's registers. The floor is about 8 µs; `dequant_matmul` takes 0.0521 ms
+# (docs/results/h200-bench.md, docs/results/p09-p10-notes.md). Predict: if the unpacking, not the
+# loads, limits `dequant_matmul`, how much faster is the decode rung, and does it beat torch's fp16
+# matmul on unquantized weights?
+
+# %% [notebook]
+# bench("dequant_matmul_decode")
+
+# %% [measured]
+# On the H200 the decode rung takes 0.0414 ms at the decode case, 0.87x torch's fp16 matmul on
+# unquantized weights in the same run (docs/results/h200-bench.md). A sweep of candidate kernels
+# (docs/results/p09-p10-notes.md) splits the gain: 52 µs for `dequant_matmul`, 42.3 µs with the bit
+# trick alone (the shared W tile kept), 41.6 µs with both changes. Taking the scale and the offset out
+# of the per-weight work altogether (correcting each K step's product on the accumulator instead) was
+# slower, 56 µs. So the unpacking was the limit, and it still is: each weight gets its own shift,
+# mask, OR, subtraction and multiplication. Fast 4-bit kernels convert eight nibbles at once with a
+# few 32-bit bit operations on weights stored pre-shuffled, which `T.Parallel` over single elements
+# does not express. That is the distance between these kernels and their floor.
+
+# %% [markdown]
+# **6. More unpacking warps.** Only one warpgroup per SM unpacks: the decode case's 128 blocks of 64
+# rows meet 132 SMs, one block each. Smaller blocks give more blocks (below 64 rows the MMA is
+# `mma.sync`, not wgmma); more threads give two warpgroups per block, sharing its tile. Predict: does
+# either help, if the unpacking is the limit?
+
+# %% [notebook]
+# bench("dequant_matmul_decode", BLOCK_N=32)
+# bench("dequant_matmul_decode", THREADS=256)
+
+# %% [measured]
+# Neither helps (docs/results/p09-p10-notes.md): 74.6 µs at BLOCK_N = 32 (256 blocks), 122-125 µs at
+# BLOCK_N = 16 (512 blocks), 69 µs with two consumer warpgroups (THREADS = 256), 49 µs with 64-wide K
+# steps and 6 stages, and 40.5 µs without warp specialization, level with the bench case. A likely
+# reason, a hypothesis not yet profiled: `T.gemm` waits for its MMA before the block unpacks the next
+# K step, so unpacking and MMA take turns instead of overlapping.
