@@ -9,7 +9,15 @@ A puzzle module is plain Python that doubles as a notebook. Its cells, in order:
   (pictures, experiments); the module never runs it;
 * ``# %%`` or ``# %% title``: starts a code cell of the module. Code before the first marker is one
   code cell too, and a module without markers is cut at its graded kernels;
-* ``# %% [bench]`` alone: the generated bench cell goes here (default: the notebook's end).
+* ``# %% [bench]`` alone: the generated bench cell goes here (default: the notebook's end);
+* ``# %% [deep-dive]`` then comment lines whose first is ``# ## Title``: a markdown cell that opens an
+  optional section. It and every cell after it, up to the next markdown cell that starts with a ``## ``
+  heading, form the deep dive: their metadata says ``"deep_dive": true``, the opening cell is collapsed
+  in JupyterLab (``"jp-MarkdownHeadingCollapsed": true``) and its heading reads
+  "## Deep dive (optional): Title". A learner can skip it; :func:`main_path_words` does not count it;
+* ``# %% [measured]`` then comment lines: a markdown cell holding an experiment's measured answer, shown
+  folded under "What we measured" (an HTML ``<details>``) so that the learner predicts first. It follows
+  the experiment's ``# %% [notebook]`` cell; the markdown cell before that asks for the prediction.
 
 Every code cell of the module is cut further so that each graded kernel (a ``Kernel(function=...)``
 of ``puzzle()``) has a cell of its own, followed by a generated check cell. The notebook starts with
@@ -25,7 +33,7 @@ from __future__ import annotations
 import ast
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +45,9 @@ from grader.discover import graded_kernels
 ROLES = ("spec", "markdown", "setup", "code", "kernel", "check", "bench", "extra")
 MARKER = re.compile(r"^# %%(?P<rest>.*)$")
 NAME = re.compile(r"[^a-z0-9_]+")
+MARKDOWN_MARKS = {"[deep-dive]": "deep-dive", "[measured]": "measured"}
+DEEP_DIVE_HEADING = "Deep dive (optional): {title}"  # a deep dive's heading, after "## "
+MEASURED_LABEL = "What we measured"  # the summary line of a [measured] cell
 BENCH_COMMENT = "# On a CUDA GPU: each kernel's large case timed against torch, as a table and a plot.\n"
 
 
@@ -47,13 +58,14 @@ class SourceCell:
     ``kind`` is "spec", "markdown", "extra" (notebook-only code), "code" (module code) or "bench"
     (where the bench cell goes);
     ``title`` is the text after ``# %%`` for code cells; ``kernel`` names the graded kernel a code
-    cell defines, if any.
+    cell defines, if any; ``mark`` is "deep-dive" or "measured" for a markdown cell so marked.
     """
 
     kind: str
     text: str
     title: str = ""
     kernel: str = ""
+    mark: str = ""  # a markdown cell's marker: "deep-dive", "measured" or ""
 
 
 # ------------------------------------------------------------------------------ reading a module
@@ -123,12 +135,12 @@ def parse_cells(text: str) -> list[SourceCell]:
     tree = ast.parse(text)
     docstring = ast.get_docstring(tree, clean=True)
     cells = [SourceCell("spec", _spec_text(docstring))] if docstring else []
-    kind, title, lines = "code", "", []
+    kind, title, mark, lines = "code", "", "", []
 
     def close() -> None:
         body = _trim(lines)
         if body:
-            cells.append(SourceCell(kind, body, title))
+            cells.append(SourceCell(kind, body, title, mark=mark))
 
     for line in text.splitlines()[_docstring_end(tree) :]:
         marker = MARKER.match(line)
@@ -138,14 +150,15 @@ def parse_cells(text: str) -> list[SourceCell]:
             if rest == "[bench]":  # where the generated bench cell goes; what follows is code
                 cells.append(SourceCell("bench", ""))
                 rest = ""
-            kind = {"[markdown]": "markdown", "[notebook]": "extra"}.get(rest, "code")
+            mark = MARKDOWN_MARKS.get(rest, "")
+            kind = "markdown" if mark or rest == "[markdown]" else "extra" if rest == "[notebook]" else "code"
             title, lines = ("" if kind != "code" else rest), []
         elif kind in ("markdown", "extra"):
             if line.startswith("#") or not line.strip():
                 lines.append(_uncomment(line))
             else:  # code without a marker ends a commented cell and starts a code cell
                 close()
-                kind, title, lines = "code", "", [line]
+                kind, title, mark, lines = "code", "", "", [line]
         else:
             lines.append(line)
     close()
@@ -244,9 +257,72 @@ def _metadata(role: str, kernel: str = "") -> dict:
     return {"tilelang_course": info}
 
 
-def puzzle_notebook(source: Path, puzzle_id: str) -> NotebookNode:
+def _same(text: str) -> str:
+    return text
+
+
+def deep_dive_heading(markdown: str, say: Callable[[str], str] = _same) -> str:
+    """The opening cell of a deep dive: its first ``## `` heading labelled, "## Deep dive (optional): Title"
+    (``say`` translates DEEP_DIVE_HEADING)."""
+    lines = markdown.splitlines()
+    for index, line in enumerate(lines):
+        if line.startswith("## "):
+            lines[index] = "## " + say(DEEP_DIVE_HEADING.format(title=line[3:].strip()))
+            return "\n".join(lines)
+    raise ValueError(f"a [deep-dive] cell must start with a '## Title' heading: {markdown[:60]!r}")
+
+
+def measured_block(markdown: str, say: Callable[[str], str] = _same) -> str:
+    """A [measured] cell: the markdown folded under a summary line (blank lines around it, so that
+    Jupyter renders the markdown inside the HTML; ``say`` translates MEASURED_LABEL)."""
+    return f"<details><summary>{say(MEASURED_LABEL)}</summary>\n\n{markdown}\n\n</details>"
+
+
+def _opens_section(cell: SourceCell) -> bool:
+    """Whether a markdown cell ends a deep dive: it starts with a ``## `` heading and is no deep dive itself."""
+    return cell.kind == "markdown" and cell.mark != "deep-dive" and cell.text.startswith("## ")
+
+
+def main_path_cells(cells: Sequence[SourceCell]) -> list[SourceCell]:
+    """The spec and markdown cells a learner reads on the main path: none inside a deep dive, no
+    [measured] cell."""
+    out, in_deep_dive = [], False
+    for cell in cells:
+        if cell.mark == "deep-dive":
+            in_deep_dive = True
+        elif _opens_section(cell):
+            in_deep_dive = False
+        if cell.kind in ("spec", "markdown") and not in_deep_dive and cell.mark != "measured":
+            out.append(cell)
+    return out
+
+
+def markdown_words(markdown: str) -> int:
+    """Words of prose in a markdown text: fenced code blocks and bare markup (``#``, ``-``, ``|``) do not count."""
+    prose = re.sub(r"^\s*(```|~~~).*?^\s*\1", " ", markdown, flags=re.S | re.M)
+    return sum(1 for token in prose.split() if re.search(r"\w", token))
+
+
+def main_path_words(module_path: Path) -> int:
+    """How many words of prose a learner reads on a puzzle's main path: the spec docstring and the
+    markdown cells outside deep dives and [measured] cells (code cells do not count)."""
+    cells = parse_cells(Path(module_path).read_text())
+    return sum(markdown_words(cell.text) for cell in main_path_cells(cells))
+
+
+# A hook that gives each prose cell's markdown in another language: (cell id, English markdown) -> markdown.
+Prose = Callable[[str, str], str]
+
+
+def puzzle_notebook(
+    source: Path, puzzle_id: str, prose: Prose | None = None, say: Callable[[str], str] = _same
+) -> NotebookNode:
     """The notebook of one puzzle module: spec, setup, the module's cells with a check after each
-    graded kernel, and a bench cell. Deterministic: the same source gives the same notebook."""
+    graded kernel, and a bench cell. Deterministic: the same source gives the same notebook.
+
+    ``prose`` (default: the English as it is) gives each markdown cell's text before the deep-dive
+    heading and the [measured] fold are put around it; ``say`` translates their fixed words
+    (see grader.course.translations.translated_notebook)."""
     text = source.read_text()
     cells = module_cells(text)
     kernels = graded_kernels(text)
@@ -256,11 +332,10 @@ def puzzle_notebook(source: Path, puzzle_id: str) -> NotebookNode:
     # notebook-only cells by the code cell they follow and their place after it (translations and
     # links hold on to these, so inserting a cell renumbers at most its own section).
     section, counts = "intro", {}
+    in_deep_dive = False
 
-    def add(kind: str, body: str, role: str, kernel: str = "", name: str = "") -> None:
+    def add(kind: str, body: str, role: str, kernel: str = "", name: str = "", mark: str = "") -> None:
         nonlocal section
-        make = nbformat.v4.new_markdown_cell if kind == "markdown" else nbformat.v4.new_code_cell
-        cell = make(body, metadata=_metadata(role, kernel))
         if role in ("spec", "setup", "bench"):
             key = role
         elif role in ("kernel", "check", "code"):
@@ -269,7 +344,21 @@ def puzzle_notebook(source: Path, puzzle_id: str) -> NotebookNode:
         else:
             counts[(section, role)] = counts.get((section, role), 0) + 1
             key = f"{section}-{'md' if role == 'markdown' else role}{counts[(section, role)]}"
-        cell["id"] = re.sub(r"[^A-Za-z0-9_-]", "-", f"p{puzzle_id}-{key}")[:64]
+        cell_id = re.sub(r"[^A-Za-z0-9_-]", "-", f"p{puzzle_id}-{key}")[:64]
+        metadata = _metadata(role, kernel)
+        if kind == "markdown":
+            body = prose(cell_id, body) if prose is not None else body
+            if mark == "deep-dive":
+                body = deep_dive_heading(body, say)
+                metadata["jp-MarkdownHeadingCollapsed"] = True
+            elif mark == "measured":
+                body = measured_block(body, say)
+                metadata["tilelang_course"]["measured"] = True
+        if in_deep_dive:
+            metadata["tilelang_course"]["deep_dive"] = True
+        make = nbformat.v4.new_markdown_cell if kind == "markdown" else nbformat.v4.new_code_cell
+        cell = make(body, metadata=metadata)
+        cell["id"] = cell_id
         out.append(cell)
 
     rest = cells
@@ -279,17 +368,22 @@ def puzzle_notebook(source: Path, puzzle_id: str) -> NotebookNode:
     add("code", setup_source(puzzle_id), "setup")
     bench = BENCH_COMMENT + f"bench({', '.join(json.dumps(k) for k in kernels)})"
     for cell, name in zip(rest, names):
+        if cell.mark == "deep-dive":
+            in_deep_dive = True
+        elif _opens_section(cell):
+            in_deep_dive = False
         if cell.kind == "bench":
             if kernels:
                 add("code", bench, "bench")
         elif cell.kind in ("markdown", "spec"):
-            add("markdown", cell.text, "markdown")
+            add("markdown", cell.text, "markdown", mark=cell.mark)
         elif cell.kind == "extra":
             add("code", cell.text, "extra")
         else:
             add("code", f"%%puzzle {name}\n{cell.text}", "kernel" if cell.kernel else "code", cell.kernel, name)
             if cell.kernel:
                 add("code", f'check("{cell.kernel}")', "check", cell.kernel)
+    in_deep_dive = False  # the generated bench cell at the end belongs to no deep dive
     if kernels and not any(c.kind == "bench" for c in cells):
         add("code", bench, "bench")
     notebook = nbformat.v4.new_notebook(
@@ -302,6 +396,19 @@ def puzzle_notebook(source: Path, puzzle_id: str) -> NotebookNode:
     )
     nbformat.validate(notebook)
     return notebook
+
+
+def prose_cells(source: Path, puzzle_id: str) -> list[tuple[str, str]]:
+    """(cell id, English markdown) of each prose cell, before any deep-dive heading or [measured] fold:
+    the text a translation catalogue translates."""
+    seen: list[tuple[str, str]] = []
+
+    def record(cell_id: str, markdown: str) -> str:
+        seen.append((cell_id, markdown))
+        return markdown
+
+    puzzle_notebook(source, puzzle_id, prose=record)
+    return seen
 
 
 def render(notebook: NotebookNode) -> str:

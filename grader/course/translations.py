@@ -149,16 +149,13 @@ def puzzle_entries(source: Path, puzzle_id: str) -> list[Entry]:
     """The entries the English sources give for one puzzle (msgstr empty), in notebook order:
     each prose cell's paragraphs, then each kernel's hint tiers."""
     from grader import hints
-    from grader.course.notebooks import puzzle_notebook
+    from grader.course.notebooks import prose_cells
 
     entries: dict[tuple[str, str], Entry] = {}
-    notebook = puzzle_notebook(source, puzzle_id)
-    for cell in notebook.cells:
-        if cell.cell_type != "markdown":
-            continue
-        for paragraph in paragraphs(cell.source):
+    for cell_id, markdown in prose_cells(source, puzzle_id):  # before the deep-dive and [measured] labels
+        for paragraph in paragraphs(markdown):
             if translatable(paragraph):
-                entries.setdefault((cell.id, paragraph), Entry(cell.id, paragraph))
+                entries.setdefault((cell_id, paragraph), Entry(cell_id, paragraph))
     root = source.parent.parent
     stubs = hints.load(puzzle_id, root)
     todo = hints.todo_comments(source.read_text())
@@ -305,16 +302,21 @@ def setup_source(puzzle_id: str, lang: str) -> str:
 def translated_notebook(source: Path, puzzle_id: str, lang: str, root: Path | None = None):
     """The notebook of one puzzle in ``lang``: the English notebook's cells, ids and metadata, with the
     prose from the catalogue and the setup cell's %puzzle line naming the language. Code cells other
-    than the setup are byte-identical to the English notebook's."""
+    than the setup are byte-identical to the English notebook's. The deep-dive heading's label and the
+    [measured] fold's summary come from grader.po."""
     from grader.course.notebooks import puzzle_notebook
 
-    notebook = puzzle_notebook(source, puzzle_id)
     entries = catalogue(puzzle_catalogue_path(puzzle_id, lang, root))
+
+    def prose(cell_id: str, markdown: str) -> str:
+        return translate_markdown(markdown, cell_id, entries)
+
+    def say(text: str) -> str:
+        return tr(text, lang)
+
+    notebook = puzzle_notebook(source, puzzle_id, prose=prose, say=say)
     for cell in notebook.cells:
-        role = cell.metadata.get("tilelang_course", {}).get("role")
-        if cell.cell_type == "markdown":
-            cell.source = translate_markdown(cell.source, cell.id, entries)
-        elif role == "setup":
+        if cell.metadata.get("tilelang_course", {}).get("role") == "setup":
             cell.source = setup_source(puzzle_id, lang)
     notebook.metadata["tilelang_course"]["lang"] = lang
     return notebook
