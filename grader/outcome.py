@@ -119,6 +119,82 @@ class ProfileReport:
 
 
 @dataclass
+class Touch:
+    """One buffer one step of ``--explain`` read or wrote.
+
+    ``mode``: "read", "write", or "zero" (a read past a global tensor's edge, which gives zeros). Where the step
+    touched whole boxes (a tile op's region), ``boxes`` lists them as [lo0, hi0, lo1, hi1, ...], half-open element
+    indices clipped to the buffer; where it touched elements one by one (a T.Parallel store or load), ``mask`` is
+    the touched elements of the whole buffer, row-major, as packed bits in base64 (grader.pipeline.explain)."""
+
+    buffer: str
+    scope: str  # "global", "shared", "shared.dyn", "local.fragment", "local", "local.var"
+    shape: list[int]
+    mode: str
+    boxes: list[list[int]] = field(default_factory=list)
+    mask: str = ""
+    count: int = 0  # elements touched
+
+
+@dataclass
+class TileValues:
+    """A block-local buffer's values right after a step wrote it: a 2-D view (a 1-D tile is one row, higher ranks
+    fold their leading axes into rows), exact when it has at most MAX_CELLS per side, else each cell is the
+    element of largest magnitude of its patch (``cell`` elements a side). None where an element was never
+    written (the simulator starts every block-local buffer as NaN)."""
+
+    buffer: str
+    scope: str
+    shape: list[int]
+    values: list[list[float | None]]
+    cell: list[int] = field(default_factory=lambda: [1, 1])  # rows, columns of the buffer per shown cell
+    low: float | None = None
+    high: float | None = None
+
+
+@dataclass
+class Step:
+    """One tile operation (a T.copy, T.gemm, T.reduce_*, T.fill, ...) or one T.Parallel nest / store, as the
+    block ran it, with the loop iterations it sits in (``loops``: variable -> value, outermost first)."""
+
+    index: int
+    line: int  # in the kernel's file; 0 where the TIR does not say
+    source: str  # that line's text
+    op: str  # "copy", "fill", "reduce", "gemm", "cumsum", "atomic_add", "parallel", "store"
+    loops: dict[str, int] = field(default_factory=dict)
+    touches: list[Touch] = field(default_factory=list)
+    tiles: list[TileValues] = field(default_factory=list)
+
+
+@dataclass
+class Explanation:
+    """``--explain KERNEL``: one block's steps in one case's simulation, and, for a failed case, the step the view
+    opens at. Computed by the judge from the admitted TIR; never part of a verdict."""
+
+    kernel: str
+    case: str
+    block: list[int]  # blockIdx (x, y, z as the grid has them)
+    grid: list[int]
+    steps: list[Step] = field(default_factory=list)
+    marked: int = -1  # index of the step the view opens at (-1: the first)
+    why: str = ""  # the sentence that says what the marked step did to the first wrong element
+    target: dict[str, Any] = field(default_factory=dict)  # {"buffer", "index", "got", "expected"} of that element
+    truncated: bool = False  # more steps ran than are kept (grader.pipeline.explain.MAX_STEPS)
+    problem: str = ""  # why there is no view (not simulated, the block does not exist, ...)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Explanation:
+        data = dict(data)
+        steps = []
+        for step in data.pop("steps", []):
+            step = dict(step)
+            touches = [Touch(**t) for t in step.pop("touches", [])]
+            tiles = [TileValues(**t) for t in step.pop("tiles", [])]
+            steps.append(Step(**step, touches=touches, tiles=tiles))
+        return cls(**data, steps=steps)
+
+
+@dataclass
 class CaseResult:
     puzzle: str
     kernel: str
@@ -146,6 +222,7 @@ class CaseResult:
     checked: str = ""
     arch: str = ""  # what it was compiled for ("sm_90a"), where the pipeline got that far
     profile: ProfileReport | None = None  # --profile: why it takes its time (no part of the verdict)
+    explanation: Explanation | None = None  # --explain: one block's steps in the simulator (no part of the verdict)
 
     def __post_init__(self) -> None:
         self.status = Status(self.status)
@@ -162,6 +239,10 @@ class CaseResult:
         data = dict(data)
         bench = data.pop("bench", None)
         profile = data.pop("profile", None)
+        explanation = data.pop("explanation", None)
         return cls(
-            **data, bench=Bench(**bench) if bench else None, profile=ProfileReport(**profile) if profile else None
+            **data,
+            bench=Bench(**bench) if bench else None,
+            profile=ProfileReport(**profile) if profile else None,
+            explanation=Explanation.from_dict(explanation) if explanation else None,
         )

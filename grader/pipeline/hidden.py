@@ -147,4 +147,5 @@ def public_view(result: CaseResult) -> CaseResult:
         saved="",
         bench=None,
         profile=None,
+        explanation=None,
     )
