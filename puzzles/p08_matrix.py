@@ -12,70 +12,40 @@ Inputs and outputs (fp16 in, fp16 out, every sum accumulated in fp32):
     column: multiply each row of a tile by the vector in fp32, then reduce the tile along K.
 
 ``matmul_cuda_cores``
-    ``A`` is M x K, ``B`` is K x N. Output ``C`` of M x N with ``C = A @ B``.
-    Each block owns one BLOCK_M x BLOCK_N tile of C in an fp32 fragment; a serial loop over K
-    adds one product per element in a ``T.Parallel`` loop, with A and B read from global
-    memory: fp32 multiply-adds on the CUDA cores, no ``T.gemm``.
+    ``A`` is M x K, ``B`` is K x N. Output ``C`` of M x N with ``C = A @ B``, one tile of C per
+    block, computed with fp32 multiply-adds on the CUDA cores; no ``T.gemm``.
 
 ``matmul_naive``
-    The same product on the Tensor Cores: the block walks K in BLOCK_K steps, copies its A and
-    B tiles into fragments (registers) and multiplies them with ``T.gemm`` into the accumulator.
+    The same product with ``T.gemm`` on the Tensor Cores, the A and B tiles in fragments (registers).
 
 ``matmul_shared``
     ``matmul_naive`` with the A and B tiles in shared memory (``T.alloc_shared``); the K loop
     stays serial.
 
 ``matmul_pipelined``
-    ``matmul_shared`` with the K loop written as ``T.Pipelined(..., num_stages=STAGES)``, so the
-    copies of the next tiles overlap the multiplication of the current ones.
+    ``matmul_shared`` with the K loop pipelined (``T.Pipelined``).
 
 ``matmul_tuned``
-    The pipelined GEMM made fast on Hopper, with changes that are all data or one line:
-    wider tiles (128 x 256 x 64: each element brought into shared memory feeds 85 multiply-adds,
-    against 64 for 128 x 128, and a K step of 64 halves the pipeline's per-step overhead),
-    256 threads instead of 128 (two warpgroups of consumers share the tile; TileLang adds a
-    producer warpgroup that issues the TMA copies), 4 stages instead of 3 (more copies in
-    flight to cover HBM latency),
-    and ``T.use_swizzle(panel_size=...)``, which launches blocks in panels so the blocks running
-    at the same time need fewer distinct rows of A and columns of B: fewer unique bytes from HBM
-    per wave. The
-    accumulator also goes through a shared-memory tile on its way to C, so the final store is
-    wide and coalesced.
+    The pipelined GEMM tuned for Hopper: wider tiles (128 x 256 x 64), 256 threads, 4 stages,
+    blocks launched in panels (``T.use_swizzle``), and the result stored through a shared tile.
 
 ``matmul_streamk``
-    ``matmul_tuned``'s tiles on a stream-K schedule: ``SMS`` persistent blocks, one per SM, compute
-    the whole tiles of the full waves, then split the K loops of the last, partial wave's tiles
-    into equal shares, adding each tile's parts into an fp32 workspace with ``T.atomic_add``; a last
-    launch rounds the workspace into C. Every SM stays busy to the end of the run.
-
-What it teaches: why the accumulator must be fp32 (fp16 stores 10 bits of mantissa, so every
-addition to a running fp16 sum rounds it, and over K = 1000 terms those roundings add up to an
-error past the tolerance; the notebook's experiment measures it); GEMV as a weighted reduction on the CUDA
-cores; what the Tensor Cores gain over CUDA-core multiply-adds; why operand tiles belong in
-shared memory rather than registers, and how shared memory's banks are kept free of
-conflicts; and how a software pipeline hides memory latency.
+    ``matmul_tuned``'s tiles on a stream-K schedule: one persistent block per SM, the tiles of the
+    last, partial wave split along K and their parts added into an fp32 workspace.
 
 Sizes need not be multiples of the block sizes: ``T.copy`` reads zeros past the edge of a
-tensor and drops writes past it, so a tail tile is handled as long as every global read and
-write goes through ``T.copy``; ``matmul_cuda_cores``, which indexes A and B directly, guards
-its reads with an ``if`` that says what the kernel means (TileLang would also read zeros there,
-puzzle 01). BLOCK_K must be a multiple of 16 for ``T.gemm`` on fp16 (the
+tensor and drops writes past it. BLOCK_K must be a multiple of 16 for ``T.gemm`` on fp16 (the
 Tensor Core's K step).
 """
 
 # %% [markdown]
 # ## Why this puzzle matters
 #
-# Nearly every flop a transformer spends is in a matrix product: the projections of attention and of
-# the MLP, `Q K^T` and `P V` inside attention (puzzle 07), the same products again in the backward
-# pass, and convolutions once they are rewritten as products (puzzle 09). A GPU's headline numbers
-# are quoted for exactly this operation.
-#
 # What makes GEMM special is **reuse**. `C = A @ B` with three n x n matrices does 2n³ flops on 3n²
 # elements: every element loaded takes part in about n multiply-adds. GEMV (B a vector) does 2n²
 # flops on n² elements: every element of A is used once. Set that against the machine:
 #
-# | H200 SXM (NVIDIA's H200 spec sheet) | peak |
+# | H200 SXM, NVIDIA's datasheet (docs/results/datasheets.md) | peak |
 # | --- | --- |
 # | fp16 on the Tensor Cores, dense | ~989 TFLOP/s (the sheet lists 1,979 "with sparsity", twice the dense rate) |
 # | fp32 on the CUDA cores | ~67 TFLOP/s |
@@ -98,17 +68,14 @@ Tensor Core's K step).
 #
 # Each bench case (4096³) keeps the previous rung's block parameters except what that rung changes:
 # 64 x 64 tiles of C and 128 threads up to `matmul_pipelined`, 128 x 256 x 64 tiles, 256 threads and 4
-# stages for `matmul_tuned`. The bench cell at the end times them all on a GPU. In the README's bench
-# run on the H200 (`python -m grader --solutions --bench`, fp16, 4096³) torch (cuBLAS) took 0.21 ms,
-# `matmul_naive` ran at 0.09x torch and `matmul_tuned` at 0.96x (625 TFLOP/s), 1.01x at 8192³. Ratios
-# move by a few percent from run to run.
-#
+# stages for `matmul_tuned`. The bench cell at the end times them all on a GPU.
+
+# %% [markdown]
 # ## Accumulate in fp32
 #
-# fp16 keeps 11 significant bits. Between 1024 and 2048 its numbers are 1 apart, so every addition
-# into an fp16 sum rounds to the nearest integer there: an error of up to 2⁻¹¹ of the sum at each
-# step. Over K products these roundings pile up, and once the running sum is large a small product
-# is rounded away entirely. fp16 also ends at 65504. fp32 keeps 24 bits, 2¹³ times finer.
+# fp16 keeps 11 significant bits: between 1024 and 2048 its numbers are 1 apart, so every addition
+# into an fp16 sum there rounds to an integer. Over K products these roundings pile up, and once the
+# running sum is large a small product is rounded away entirely. fp32 keeps 24 bits, 2¹³ times finer.
 #
 # So every kernel of the course multiplies fp16 inputs but sums in an fp32 fragment, and rounds to
 # fp16 once, when the result is stored. The Tensor Cores are built for it: NVIDIA's Hopper
@@ -117,9 +84,8 @@ Tensor Core's K step).
 #
 # The cell below sums the same fp16 products one at a time in an fp16 and in an fp32 accumulator
 # (torch, on the CPU) and measures the error against float64, relative to the typical size of the
-# result: the scale of the grader's `atol`, which for fp16 outputs allows 1e-3 of it. Watch the fp16
-# line cross that within a few hundred terms and keep growing with K; the fp32 line stays at or
-# below about 1e-6, and "fp32, stored as fp16" is the one rounding every fp16 output carries.
+# result: the scale of the grader's `atol`, which for fp16 outputs allows 1e-3 of it. Predict: at
+# about which K does the fp16 line pass 1e-3, and how far below it does the fp32 line stay?
 
 # %% [notebook]
 # from grader.teaching.experiments import accumulation_errors
@@ -131,6 +97,12 @@ Tensor Core's K step).
 # for label, values in errors.items():
 #     print(label.ljust(22), "  ".join(f"{e:8.1e}" for e in values))
 # accumulation(errors, lengths)
+
+# %% [measured]
+# The fp16 line reaches 1e-3 at K = 256, a few hundred terms, and keeps growing with K, to about 1e-2
+# at 16384. The fp32 line stays at or below about 1e-6. "fp32, stored as fp16", about 1e-4 at every K,
+# is the one rounding every fp16 output carries. (The cell computes this on the CPU: any machine
+# prints the same numbers.)
 
 # %%
 from __future__ import annotations
@@ -199,14 +171,13 @@ def torch_attention(Q, K, V):
 # broadcast of puzzle 04) and folds them into BLOCK_M running sums with
 # `T.reduce_sum(..., dim=1, clear=False)`. That is not `row_sum_tiled`'s shape: it reduces across
 # threads on every K tile, the variant puzzle 05 calls correct but slower, where `row_sum_tiled` adds
-# each tile into a per-thread fp32 fragment and reduces once after the loop. The reference keeps the
-# shorter form; puzzle 05's form works here too, and whether it is faster for a kernel that waits on
-# HBM is yours to measure.
+# each tile into a per-thread fp32 fragment and reduces once after the loop. Both forms pass; which
+# is faster for a kernel that waits on HBM is yours to measure.
 #
 # It runs on the CUDA cores, and that is the right choice: GEMV is memory-bound, so what matters is
 # whether A streams at full bandwidth, not how fast the multiplies are. The bench case reads 128 MiB
-# of A; at the ~4.1 TB/s a device-to-device copy reaches on the H200 (puzzle 01), no GEMV of that
-# size can take less than about 32 µs.
+# of A, more than the H200's L2 holds, so its time is set by HBM: the bench reports it against the
+# copy bandwidth of puzzle 01.
 #
 # What to watch for:
 # - cast both factors to `T.float32` before multiplying;
@@ -252,24 +223,19 @@ def gemv(A, B, BLOCK_M: int, BLOCK_K: int, THREADS: int = 128):
 # column lies past the edge of C has nothing to compute: guard the update with an `if` on the row and
 # column. As puzzle 01 showed, TileLang also guards every load it cannot prove in bounds (a read past
 # the end of a tensor gives 0), so the kernel passes without the `if` too; the `if` says what the
-# kernel means, and a CUDA kernel written by hand needs it. The store stays a `T.copy`, which drops
-# the writes past the edge.
+# kernel means. The store stays a `T.copy`, which drops the writes past the edge.
 #
-# It is slow on purpose. Every FMA reads its two factors from global memory: in the generated code
-# (the cell below prints it) the 32 threads of a warp hold 32 neighbouring columns of one row of the
-# tile, so for each row a warp loads one element of A that all 32 threads use and 32 neighbouring
-# elements of B, for 32 FMAs. Nothing loaded is kept on the chip for the next K step except by the
-# caches, and every block of a tile row reads the same A again. The multiply-adds themselves run at
-# the CUDA cores' fp32 rate, a small fraction of the Tensor Cores' fp16 rate (next section). Each
-# later rung keeps this kernel's grid and fp32 accumulator and changes one thing.
+# It is slow on purpose: every FMA reads its two factors from global memory, nothing loaded stays on
+# the chip for the next K step except in the caches, and the multiply-adds run at the CUDA cores' fp32
+# rate, a small fraction of the Tensor Cores' fp16 rate (next section). Each later rung keeps this
+# kernel's grid and fp32 accumulator and changes one thing.
 #
 # What to watch for:
 # - `T.clear` the accumulator before the K loop: fragments start as garbage (NaN in the simulator).
 # - Cast both factors to `T.float32` before multiplying, as in `gemv`.
-# - The guard must cover both the row (against M) and the column (against N).
 #
-# The grid for the `odd_127x129x131` case, 64 x 64 tiles: the blocks of the last row and column of
-# tiles are partly outside C, and their threads there have nothing to compute.
+# The grid for the `odd_127x129x131` case, 64 x 64 tiles: the last row and column of blocks are
+# partly outside C.
 
 # %% [notebook]
 # from grader.teaching.pictures import tiling
@@ -297,10 +263,17 @@ def matmul_cuda_cores(A, B, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
     return C
 
 
-# %% [markdown]
+# %% [deep-dive]
+# ## The CUDA-core kernel as TileLang compiles it
+#
 # The inner loop of the reference `matmul_cuda_cores` as TileLang generates it for sm_90a (a 127 x 129
 # x 131 case, 64 x 64 tiles; no GPU needed): one guarded FMA per element a thread owns, its factors
 # loaded from `A` and `B` in global memory.
+#
+# In this code the 32 threads of a warp hold 32 neighbouring columns of one row of the tile, so for
+# each row a warp loads one element of A that all 32 threads use and 32 neighbouring elements of B,
+# for 32 FMAs. Nothing loaded is kept on the chip for the next K step except by the caches, and every
+# block of a tile row reads the same A again.
 
 # %% [notebook]
 # from grader.teaching.experiments import kernel_source
@@ -316,43 +289,36 @@ def matmul_cuda_cores(A, B, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
 # ## Tensor Cores and CUDA cores
 #
 # The CUDA cores execute scalar instructions: a warp's fp32 fused multiply-add does 32 of them, one
-# per thread, and an SM issues a few such warp instructions per clock. A Tensor Core does a
-# small matrix multiply-accumulate, `D = A B + C` on tiles, per instruction, issued jointly by a warp
+# per thread. A Tensor Core does a small matrix multiply-accumulate, `D = A B + C` on tiles, per instruction, issued jointly by a warp
 # (32 threads) or, on Hopper, by a warpgroup (4 warps, 128 threads). On the H200: ~989 dense fp16
-# TFLOP/s against ~67 fp32 TFLOP/s on the CUDA cores, about 15x (spec sheet, as above).
+# TFLOP/s against ~67 fp32 TFLOP/s on the CUDA cores, about 15x (docs/results/datasheets.md).
 #
 # `T.gemm(A_tile, B_tile, acc)` adds `A_tile @ B_tile` into `acc` on the Tensor Cores. TileLang picks
 # the instruction from the target and from where the operands live:
 #
 # - **A and B in shared memory, on Hopper (sm_90a): `wgmma`**, the warpgroup MMA. It reads its
-#   operands from shared memory through descriptors, runs asynchronously, and accumulates in
-#   registers. Hopper's peak is reached through this instruction (cuBLAS and CUTLASS use it).
+#   operands from shared memory, runs asynchronously, and accumulates in registers. Hopper's peak is
+#   reached through this instruction.
 # - **A and B in fragments (registers): `mma.sync`** (m16n8k16), the warp-level instruction of the
-#   Ampere generation. Same Tensor Cores, but synchronous, with each warp staging its operands in
-#   its own registers; on Hopper it leaves much of the rate unused.
-#
-# The experiment after this kernel shows which one each kernel of the puzzle gets.
+#   Ampere generation: synchronous, and on Hopper it leaves much of the rate unused.
 #
 # ## Kernel 3: `matmul_naive`, the products on the Tensor Cores
 #
 # **The change from `matmul_cuda_cores`: `T.gemm` instead of the FMA loop.** The grid, the tile of C
 # per block and the fp32 accumulator stay. The K loop now walks K in BLOCK_K steps: copy the
 # BLOCK_M x BLOCK_K tile of A and the BLOCK_K x BLOCK_N tile of B into fragments and `T.gemm` them
-# into the accumulator. The Tensor Cores multiply whole tiles held on the chip (registers here, shared
-# memory from the next rung on), so the tiles must be copied there before `T.gemm` runs: the copies
-# are part of the change, not a second one. After the loop one `T.copy` converts the tile to fp16 and
-# stores it.
+# into the accumulator. The Tensor Cores multiply tiles held on the chip, so the copies are part of
+# the change, not a second one. After the loop one `T.copy` converts the tile to fp16 and stores it.
 #
 # Why it is faster: the multiply-adds move from the CUDA cores' fp32 units to the Tensor Cores, and
 # each thread's share of a tile is loaded once per K step and used for a whole BLOCK_K-deep product
-# instead of once per FMA. Compare the two with the bench cell at the end: the cases time both at
-# 4096³ with the same 64 x 64 tiles of C and 128 threads.
+# instead of once per FMA.
 #
 # What to watch for:
 # - `T.gemm` accumulates (`acc += A B`): clear the accumulator once, before the K loop.
 # - BLOCK_K must be a multiple of 16, the K of one fp16 Tensor Core instruction. Below it TileLang
-#   0.1.15 changes course: at BLOCK_K = 8 this kernel fails to compile for sm_90a (a layout error),
-#   and `matmul_shared` gets `mma.sync` m16n8k8 instead of `wgmma`.
+#   changes course: at BLOCK_K = 8 this kernel fails to compile for sm_90a (a layout error), and
+#   `matmul_shared` gets `mma.sync` m16n8k8 instead of `wgmma`.
 # - Tails in M, N and K need no guard any more: `T.copy` reads zeros past the edges of A and B, which
 #   add nothing, and writes past the edge of C are dropped.
 
@@ -383,37 +349,32 @@ def matmul_naive(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, THREADS: int = 
 # Registers are the fastest storage on the chip, so why not keep everything there? Four reasons, all
 # visible in the compiled kernels:
 #
-# 1. **Registers are private; shared memory is shared by the block.** A fragment is spread over the
-#    threads, each holding only what its own instructions use. In `matmul_naive`'s generated code
-#    each warp loads its slice of the A and B tiles from global memory by itself: elements two warps
-#    need are fetched twice, and B, whose row-major layout does not match the instruction's, arrives
-#    two bytes at a time. A tile in shared memory is fetched once, in wide copies, and read by all.
-# 2. **`wgmma` reads shared memory.** B must be there (A may come from registers, as P does in
-#    puzzle 07's flash attention). With both tiles in fragments TileLang can only use `mma.sync`.
+# 1. **Registers are private; shared memory is shared by the block.** In `matmul_naive` each warp
+#    loads its own slice of the tiles from global memory: elements two warps need are fetched twice,
+#    and B arrives two bytes at a time. A tile in shared memory is fetched once, in wide copies, and
+#    read by all.
+# 2. **`wgmma` reads shared memory.** B must be there (A may come from registers, as P does in this
+#    puzzle's flash attention, Kernel 8). With both tiles in fragments TileLang can only use `mma.sync`.
 # 3. **Copies into shared memory can be asynchronous.** The TMA unit (Hopper) and `cp.async`
 #    (Ampere) fill shared memory while the threads compute: the basis of `T.Pipelined`. A load into
 #    registers holds those registers until its data arrives.
 # 4. **The register file is small.** An SM has 64K 32-bit registers (256 KiB) and a thread may use
-#    at most 255. A 128 x 256 fp32 accumulator alone is 128 KiB. Past the limit the compiler
-#    *spills*: the excess goes to local memory, per-thread memory in HBM behind the L1 and L2 caches,
-#    hundreds of cycles away on a miss, inside the innermost loop.
-#
-# Shared memory, by contrast, holds up to 227 KiB per block on Hopper: room for several stages of
-# large tiles.
+#    at most 255. Past the limit the compiler *spills* to local memory, which lives in HBM behind the
+#    caches. Shared memory holds up to 227 KiB per block on Hopper: room for several stages of tiles.
 #
 # **Experiment.** The next cell compiles the reference GEMMs for sm_90a (no GPU needed, 10 to 20
-# seconds) and prints what nvcc allotted them: registers per thread, bytes spilled per thread,
-# shared memory per block, threads per block, and the MMA and copy instructions TileLang emitted.
-# `resource_usage(kernel, M=..., BLOCK_M=..., ...)` from `grader.teaching.experiments` does the same for any
-# kernel, yours included.
+# seconds) and prints what nvcc allotted them: registers and spills per thread, shared memory and
+# threads per block, and the MMA and copy instructions. `resource_usage` from
+# `grader.teaching.experiments` does the same for any kernel, yours included. Predict before you run it: which of the five kernels spills, and which get
+# `wgmma` rather than `mma.sync`?
 
 # %% [notebook]
 # from grader.teaching.experiments import compare_tiles, table
 #
 # print(table(compare_tiles()))
 
-# %% [markdown]
-# How to read it (TileLang 0.1.15 with nvcc 13, when this was written):
+# %% [measured]
+# What nvcc reported for sm_90a:
 #
 # - **naive, 64 x 64 x 32**: 96 registers, no shared memory, `mma.sync` and plain loads. It fits; at
 #   this size the cost is reasons 1 to 3, not spilling.
@@ -427,10 +388,9 @@ def matmul_naive(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, THREADS: int = 
 #   TMA copies and moves registers from it to the math warps with `setmaxnreg`.)
 # - **naive, 128 x 256 x 64**: 255 registers, the maximum, and about 1.5 KiB per thread spilled.
 # - **pipelined, 128 x 256 x 64**: no spills, 144 KiB of shared memory, 256 threads.
-#
-# The bench cases of `matmul_naive`, `matmul_shared` and `matmul_pipelined` all use these 64 x 64 x 32
-# tiles and 128 threads at 4096³, so the bench cell compares one change at a time: registers against
-# shared memory, then serial against pipelined. Only `matmul_tuned` changes the tile.
+
+# %% [deep-dive]
+# ## Reason 1 in the generated code
 #
 # To see reason 1 in the code, print the lines of the naive kernel that load B and call the MMA:
 
@@ -453,16 +413,11 @@ def matmul_naive(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, THREADS: int = 
 #
 # - the tiles are fetched once per block and K step, every thread copying 16 bytes at a time, and
 #   all warps read them from there (reason 1);
-# - on Hopper `T.gemm` becomes `wgmma`, which reads both tiles from shared memory through
-#   descriptors (reason 2). It needs whole warpgroups of rows: 64 rows per warpgroup of 128 threads,
-#   which a 64-row tile with 128 threads is. With fewer rows per warpgroup TileLang falls back to
-#   `mma.sync`, as in puzzle 10's 16-row decode tiles;
-# - each K step still runs copy, wait, multiply, wait: every thread stores its part of the tiles,
-#   `__syncthreads()`, the MMA, then the next copy. Nothing overlaps yet; that is the next rung.
+# - on Hopper `T.gemm` becomes `wgmma`, which reads both tiles from shared memory (reason 2). It needs
+#   64 rows per warpgroup of 128 threads; with fewer, TileLang falls back to `mma.sync`;
+# - each K step still runs copy, wait, multiply, wait. Nothing overlaps yet; that is the next rung.
 #
-# What to watch for: the accumulator must stay a fragment. Shared memory is for tiles that several
-# warps read; the accumulator is private to the threads that own it, and `T.gemm` writes it in
-# registers.
+# What to watch for: the accumulator must stay a fragment, private to the threads that own it.
 
 # %% [notebook]
 # from grader.teaching.experiments import kernel_source
@@ -492,7 +447,7 @@ def matmul_shared(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, THREADS: int =
     return C
 
 
-# %% [markdown]
+# %% [deep-dive]
 # ## Banks, conflicts, and the swizzle TileLang already applies
 #
 # Shared memory is built of 32 **banks**, each 4 bytes wide, and each bank delivers one 4-byte word
@@ -512,8 +467,8 @@ def matmul_shared(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, THREADS: int =
 # any 8 x 8 read land in eight different bank groups. The copies that fill the tile write through
 # the same permutation, and nothing else changes. The cell computes the bank groups one `ldmatrix`
 # read touches from TileLang's own layout objects: the plain row-major layout, the swizzled layout
-# TileLang's `T.gemm` lowering picks for this tile by itself, and `make_mma_swizzle_layout` (in
-# TileLang 0.1.15 it is imported from `tilelang.cuda.intrinsics`), the layout a kernel asks for with
+# TileLang's `T.gemm` lowering picks for this tile by itself, and `make_mma_swizzle_layout` (imported
+# from `tilelang.cuda.intrinsics`), the layout a kernel asks for with
 # `T.annotate_layout({A_tile: make_mma_swizzle_layout(A_tile), ...})`.
 
 # %% [notebook]
@@ -576,50 +531,27 @@ def matmul_shared(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, THREADS: int =
 # pipeline(3, 8)
 
 # %% [markdown]
-# On Hopper TileLang builds this with warp specialization. The producer warpgroup issues TMA bulk
-# copies: one thread describes a whole tile, the TMA unit moves it, and an *mbarrier* in shared
-# memory flips when the bytes have landed. The consumer warpgroups wait on that barrier, run
-# `wgmma`, then arrive on a second barrier that tells the producer the buffer is free again. On
-# Ampere the same loop becomes `cp.async` copies issued by all threads, with commit and wait groups.
-#
 # Each stage costs (BLOCK_M·BLOCK_K + BLOCK_K·BLOCK_N) · 2 bytes of shared memory; two to four stages
-# are typical. More stages help only while the math is waiting for copies. With warp specialization
-# off, `num_stages=1` is no pipeline at all; with it on (Hopper's default), the producer still loads
-# the next tile as soon as the consumers release the buffer, which can be before their math ends
-# (puzzle 07's flash attention releases K right after `Q K^T`).
-#
+# are typical. More stages help only while the math is waiting for copies.
+
+# %% [markdown]
 # ## Kernel 5: `matmul_pipelined`
 #
 # **The change from `matmul_shared`: the serial K loop becomes `T.Pipelined(..., num_stages=STAGES)`.**
-# The tiles, the accumulator, the copies and `T.gemm` stay as they are; the concept check asks only
-# for the pipelined loop (and `T.gemm`). The tile-resource experiment above shows what the one line
-# does on Hopper at the same 64 x 64 x 32 tiles: three buffers of each tile (24 KiB instead of 8) and
-# asynchronous copies (`cp.async`) instead of plain loads, issued by the same 128 threads that do the
-# math.
+# The tiles, the accumulator, the copies and `T.gemm` stay as they are. On Hopper the one line gives
+# three buffers of each tile (24 KiB instead of 8, the experiment above) and asynchronous copies
+# (`cp.async`) instead of plain loads. The bench case keeps `matmul_shared`'s tiles and threads and
+# adds 3 stages, so the two bench lines differ by the pipeline alone (experiment 1 at the end).
 #
-# Why it is faster: the copies of the next STAGES - 1 K steps are in flight while this step
-# multiplies, so once the pipeline is full a step costs about the longer of copy and math instead of
-# their sum. The bench case keeps `matmul_shared`'s tiles and threads and adds 3 stages, so the bench
-# cell's two lines differ by the pipeline alone: 0.47 ms against 0.63 ms at 4096³ on the H200 (the
-# README's "Measured on the H200").
-#
-# The decorator turns off TileLang's warp specialization for this kernel. Left on, Hopper's lowering
-# gives the copies to an extra producer warpgroup that issues TMA loads and signals the math warpgroup
-# through barriers, and the same kernel took 0.92 ms, slower than no pipeline at all (`python
-# scripts/sweep.py 08 matmul_pipelined large_4096 '{}' '{"_pass": {"tl.disable_warp_specialized":
-# false}}'` on a GPU shows both). Why is not measured: that the handshake costs more than it hides at a
-# 64 x 64 x 32 block is a hypothesis. What is measured is the kernel as shipped
-# (docs/results/h200-profiles.md, `--profile` on the H200): the Tensor Core pipe busy 32 % of the time,
-# the loads by `cp.async` (no TMA), the most common stall waiting for global loads (long scoreboard,
-# 34 %), occupancy 42 %. `matmul_tuned` turns warp specialization back on: with 128 x 256 x 64 tiles and
-# two math warpgroups it pays.
+# The decorator, already in the stub, turns TileLang's warp specialization off for this kernel; the
+# deep dive after the kernel says what that is and why.
 
 
 # %% matmul_pipelined
 # No warp specialization: at this rung's 64 x 64 x 32 block TileLang's producer/consumer split measured
-# slower than no pipeline at all on the H200 (0.92 ms against matmul_shared's 0.63 ms at 4096³); with the
-# same threads issuing the copies and the math, 3 stages take 0.47 ms (scripts/sweep.py, the
-# README's "Measured on the H200"). matmul_tuned, with 256 threads and large tiles, turns it back on.
+# slower than no pipeline at all on the H200 (0.9171 ms against matmul_shared's 0.6299 ms at 4096³); with
+# the same threads issuing the copies and the math, 3 stages take 0.4667 ms (docs/results/h200-bench.md).
+# matmul_tuned, with 256 threads and large tiles, turns it back on.
 @tilelang.jit(pass_configs={tilelang.PassConfigKey.TL_DISABLE_WARP_SPECIALIZED: True})
 def matmul_pipelined(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int = 3, THREADS: int = 128):
     M, N, K = T.const("M, N, K")
@@ -639,6 +571,30 @@ def matmul_pipelined(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int
     return C
 
 
+# %% [deep-dive]
+# ## Warp specialization on Hopper
+#
+# On Hopper TileLang builds this with warp specialization. The producer warpgroup issues TMA bulk
+# copies: one thread describes a whole tile, the TMA unit moves it, and an *mbarrier* in shared
+# memory flips when the bytes have landed. The consumer warpgroups wait on that barrier, run
+# `wgmma`, then arrive on a second barrier that tells the producer the buffer is free again. On
+# Ampere the same loop becomes `cp.async` copies issued by all threads, with commit and wait groups.
+#
+# With warp specialization off, `num_stages=1` is no pipeline at all; with it on (Hopper's default),
+# the producer still loads the next tile as soon as the consumers release the buffer, which can be
+# before their math ends (this puzzle's flash attention, Kernel 8, releases K right after `Q K^T`).
+#
+# `matmul_pipelined` turns it off. Left on, Hopper's lowering gives the copies to an extra producer
+# warpgroup that issues TMA loads and signals the math warpgroup through barriers, and the same kernel
+# took 0.9171 ms at 4096³ on the H200, slower than `matmul_shared` with no pipeline at all (0.6299 ms);
+# with the same threads issuing the copies and the math, 3 stages took 0.4667 ms
+# (docs/results/h200-bench.md). Why is not measured: that the handshake costs more than it hides at a
+# 64 x 64 x 32 block is a hypothesis. What is measured is the kernel as shipped
+# (docs/results/h200-profiles.md, `--profile` on the H200): the Tensor Core pipe busy 32 % of the time,
+# the loads by `cp.async` (no TMA), the most common stall waiting for global loads (long scoreboard,
+# 34 %), occupancy 42 %. `matmul_tuned` turns warp specialization back on, with 128 x 256 x 64 tiles
+# and two math warpgroups.
+
 # %% [markdown]
 # ## Kernel 6: `matmul_tuned`
 #
@@ -646,43 +602,20 @@ def matmul_pipelined(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int
 # plus one line each, and the bench case differs from `matmul_pipelined`'s (64 x 64 x 32 tiles,
 # 128 threads, 3 stages) in exactly these:
 #
-# - **Wider tiles, 128 x 256 x 64.** A step loads (BM + BN)·BK elements for BM·BN·BK multiply-adds:
-#   BM·BN/(BM + BN) = 85 per element loaded, against 64 for 128 x 128 and 32 for 64 x 64. A K step of
-#   64 also halves the number of steps, and with it the per-step barrier and issue overhead.
-# - **256 threads instead of 128**: two math warpgroups share the 128 x 256 fp32 accumulator (128 KiB,
-#   128 registers per thread), plus TileLang's producer warpgroup, back on here (no pass config): 384
-#   threads in all, the producer issuing TMA copies.
-# - **4 stages instead of 3**: four 48 KiB stages, 192 KiB of shared memory, more copies in flight to
-#   cover HBM latency.
+# - **Wider tiles, 128 x 256 x 64**: each element brought into shared memory feeds 85 multiply-adds,
+#   against 32 at 64 x 64.
+# - **256 threads instead of 128**: two math warpgroups share the accumulator (and warp
+#   specialization is back on).
+# - **4 stages instead of 3**: more copies in flight to cover HBM latency.
 # - **`T.use_swizzle(panel_size=10)`** changes the order in which blocks are launched, not what they
-#   compute (despite the name, it is not the shared-memory swizzle above). Row by row, the first wave
-#   of 132 blocks (one per SM) covers a few rows of C and all of its columns, so it reads all of B at
-#   once; in panels of 10 tile rows walked column by column, a wave covers a squarer patch. At 8192³
-#   that is 10 MiB of A plus all 128 MiB of B per wave, against 20 MiB of A plus 56 MiB of B.
-#   Neither fits in L2; what the panels cut is the unique bytes a wave must bring from HBM: 138 MiB
-#   row by row, 76 MiB in panels.
-# - **A staged store**: the accumulator goes fragment, then a shared tile, then C. The generated code
-#   stores C with TMA, in four 128 x 64 boxes, instead of every thread writing scattered
-#   4-byte pieces; and TileLang places that tile in the shared memory of the B stages, idle by then,
-#   so it costs no extra space.
+#   compute (despite the name, it is not the shared-memory swizzle): blocks that run at the same time
+#   share rows of A and columns of B, so a wave brings fewer unique bytes from HBM.
+# - **A staged store**: `T.copy(acc, C_tile)` into a shared fp16 tile, then `T.copy(C_tile, C[...])`,
+#   so the global store is wide and coalesced instead of every thread writing scattered 4-byte pieces.
 #
-# In the README's bench run on the H200 (`python -m grader --solutions --bench`): 0.96x torch at 4096³
-# (625 TFLOP/s) and 1.01x at 8192³ (645 TFLOP/s). At 4096³ there are 512 tiles for 132 SMs, 3.9
-# waves; the partly empty last wave is what persistent and stream-K schedules recover.
-#
-# **On another GPU** the same kernel is graded with tiles that fit its shared memory (the cases'
-# `for_gpus`, checked by `python -m grader fit`): an A100 (163 KiB a block) keeps 128 x 256 x 64 with
-# three stages (144 KiB); an RTX 30xx/40xx or L4 (99 KiB) takes 128 x 128 x 32 tiles, four stages and 128
-# threads (64 KiB); a T4 (64 KiB) the same tiles with two stages. There is no `wgmma`, TMA or producer
-# warpgroup before Hopper: `T.gemm` becomes warp-level `mma.sync` fed by `ldmatrix`, the stages are
-# `cp.async` copies every thread issues (a T4 has no `cp.async`: its copies are plain loads and stores), and
-# the staged store is an ordinary coalesced copy from shared memory. The block order is the same on every
-# GPU; how much it and the staged store gain there has been measured only on the H200.
-
-# %% [notebook]
-# from grader.teaching.pictures import rasterization
-#
-# rasterization(8192 // 128, 8192 // 256, panel=10, wave=132)
+# On the H200 `matmul_tuned` runs at 0.96x torch at 4096³ and at 0.99x to 1.01x at 8192³ in two bench
+# runs (docs/results/h200-bench.md). At 4096³ there are 512 tiles for 132 SMs, 3.9 waves; the partly
+# empty last wave is what the next rung goes after.
 
 
 # %% matmul_tuned
@@ -707,6 +640,45 @@ def matmul_tuned(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int = 3
     return C
 
 
+# %% [deep-dive]
+# ## `matmul_tuned` in detail: tile reuse, block order, other GPUs
+#
+# - **Wider tiles, 128 x 256 x 64.** A step loads (BM + BN)·BK elements for BM·BN·BK multiply-adds:
+#   BM·BN/(BM + BN) = 85 per element loaded, against 64 for 128 x 128 and 32 for 64 x 64. A K step of
+#   64 also halves the number of steps, and with it the per-step barrier and issue overhead.
+# - **256 threads instead of 128**: two math warpgroups share the 128 x 256 fp32 accumulator (128 KiB,
+#   128 registers per thread), plus TileLang's producer warpgroup, back on here (no pass config): 384
+#   threads in all, the producer issuing TMA copies.
+# - **4 stages instead of 3**: four 48 KiB stages, 192 KiB of shared memory, more copies in flight to
+#   cover HBM latency.
+# - **`T.use_swizzle(panel_size=10)`** changes the order in which blocks are launched, not what they
+#   compute (despite the name, it is not the shared-memory swizzle above). Row by row, the first wave
+#   of 132 blocks (one per SM) covers a few rows of C and all of its columns, so it reads all of B at
+#   once; in panels of 10 tile rows walked column by column, a wave covers a squarer patch. At 8192³
+#   that is 10 MiB of A plus all 128 MiB of B per wave, against 20 MiB of A plus 56 MiB of B.
+#   Neither fits in L2; what the panels cut is the unique bytes a wave must bring from HBM: 138 MiB
+#   row by row, 76 MiB in panels.
+# - **A staged store**: the accumulator goes fragment, then a shared tile, then C. The generated code
+#   stores C with TMA, in four 128 x 64 boxes, instead of every thread writing scattered
+#   4-byte pieces; and TileLang places that tile in the shared memory of the B stages, idle by then,
+#   so it costs no extra space.
+
+# %% [notebook]
+# from grader.teaching.pictures import rasterization
+#
+# rasterization(8192 // 128, 8192 // 256, panel=10, wave=132)
+
+# %% [markdown]
+# **On another GPU** the same kernel is graded with tiles that fit its shared memory (the cases'
+# `for_gpus`, checked by `python -m grader fit`): an A100 (163 KiB a block) keeps 128 x 256 x 64 with
+# three stages (144 KiB); an RTX 30xx/40xx or L4 (99 KiB) takes 128 x 128 x 32 tiles, four stages and 128
+# threads (64 KiB); a T4 (64 KiB) the same tiles with two stages. There is no `wgmma`, TMA or producer
+# warpgroup before Hopper: `T.gemm` becomes warp-level `mma.sync` fed by `ldmatrix`, the stages are
+# `cp.async` copies every thread issues (a T4 has no `cp.async`: its copies are plain loads and stores), and
+# the staged store is an ordinary coalesced copy from shared memory. The block order is the same on every
+# GPU; how much it and the staged store gain there has been measured only on the H200.
+
+
 # %% [markdown]
 # ## Kernel 7: `matmul_streamk`, the last wave
 #
@@ -715,11 +687,8 @@ def matmul_tuned(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int = 3
 # block parameters: 3 stages instead of 4 (the staged store's tile is no longer free while the next
 # tile loads) and panels of 8 tile rows instead of 10.
 #
-# A launch of `matmul_tuned` at 4096³ has 32 x 16 = 512 tiles for the H200's 132 SMs, one block per SM
-# at a time (192 KiB of shared memory each): three full waves of 132 tiles and a fourth of 116, while
-# 16 SMs have nothing to do. Every tile takes the same 64 K steps, so the run lasts 4 x 64 = 256 K steps
-# of an SM where 512 x 64 / 132 = 248.2 would do if the work were spread evenly: the SMs are busy 97 %
-# of the time. At 8192³ it is 2048 tiles, 15.5 waves, the last one half full.
+# At 4096³ `matmul_tuned` has 512 tiles for the H200's 132 SMs: three full waves of 132 tiles and a
+# fourth of 116, while 16 SMs have nothing to do.
 #
 # **Stream-K** (Osama et al., 2023) spreads it evenly. Launch exactly `SMS` blocks, one per SM, and let
 # each loop over its work (a *persistent* kernel). The full waves stay as they are: block `pid` computes
@@ -739,27 +708,6 @@ def matmul_tuned(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int = 3
 # waves(tiles=(4096 // 128) * (4096 // 256), sms=132, k_steps=4096 // 64)
 
 # %% [markdown]
-# In the model the run shrinks from 256 to 249 K steps at 4096³ (2.7 %), and from 2048 to 1986 at
-# 8192³ (3.0 %); that is all a schedule can recover, and the fix-up pays for itself out of it. The
-# workspace holds the last wave's 116 tiles, 128 KiB of fp32 each, 14.5 MiB at 4096³; every block's
-# piece of a tile is added into it whole, and with chunks of 4 K steps the 132 shares make 236 such
-# pieces (most tiles are summed by two blocks), about 29.5 MiB of atomic adds. The workspace must be
-# cleared before and rounded into C after: three launches in one kernel function. A block also starts
-# its next piece of work while the last one is being stored: TileLang's producer warpgroup is not held
-# back at the end of a tile, so it loads the next tile's first stages while the consumers store C.
-#
-# **Measured, it loses** (`python scripts/streamk/sweep.py` on the H200, 2026-12-01, each row against
-# cuBLAS timed just before it): at 4096³ `matmul_tuned` runs at 0.96x cuBLAS; the same tiles as a
-# persistent kernel without the split, with stream-K's 3 stages and panels of 8, at 0.92x; stream-K with
-# shares in chunks of 4 K steps at 0.79x and of 1 step at 0.73x; with shares of any length (a loop whose
-# count varies per block, which only compiles with TMA) at 0.84x. At 8192³: 0.97x, 0.92x, 0.86x, 0.75x
-# and 0.92x. The model's 2.7 % is all there is to win, and here every cost is larger: the one pipelined
-# loop checks at every K step whether the share is used up, a share starts the pipeline again in the
-# middle of a tile, and the fix-up adds about 29.5 MiB of fp32 atomics and two launches. This rung
-# teaches how a schedule is written (persistent blocks, shares of K, a workspace and its fix-up); on
-# this GPU and TileLang 0.1.15 it does not make the GEMM faster. Try `bench("matmul_streamk", CHUNK=1)`
-# and `CHUNK=8` to see the per-chunk cost move.
-#
 # The parts of the kernel:
 #
 # - **`T.alloc_global`** allocates the fp32 workspace `partial`, one BLOCK_M x BLOCK_N tile per tile of
@@ -770,29 +718,25 @@ def matmul_tuned(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int = 3
 # - **One loop over the block's work.** TileLang multi-buffers a shared tile once per `T.Pipelined`
 #   loop that fills it, so the whole tiles and the shares go through the same pipelined loop. That
 #   loop runs over CHUNK K steps (4 in the bench cases): the whole tiles are `chunks` steps of the
-#   outer loop, the share is `share` more, and a step is skipped when the share is used up. A loop of
-#   a length that varies from block to block would be simpler, but it does not compile where there is
-#   no TMA (TileLang 0.1.15's cp.async pipeline needs a constant count).
+#   outer loop, the share is `share` more, and a step is skipped when the share is used up.
 # - **Clear at the start of a piece, store at its end.** A whole tile is cleared at its first chunk
 #   and stored through `C_tile` after its last. A piece of a shared tile is cleared at its first chunk
 #   or at the start of the share, and added into `partial` after the tile's last chunk or the share's.
-# - **`panel_tile`** (given) maps a tile's number to its row and column in panels of PANEL tile rows,
-#   as `T.use_swizzle` does for a launch grid: the blocks running at the same time share rows of A and
-#   columns of B.
+# - **`panel_tile`** (given) maps a tile's number to its row and column, in panels of PANEL tile rows
+#   as `T.use_swizzle` orders a launch grid.
 #
 # What to watch for:
 # - every piece starts from a cleared accumulator: a share that begins inside a tile has no chunk 0;
 # - a shared tile goes through `T.atomic_add`, never `T.copy` into the workspace: the other blocks'
 #   parts are added there too, in any order;
-# - `SMS` is the number of blocks, and the graded result must not depend on it: the cases use 132 for
-#   the H200's SMs and smaller counts on the CPU, with tiles left over or none.
+# - the result must not depend on `SMS`: the cases use 132 (the H200's SMs) and smaller counts.
 
 
 # %% matmul_streamk
 def panel_tile(t, tiles_m, tiles_n, PANEL: int):
     """Row and column of tile number ``t``, counted PANEL tile rows at a time and column by column
     inside such a panel; the last panel holds the rows left over. (Each branch divides by a constant:
-    a divisor that depends on ``t`` trips TileLang 0.1.15's index simplifier.)"""
+    a divisor that depends on ``t`` trips TileLang's index simplifier.)"""
     panels = T.ceildiv(tiles_m, PANEL)
     last_rows = tiles_m - (panels - 1) * PANEL
     panel, inside = t // (PANEL * tiles_n), t % (PANEL * tiles_n)
@@ -851,6 +795,40 @@ def matmul_streamk(
             T.copy(out, C[out_row * BLOCK_M, out_col * BLOCK_N])
 
     return C
+
+
+# %% [deep-dive]
+# ## Stream-K's model, and what it measured
+#
+# Why one loop of CHUNK-step pieces: a loop whose length varies from block to block would be simpler,
+# but it does not compile where there is no TMA (TileLang's cp.async pipeline needs a constant count).
+#
+# A launch of `matmul_tuned` at 4096³ has 32 x 16 = 512 tiles for the H200's 132 SMs, one block per SM
+# at a time (192 KiB of shared memory each): three full waves of 132 tiles and a fourth of 116, while
+# 16 SMs have nothing to do. Every tile takes the same 64 K steps, so the run lasts 4 x 64 = 256 K steps
+# of an SM where 512 x 64 / 132 = 248.2 would do if the work were spread evenly: the SMs are busy 97 %
+# of the time. At 8192³ it is 2048 tiles, 15.5 waves, the last one half full.
+#
+# In the model the run shrinks from 256 to 249 K steps at 4096³ (2.7 %), and from 2048 to 1986 at
+# 8192³ (3.0 %); that is all a schedule can recover, and the fix-up pays for itself out of it. The
+# workspace holds the last wave's 116 tiles, 128 KiB of fp32 each, 14.5 MiB at 4096³; every block's
+# piece of a tile is added into it whole, and with chunks of 4 K steps the 132 shares make 236 such
+# pieces (most tiles are summed by two blocks), about 29.5 MiB of atomic adds. The workspace must be
+# cleared before and rounded into C after: three launches in one kernel function. A block also starts
+# its next piece of work while the last one is being stored: TileLang's producer warpgroup is not held
+# back at the end of a tile, so it loads the next tile's first stages while the consumers store C.
+#
+# **Measured, it loses** (on the H200, each row against cuBLAS timed just before it;
+# docs/results/h200-bench.md): at 4096³ `matmul_tuned` runs at 0.96x cuBLAS; the same tiles as a
+# persistent kernel without the split, with stream-K's 3 stages and panels of 8, at 0.92x; stream-K with
+# shares in chunks of 4 K steps at 0.79x and of 1 step at 0.73x; with shares of any length (a loop whose
+# count varies per block, which only compiles with TMA) at 0.84x. At 8192³: 0.97x, 0.92x, 0.86x, 0.75x
+# and 0.92x. The model's 2.7 % is all there is to win, and here every cost is larger: the one pipelined
+# loop checks at every K step whether the share is used up, a share starts the pipeline again in the
+# middle of a tile, and the fix-up adds about 29.5 MiB of fp32 atomics and two launches. This rung
+# teaches how a schedule is written (persistent blocks, shares of K, a workspace and its fix-up); on
+# this GPU it does not make the GEMM faster. Try `bench("matmul_streamk", CHUNK=1)`
+# and `CHUNK=8` to see the per-chunk cost move.
 
 
 # %% [markdown]
@@ -1040,8 +1018,8 @@ def puzzle() -> Puzzle:
                         simulate=True,
                     ),
                     # 8192 x 8192 fp16 is 128 MiB: larger than the H200's L2, so timing sees HBM. 512 columns
-                    # and 256 threads a block keep more loads in flight than 256 and 128 (scripts/h200_sweeps.sh
-                    # gemv: 92 % of the copy bandwidth against 86 %).
+                    # and 256 threads a block keep more loads in flight than 256 and 128; one H200 sweep put
+                    # them ahead by less than gemv's run-to-run spread (docs/results/h200-bench.md).
                     Case(
                         "large_8192",
                         {"M": 8192, "K": 8192},
@@ -1243,37 +1221,23 @@ def puzzle() -> Puzzle:
 # %% [markdown]
 # ## What you learned
 #
-# - Sum in fp32, round to fp16 once when storing: an fp16 accumulator fails well before K = 1000.
-# - GEMV is a weighted row reduction and is memory-bound: the CUDA cores are enough, bandwidth is
-#   the limit.
-# - A GEMM on the CUDA cores does one fp32 multiply-add per thread and K step, with both factors loaded
-#   for it; `T.gemm` hands whole tiles to the Tensor Cores instead.
-# - `T.gemm` runs on the Tensor Cores, and where its operands live decides the instruction: on Hopper,
-#   shared tiles give `wgmma` when the block's rows fill whole warpgroups (64 rows per warpgroup;
-#   puzzle 10's 16-row decode tiles get `mma.sync`), fragments give `mma.sync`; before Hopper it is
-#   always `mma.sync`.
-# - Operand tiles belong in shared memory (shared by the warps, read by `wgmma`, filled
-#   asynchronously, and not limited to 255 registers per thread); the accumulator stays in registers.
-#   `grader.teaching.experiments.resource_usage` shows registers, spills and shared memory of any kernel
-#   without a GPU.
-# - Shared memory has 32 banks of 4 bytes. In a row-major tile whose rows are 64 or 128 bytes long,
-#   the same 16-byte piece of eight rows falls in one or two groups of 4 banks, and reading them
-#   together serializes. A swizzle permutes the 16-byte pieces within each row so such a read spreads
-#   over all 32 banks; TileLang applies one to `T.gemm`'s shared tiles by default (`wgmma` also has a
-#   no-swizzle mode, which TileLang does not pick for these tiles).
+# - Sum in fp32, round to fp16 once when storing.
+# - GEMV is a weighted row reduction and memory-bound: bandwidth is its limit, not the multiplies.
+# - `T.gemm` hands whole tiles to the Tensor Cores; where its operands live picks the instruction
+#   (on Hopper, shared tiles give `wgmma`, fragments `mma.sync`).
+# - Operand tiles belong in shared memory, the accumulator in registers.
 # - `T.Pipelined(num_stages=S)` multi-buffers the shared tiles so the copies of later K steps overlap
 #   the math of this one.
 # - Tuning is mostly data: tile shape, threads, stages, block order and the store path.
-# - A grid of tiles rarely divides into the SMs' waves. Stream-K launches one block per SM and splits
-#   the last wave's tiles along K, the parts added with `T.atomic_add` into an fp32 workspace
-#   (`T.alloc_global`) that the kernel function's two other launches clear before and round into C after.
+# - Stream-K launches one block per SM and splits the last wave's tiles along K, the parts added with
+#   `T.atomic_add` into an fp32 workspace (`T.alloc_global`).
 #
 # **Next:** puzzle 09 turns a convolution into this GEMM (im2col), and puzzle 10 feeds it weights
 # unpacked from 4 bits on the way into shared memory.
 
 # %% [bench]
 
-# %% [markdown]
+# %% [deep-dive]
 # ## Experiments to try
 #
 # Each cell runs as it stands; change the numbers, predict the result, then run it. `bench(kernel,
@@ -1283,10 +1247,14 @@ def puzzle() -> Puzzle:
 #
 # **1. One change per rung.** `matmul_shared` and `matmul_pipelined` share their bench block (64 x 64 x
 # 32, 128 threads); the second adds three stages and nothing else, so the two lines below measure what
-# overlapping the copies with the math is worth on your GPU:
+# overlapping the copies with the math is worth on your GPU. Predict: faster by how much?
 
 # %% [notebook]
 # bench("matmul_shared", "matmul_pipelined")
+
+# %% [measured]
+# On the H200 at 4096³: `matmul_shared` 0.6299 ms, `matmul_pipelined` 0.4667 ms, the pipeline alone
+# worth about a quarter of the time (docs/results/h200-bench.md).
 
 # %% [markdown]
 # **2. A larger tile.** Per K step a block loads (BLOCK_M + BLOCK_N) x BLOCK_K fp16 values and does
@@ -1300,9 +1268,9 @@ def puzzle() -> Puzzle:
 # bench("matmul_pipelined", BLOCK_N=128, STAGES=4)
 
 # %% [markdown]
-# Expect it faster than the 64 x 64 line above, and still behind `matmul_tuned`, which also uses 256
+# Predict: faster than the 64 x 64 line above? Still behind `matmul_tuned`, which also uses 256
 # threads (two warpgroups, each with its own half of the tile), a 64-wide K step, block rasterization
-# and a staged store.
+# and a staged store? The course has not measured this setting on the H200: your run is the answer.
 #
 # **3. What shared memory a stage costs.** Read from the compiled kernel, without a GPU (three
 # compilations, about a minute on a CPU):
@@ -1315,19 +1283,102 @@ def puzzle() -> Puzzle:
 # rows = [resource_usage(reference_pipelined, f"STAGES={s}", **sizes, STAGES=s) for s in (2, 3, 4)]
 # print(table(rows))
 
-# %% [markdown]
+# %% [measured]
 # The shared memory column grows by one stage's A and B tiles per row, 12 KiB. A GPU runs as many
 # blocks on an SM as its shared memory and registers allow, so past some depth a deeper pipeline costs
 # blocks per SM instead of hiding more latency.
-#
-# **4. GEMV's block.** The bench case's 512 columns and 256 threads per block reach 92 % of the copy
-# bandwidth on the H200, against 86 % with 256 columns and 128 threads (`bash scripts/h200_sweeps.sh
-# gemv`: 0.0351 ms against 0.0373 ms). Try the smaller block on your GPU:
+
+# %% [markdown]
+# **4. GEMV's block.** The bench case uses 512 columns and 256 threads per block. A GEMV reads each
+# element of A once, so all that the block shape changes is how many loads each SM keeps in flight:
+# more columns per block and more threads mean more bytes requested before the first one returns.
+# Predict: is 256 columns with 128 threads slower on your GPU, and by more than the noise between two
+# runs?
 
 # %% [notebook]
 # bench("gemv", BLOCK_K=256, THREADS=128)
 
+# %% [measured]
+# On the H200 one sweep put the smaller block a few percent behind, less than the up to 14 % that
+# gemv's own time moves between bench runs (docs/results/h200-bench.md): that sweep does not show
+# either block faster. Run both several times before you believe a gap this small.
+
+# %% [deep-dive]
+# ## Flash attention on the Tensor Cores: stages, keys a step, and the softmax between the GEMMs
+#
+# Experiments on `flash_attention_tensor_cores`' bench case: 16384 queries and keys, D = 64, 128 x 128
+# tiles, 256 threads, 2 stages.
+#
+# **1. What a stage costs.** The cell compiles the reference kernel at the bench case's size and block
+# with one, two and three stages, and with 64 keys a step, and reads what each block asks of an SM
+# (four compilations, about a minute on a CPU). Predict: how much shared memory does each stage add, and
+# how many threads does a block of 256 launch on Hopper?
+
+# %% [notebook]
+# from grader.teaching.experiments import resource_usage, table
+# from solutions.p08_matrix import flash_attention_tensor_cores as reference_flash
+#
+# # The bench case's sizes and block; put your own kernel here once its check passes.
+# sizes = {"M": 16384, "N": 16384, "D": 64, "BLOCK_M": 128, "THREADS": 256}
+# rows = [
+#     resource_usage(reference_flash, f"BLOCK_N={n}, STAGES={s}", **sizes, BLOCK_N=n, STAGES=s)
+#     for n, s in ((128, 1), (128, 2), (128, 3), (64, 2))
+# ]
+# print(table(rows))
+
+# %% [measured]
+# Each stage adds one K tile and one V tile, BLOCK_N x D x 2 bytes each: 32 KiB at BLOCK_N = 128, the
+# step between the first three rows. The Q tile and the barriers are the rest. The threads column shows
+# 384, not 256: as in `matmul_tuned`, TileLang adds a producer warpgroup that only issues the TMA copies
+# and moves registers from it to the warpgroups that compute (the `copy/math regs` column).
+
 # %% [markdown]
-# A GEMV reads each element of A once, so all that the block shape changes is how many loads each SM
-# keeps in flight: more columns per block and more threads mean more bytes requested before the first
-# one returns, which is what a memory-bound kernel needs to keep HBM busy.
+# **2. One stage or two.** `matmul_pipelined` turned warp specialization off, and there one stage is no
+# pipeline at all. Here it is on: the producer warpgroup loads a tile as soon as the consumers release
+# its buffer, and they release K right after `Q K^T` and V right after `P @ V`. Predict: with one
+# stage, does the kernel slow down? And what can a third stage add?
+
+# %% [notebook]
+# bench("flash_attention_tensor_cores", STAGES=1)
+# bench("flash_attention_tensor_cores", STAGES=3)
+
+# %% [measured]
+# On the H200 (docs/results/p08-flash-attention.md): STAGES = 1 0.1685 ms (0.92x torch), STAGES = 2
+# 0.1709 ms (0.91x torch). One stage cost nothing: with one buffer per tile, the next K tile still loads
+# while the softmax runs, and the next V tile during the next `Q K^T` and softmax. A third stage lets the
+# copies run two steps ahead, which helps only if one step ahead did not already hide them, and costs
+# another 32 KiB per block.
+
+# %% [markdown]
+# **3. Fewer keys a step.** Halve BLOCK_N: half the shared memory per stage (the last row of the table)
+# and twice as many steps over the keys. Predict: faster or slower?
+
+# %% [notebook]
+# bench("flash_attention_tensor_cores", BLOCK_N=64)
+
+# %% [measured]
+# Slower on the H200 (docs/results/p08-flash-attention.md): 64 keys a step 0.2065 ms (0.76x torch).
+# Every step rescales the BLOCK_M x D accumulator and the running sums and reduces the scores across
+# threads, whatever BLOCK_N is, so narrower steps spend more of the time on that bookkeeping; that this
+# is where the time goes is a hypothesis, not profiled. The T4's cases use 64 keys a step because 80 KiB
+# per block does not fit there.
+
+# %% [markdown]
+# **4. The softmax between the two products.** Within a step the block runs `Q K^T` on the Tensor
+# Cores, then the softmax on the CUDA cores (the row max, 128 x 128 exponentials, the row sum, the
+# rescaling), then `P @ V`; nothing in this kernel overlaps the softmax with the products. The
+# profile of the bench case (docs/results/h200-profiles.md, measured under the kernel's former name,
+# 07 `flash_attention`) finds the Tensor Cores busy 42% of the time and the most common stall waiting
+# for loads (long scoreboard 39%). Two experiments, run with scripts rather than in this notebook
+# (docs/results/p08-flash-attention.md):
+#
+# - Writing the exponent as one fused multiply-add, `exp2(S * scale - max * scale)`, made it slower,
+#   0.1798 ms: the multiply is not what limits it.
+# - FlashAttention-3 overlaps the softmax with the products on Hopper by letting two warpgroups take
+#   turns, one's softmax running while the other's products do. `T.Pipelined(..., order=[...],
+#   stage=[...])` can reorder one warpgroup's loop so that `P @ V` of one key tile is issued before the
+#   softmax of the next, but a loop scheduled by hand loses the TMA copies and the producer warpgroup,
+#   and it ran at 0.2222 ms, 0.71x torch.
+#
+# Closing the remaining gap to torch's fused attention takes that kind of scheduling, which is past
+# what `T.gemm` and `T.Pipelined` express on their own.

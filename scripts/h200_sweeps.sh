@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The roofline issue's experiments on the H200, one device call (about 9 minutes):
 #   p10 decode candidates (p10; p10decode: the decode rung with more blocks), the p08 last-wave candidates, and block-parameter sweeps of gemv,
-#   flash_attention (as written, and with the exponent as one FFMA) and conv1d_im2col.
+#   flash_attention_tensor_cores (as written, and with the exponent as one FFMA) and conv1d_im2col.
 # From the project root, with .gpu/ built: source .gpu/env.sh && bash scripts/h200_sweeps.sh [parts]
 set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
@@ -15,8 +15,8 @@ for part in $parts; do case $part in
   gemv) step gemv 90 python scripts/sweep.py 08 gemv large_8192 '{}' '{"BLOCK_M": 8, "BLOCK_K": 512}' \
       '{"BLOCK_M": 16, "BLOCK_K": 512, "THREADS": 256}' '{"BLOCK_M": 32, "BLOCK_K": 256, "THREADS": 256}' \
       '{"BLOCK_M": 4, "BLOCK_K": 1024}' '{"BLOCK_M": 8, "BLOCK_K": 1024, "THREADS": 256}' ;;
-  flash) step flash 150 python scripts/sweep.py 07 flash_attention large_16384 '{}' '{"STAGES": 1}' '{"BLOCK_N": 64}' ;
-    step flash_ffma 150 python scripts/sweep.py --file=scripts/p07/flash_ffma.py 07 flash_attention large_16384 '{}' \
+  flash) step flash 150 python scripts/sweep.py 08 flash_attention_tensor_cores large_16384 '{}' '{"STAGES": 1}' '{"BLOCK_N": 64}' ;
+    step flash_ffma 150 python scripts/sweep.py --file=scripts/p08/flash_ffma.py 08 flash_attention_tensor_cores large_16384 '{}' \
       '{"STAGES": 1}' '{"BLOCK_N": 64}' '{"BLOCK_M": 128, "BLOCK_N": 128, "STAGES": 3}' ;;
   conv) step conv 120 python scripts/sweep.py 09 conv1d_im2col large_256_131072_k5 '{}' '{"BLOCK_L": 256}' \
       '{"BLOCK_C": 64}' '{"STAGES": 4}' '{"BLOCK_L": 256, "THREADS": 256}' '{"BLOCK_O": 256, "BLOCK_L": 128, "THREADS": 256}' ;;
@@ -42,8 +42,8 @@ for part in $parts; do case $part in
   # The implicit-GEMM rung as the course now builds it (warp specialization off), at its bench case.
   implicitbench) step implicit_bench 150 python scripts/sweep.py 09 conv1d_implicit large_256_131072_k5 '{}' \
       '{"BLOCK_C": 32}' '{"STAGES": 4}' '{"BLOCK_C": 32, "STAGES": 2}' '{"BLOCK_L": 256, "THREADS": 256}' ;;
-  # flash_attention with P V of key tile j-1 issued before the softmax of tile j (scripts/p07/flash_overlap.py).
-  flashoverlap) step flash_overlap 150 python scripts/sweep.py --file=scripts/p07/flash_overlap.py 07 flash_attention \
+  # flash_attention_tensor_cores with P V of key tile j-1 issued before the softmax of tile j (scripts/p08/flash_overlap.py).
+  flashoverlap) step flash_overlap 150 python scripts/sweep.py --file=scripts/p08/flash_overlap.py 08 flash_attention_tensor_cores \
       large_16384 '{"OVERLAP": 0}' '{"OVERLAP": 1}' '{"OVERLAP": 2}' '{"OVERLAP": 2, "STAGES": 4}' ;;
 esac; done
 grep -h "best:\|floor\|^kernel\|x *$" "$OUT"/*.txt | head -0

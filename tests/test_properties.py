@@ -94,6 +94,7 @@ SIZES: dict[str, Sizes] = {
     "softmax_online": _rows_cols(40, 400),
     "attention_two_pass": _attention,
     "flash_attention": _attention,
+    "flash_attention_tensor_cores": _attention,
     "gemv": _gemv,
     "matmul_cuda_cores": _gemm,
     "matmul_naive": _gemm,

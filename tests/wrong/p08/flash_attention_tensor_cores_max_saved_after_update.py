@@ -1,18 +1,16 @@
-"""Puzzle 07 with flash_attention's exponent as one FFMA (x * scale - max * scale), for scripts/sweep.py
---file: the cases and attention_two_pass are the course's own (imported, not copied)."""
+"""flash_attention_tensor_cores that saves the old row max after folding the new tile into it: the old and new
+maxima are always equal, so the correction is always 1 and nothing is ever rescaled."""
 
-from __future__ import annotations
+KERNEL = "flash_attention_tensor_cores"
+CAUGHT_BY = "gpu"
 
 import math
-
 import tilelang
 import tilelang.language as T
 
-from solutions.p07_flash_attention import attention_two_pass, puzzle  # noqa: F401
-
 
 @tilelang.jit
-def flash_attention(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THREADS: int = 128):
+def flash_attention_tensor_cores(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THREADS: int = 128):
     M, N, D = T.const("M, N, D")
     Q: T.Tensor((M, D), T.float16)
     K: T.Tensor((N, D), T.float16)
@@ -20,7 +18,6 @@ def flash_attention(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THREAD
     O = T.empty((M, D), T.float16)  # noqa: E741 (O, the output, as in the formulas)
 
     with T.Kernel(T.ceildiv(M, BLOCK_M), threads=THREADS) as bx:
-        # TODO begin: one pass over the key tiles with a running max, a running sum and rescaling
         scale = math.log2(math.e) / math.sqrt(D)  # exp(x / sqrt(D)) == exp2(x * scale)
         Q_tile = T.alloc_shared((BLOCK_M, D), T.float16)
         K_tile = T.alloc_shared((BLOCK_N, D), T.float16)
@@ -32,7 +29,6 @@ def flash_attention(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THREAD
         prev_max = T.alloc_fragment((BLOCK_M,), T.float32)
         correction = T.alloc_fragment((BLOCK_M,), T.float32)
         tile_sum = T.alloc_fragment((BLOCK_M,), T.float32)
-        max_scaled = T.alloc_fragment((BLOCK_M,), T.float32)
         row_sum = T.alloc_fragment((BLOCK_M,), T.float32)
 
         T.copy(Q[bx * BLOCK_M, 0], Q_tile)
@@ -46,13 +42,12 @@ def flash_attention(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THREAD
             for i, c in T.Parallel(BLOCK_M, BLOCK_N):
                 S[i, c] = T.if_then_else(j * BLOCK_N + c < N, S[i, c], -T.infinity(T.float32))
 
-            T.copy(row_max, prev_max)
             T.reduce_max(S, row_max, dim=1, clear=False)
+            T.copy(row_max, prev_max)
             for i in T.Parallel(BLOCK_M):
-                correction[i] = T.exp2(prev_max[i] * scale - row_max[i] * scale)
-                max_scaled[i] = row_max[i] * scale
+                correction[i] = T.exp2((prev_max[i] - row_max[i]) * scale)
             for i, c in T.Parallel(BLOCK_M, BLOCK_N):
-                S[i, c] = T.exp2(S[i, c] * scale - max_scaled[i])  # one FFMA per element, then the exp2
+                S[i, c] = T.exp2((S[i, c] - row_max[i]) * scale)
             T.reduce_sum(S, tile_sum, dim=1)
             for i in T.Parallel(BLOCK_M):
                 row_sum[i] = row_sum[i] * correction[i] + tile_sum[i]
@@ -66,6 +61,5 @@ def flash_attention(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THREAD
         for i, d in T.Parallel(BLOCK_M, D):
             acc[i, d] = acc[i, d] / row_sum[i]
         T.copy(acc, O[bx * BLOCK_M, 0])
-        # TODO end
 
     return O
