@@ -299,9 +299,10 @@ def matmul_cuda_cores(A, B, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
 # ## Tensor Cores and CUDA cores
 #
 # The CUDA cores execute scalar instructions: a warp's fp32 fused multiply-add does 32 of them, one
-# per thread. A Tensor Core does a small matrix multiply-accumulate, `D = A B + C` on tiles, per instruction, issued jointly by a warp
-# (32 threads) or, on Hopper, by a warpgroup (4 warps, 128 threads). On the H200: ~989 dense fp16
-# TFLOP/s against ~67 fp32 TFLOP/s on the CUDA cores, about 15x (docs/results/datasheets.md).
+# per thread. A Tensor Core does a small matrix multiply-accumulate, `D = A B + C` on tiles, per
+# instruction, issued jointly by a warp (32 threads) or, on Hopper, by a warpgroup (4 warps, 128
+# threads). On the H200: ~989 dense fp16 TFLOP/s against ~67 fp32 TFLOP/s on the CUDA cores, about 15x
+# (docs/results/datasheets.md).
 #
 # `T.gemm(A_tile, B_tile, acc)` adds `A_tile @ B_tile` into `acc` on the Tensor Cores. TileLang picks
 # the instruction from the target and from where the operands live:
@@ -379,8 +380,8 @@ def matmul_naive(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, THREADS: int = 
 # **Experiment.** The next cell compiles the reference GEMMs for sm_90a (no GPU needed, 10 to 20
 # seconds) and prints what nvcc allotted them: registers and spills per thread, shared memory and
 # threads per block, and the MMA and copy instructions. `resource_usage` from
-# `grader.teaching.experiments` does the same for any kernel, yours included. Predict before you run it: which of the five kernels spills, and which get
-# `wgmma` rather than `mma.sync`?
+# `grader.teaching.experiments` does the same for any kernel, yours included. Predict before you run
+# it: which of the five kernels spills, and which get `wgmma` rather than `mma.sync`?
 
 # %% [notebook]
 # from grader.teaching.experiments import compare_tiles, table
