@@ -8,18 +8,22 @@ gaps) to one plain paragraph of text (no newlines, no markup)::
 
     {
       "gemv": {
-        "1": "What to achieve and which TileLang construct to reach for.",
+        "1": "Why: the idea behind the kernel, or the trap it avoids, in a sentence or two.",
         "2": "How the pieces fit: which buffers, which loop, in what order.",
-        "3": "Close to the answer: it may name the index expressions, but it is not the code."
+        "3": "Close to the answer: what each step computes, in words, still not the code."
       }
     }
 
-Tier 1 is the text of the stub's TODO comment (the comment lines between ``# TODO begin`` and
-``raise NotImplementedError``, joined into one paragraph); tests/test_hints.py checks that the two
-agree and that no tier-1 text holds an expression of the solution's code. Each later tier says more,
-and the last is close to the answer without being the code verbatim. Keys are kernel names exactly as
-in the puzzle's ``Kernel(function=...)``; a translation keeps the same keys and tiers, one paragraph
-for one paragraph.
+Tier 1 adds what the screen does not: the stub's TODO comment already says what to build, so tier 1
+says why (the idea, the trap), never restates the comment and holds no expression of the solution.
+The hard kernels (the online softmax, attention, the tuned and stream-K GEMMs, the convolutions by
+matrix multiply, the dequantizing GEMMs) have four tiers: the idea, the data layout (which buffers,
+where they live, their shapes), the control flow (the loops, their order, what happens per step) and
+the expressions (each one named and described, not written out). The others have three: why, how,
+close. No kernel's tiers together quote more than a fifth of the solution's index and arithmetic
+expressions, even with the variables renamed: the learner writes the code. tests/test_hints.py
+checks all of this. Keys are kernel names exactly as in the puzzle's ``Kernel(function=...)``; a
+translation keeps the same keys and tiers, one paragraph for one paragraph.
 
 Nothing is read at import time and nothing is cached: every call reads the file it needs.
 """
@@ -114,7 +118,8 @@ def load(puzzle_id: str, root: Path | None = None) -> dict[str, list[str]]:
 
 def todo_comments(text: str) -> dict[str, tuple[str, str]]:
     """Kernel name -> (title, paragraph) of each TODO region in a module's text: the title is what
-    follows ``# TODO begin:``, the paragraph the region's other comment lines joined (tier 1 in a stub)."""
+    follows ``# TODO begin:``, the paragraph the region's other comment lines joined (the one hint of
+    a kernel that has no hint file entry)."""
     import ast
 
     from grader.discover import REGION

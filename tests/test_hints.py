@@ -1,5 +1,7 @@
-"""Tiered hints: the stubs' TODO comments (tier 1) never hold an expression of the solution, the hint
-files agree with the stubs, and ``--hint`` / ``hint()`` give each tier and say when one does not exist."""
+"""Tiered hints: the stubs' TODO comments never hold an expression of the solution; tier 1 says why,
+not what the TODO comment already says; the hard kernels have four tiers and the others three; no
+kernel's tiers together dictate more than a fifth of the solution's expressions; and ``--hint`` /
+``hint()`` give each tier and say when one does not exist."""
 
 from __future__ import annotations
 
@@ -21,6 +23,21 @@ PUZZLES = sorted(STUBS)
 TOKEN = re.compile(r"[A-Za-z_]\w*|\d+(?:\.\d*)?|\*\*|//|>>|<<|<=|>=|==|!=|\S")
 MIN_TOKENS = 3  # an expression of fewer tokens (-x) says nothing a sentence would not
 VERBATIM_TOKENS = 8  # a solution line at least this long must not appear whole in any tier
+# Four tiers (idea, data layout, control flow, expressions) for these; three (why, how, close) for the rest.
+HARD_KERNELS = {
+    "softmax_online",
+    "flash_attention",
+    "matmul_tuned",
+    "matmul_streamk",
+    "flash_attention_tensor_cores",
+    "conv1d_im2col",
+    "conv1d_implicit",
+    "dequant_matmul",
+    "dequant_matmul_decode",
+}
+MAX_DICTATED = 0.2  # at most this fraction of a solution's expressions may be quoted across all its tiers
+MAX_TODO_OVERLAP = 0.25  # at most this fraction of tier 1's word trigrams may come from the TODO comment
+LOOP_HEADERS = {"serial", "Parallel", "Pipelined", "unroll", "vectorized"}
 
 
 def tokens(text: str) -> tuple[str, ...]:
@@ -67,6 +84,71 @@ def code_lines(code: str) -> set[tuple[str, ...]]:
     return {tokens(line) for line in lines if len(tokens(line)) >= VERBATIM_TOKENS}
 
 
+def _is_variable(token: str, before: str) -> bool:
+    """A lowercase name that is not an attribute (``acc``, ``row_max``, ``k``): a hint may call it anything.
+    Capitalised names (``BLOCK_K``, ``A``, ``T``) and attributes (``T.exp2``) must match as written."""
+    return re.fullmatch(r"[a-z_]\w*", token) is not None and before != "."
+
+
+def quotes(text: tuple[str, ...], expression: tuple[str, ...]) -> bool:
+    """Whether the text holds the expression token for token, up to a consistent renaming of its
+    variables: ``(chunk * CHUNK + k) * BLOCK_K`` quotes ``(c * CHUNK + kk) * BLOCK_K``."""
+    for start in range(len(text) - len(expression) + 1):
+        window, renamed, named = text[start : start + len(expression)], {}, {}
+        for position, (want, got) in enumerate(zip(expression, window)):
+            variable = _is_variable(want, expression[position - 1] if position else "")
+            if variable != _is_variable(got, text[start + position - 1] if start + position else ""):
+                break
+            if not variable and want != got:
+                break
+            if variable and (renamed.setdefault(want, got) != got or named.setdefault(got, want) != want):
+                break
+        else:
+            return True
+    return False
+
+
+def solution_expressions(code: str) -> set[tuple[str, ...]]:
+    """The code's index and arithmetic expressions, as tokens: every operator (``bx * BLOCK``,
+    ``j < N``) and every call that gives a value (``T.exp2(...)``, ``T.ceildiv(...)``), subexpressions
+    included; not the statements (``T.copy(...)``), the allocations, or the loop headers themselves."""
+    tree = ast.parse(code)
+    skipped = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr)}
+    skipped |= {id(n.iter) for n in ast.walk(tree) if isinstance(n, ast.For)}
+    found: set[tuple[str, ...]] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+            if id(node) in skipped or name.startswith("alloc_") or name in LOOP_HEADERS:
+                continue
+        elif not isinstance(node, (ast.BinOp, ast.BoolOp, ast.Compare)) and not (
+            isinstance(node, ast.UnaryOp) and not isinstance(node.operand, ast.Constant)
+        ):
+            continue
+        if len(tokens(ast.unparse(node))) >= MIN_TOKENS:
+            found.add(tokens(ast.unparse(node)))
+    return found
+
+
+def dictated(tiers: list[str], solution_region: str) -> tuple[list[str], int]:
+    """The solution's expressions that some tier quotes, and how many expressions the solution has.
+    All tiers count together: a learner who asks for the last one has read them all."""
+    expressions_ = solution_expressions(region_code(solution_region))
+    quoted = [e for e in expressions_ if any(quotes(tokens(tier), e) for tier in tiers)]
+    return sorted(" ".join(e) for e in quoted), len(expressions_)
+
+
+def words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9_.]+", text.lower())
+
+
+def todo_overlap(tier: str, comment: str) -> float:
+    """The fraction of the tier's word trigrams that the TODO comment also has (1.0: a restatement)."""
+    said = {tuple(words(comment)[i : i + 3]) for i in range(len(words(comment)) - 2)}
+    trigrams = [tuple(words(tier)[i : i + 3]) for i in range(len(words(tier)) - 2)]
+    return sum(t in said for t in trigrams) / max(1, len(trigrams))
+
+
 def kernel_regions(text: str) -> dict[str, str]:
     """Kernel name -> the text of its TODO region."""
     spans = [(n.lineno, n.end_lineno, n.name) for n in ast.parse(text).body if isinstance(n, ast.FunctionDef)]
@@ -103,14 +185,73 @@ def test_the_leak_check_finds_an_expression_and_lets_a_sentence_pass():
 
 
 @pytest.mark.parametrize("puzzle_id", PUZZLES)
-def test_every_kernel_has_tiers_and_tier_1_is_the_stub_comment(puzzle_id):
+def test_every_kernel_has_its_tiers_and_tier_1_says_what_the_stub_does_not(puzzle_id):
     data = hints.load(puzzle_id)
-    comments = hints.todo_comments(STUBS[puzzle_id].read_text())
-    for kernel in graded_kernels(STUBS[puzzle_id].read_text()):
+    stub = STUBS[puzzle_id].read_text()
+    comments, solution = hints.todo_comments(stub), kernel_regions(SOLUTIONS[puzzle_id].read_text())
+    for kernel in graded_kernels(stub):
         assert kernel in data, f"{hints.hints_file(puzzle_id).name} has no hints for {kernel}"
-        assert len(data[kernel]) >= 2, f"{kernel}: only the stub's tier"
-        assert data[kernel][0] == comments[kernel][1], f"{kernel}: tier 1 differs from the stub's TODO comment"
-    assert set(data) <= set(graded_kernels(STUBS[puzzle_id].read_text())), "hints for a kernel the puzzle lacks"
+        assert len(data[kernel]) == (4 if kernel in HARD_KERNELS else 3), f"{kernel}: {len(data[kernel])} tiers"
+        title, comment = comments[kernel]
+        overlap = todo_overlap(data[kernel][0], f"{title} {comment}")
+        assert overlap <= MAX_TODO_OVERLAP, f"{kernel}: tier 1 restates the TODO comment ({overlap:.0%})"
+        quoted, _ = dictated(data[kernel][:1], solution[kernel])
+        assert not quoted, f"{kernel}: tier 1 holds an expression of the solution: {quoted}"
+    assert set(data) <= set(graded_kernels(stub)), "hints for a kernel the puzzle lacks"
+
+
+@pytest.mark.parametrize("puzzle_id", PUZZLES)
+def test_no_kernel_s_tiers_dictate_its_solution(puzzle_id):
+    solution = kernel_regions(SOLUTIONS[puzzle_id].read_text())
+    over = {}
+    for kernel, tiers in hints.load(puzzle_id).items():
+        quoted, total = dictated(tiers, solution[kernel])
+        if len(quoted) > MAX_DICTATED * total:
+            over[kernel] = f"{len(quoted)} of {total}: {quoted}"
+    assert not over, f"hints that quote more than {MAX_DICTATED:.0%} of the solution's expressions: {over}"
+
+
+STREAMK_LIKE = """# TODO begin: a made-up solution
+lo = pid * work // SMS
+for step in T.serial(waves * chunks + share):
+    c = T.if_then_else(step < waves * chunks, step % chunks, g % chunks)
+    for k in T.Pipelined(CHUNK, num_stages=STAGES):
+        T.copy(A[row * BLOCK_M, (c * CHUNK + k) * BLOCK_K], A_tile)
+# TODO end"""
+
+
+def test_the_dictation_measure_counts_a_transliteration_renamed_or_not_and_lets_words_pass():
+    expressions_ = solution_expressions(region_code(STREAMK_LIKE))
+    assert ("T", ".", "Pipelined", "(", "CHUNK", ",", "num_stages", "=", "STAGES", ")") not in expressions_
+    assert tokens("(c * CHUNK + k) * BLOCK_K") in expressions_ and tokens("step % chunks") in expressions_
+    transliteration = (
+        "Set lo to pid * work // SMS and loop step over T.serial(waves * chunks + share); c is "
+        "T.if_then_else(step < waves * chunks, step % chunks, g % chunks); loop k over T.Pipelined(CHUNK, "
+        "num_stages=STAGES) and copy A[row * BLOCK_M, (c * CHUNK + k) * BLOCK_K] into A_tile."
+    )
+    quoted, total = dictated([transliteration], STREAMK_LIKE)
+    assert len(quoted) == total == len(expressions_)
+    renamed = transliteration.replace("step", "s").replace(" c ", " chunk ").replace("(c ", "(chunk ")
+    assert dictated(["A first tier in words.", renamed], STREAMK_LIKE)[0] == quoted
+    in_words = (
+        "Each block takes an equal share of the last wave's chunks; a step is a whole tile or one chunk of "
+        "the share, and its K steps start where the chunk does."
+    )
+    assert dictated([in_words], STREAMK_LIKE) == ([], total)
+    one = dictated(["A chunk's K steps start at (chunk * CHUNK + kk) * BLOCK_K of A."], STREAMK_LIKE)[0]
+    assert one == ["( c * CHUNK + k ) * BLOCK_K", "c * CHUNK", "c * CHUNK + k"]
+    assert MAX_DICTATED * total < len(quoted), "a transliteration fails the bound"
+    # names that are not variables must match as written: another constant is another expression
+    assert dictated(["(chunk * CHUNK + kk) * BLOCK_N"], STREAMK_LIKE)[0] == ["c * CHUNK", "c * CHUNK + k"]
+    assert not quotes(tokens("x * y"), tokens("a * a")), "one name cannot stand for two"
+
+
+def test_the_overlap_with_the_todo_comment_finds_a_restatement():
+    comment = "Walk K in tiles with a T.serial loop and fold each row into running sums with T.reduce_sum."
+    assert todo_overlap(comment, comment) == 1.0
+    assert todo_overlap("Walk K in tiles with a T.serial loop, then sum.", comment) > MAX_TODO_OVERLAP
+    why = "A matrix-vector product reads every element of A once, so its speed is the speed of memory."
+    assert todo_overlap(why, comment) == 0.0
 
 
 @pytest.mark.parametrize("puzzle_id", PUZZLES)
