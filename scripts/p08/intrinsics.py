@@ -173,7 +173,9 @@ WGMMA_MARKS = ("tl::initialize_wgmma_descriptor<", "tl::warpgroup_arrive()", "tl
 
 VARIANTS = (
     # 8 warps as 2 x 4, each owning a 64 x 64 piece of the 128 x 256 tile
-    Variant("matmul_mma_sync", matmul_mma_sync, {**TUNED_BLOCK, "WARPS_M": 2, "WARPS_N": 4}, MMA_SYNC_MARKS, ("wgmma",)),
+    Variant(
+        "matmul_mma_sync", matmul_mma_sync, {**TUNED_BLOCK, "WARPS_M": 2, "WARPS_N": 4}, MMA_SYNC_MARKS, ("wgmma",)
+    ),
     # 2 warpgroups, each owning 128 of the 256 columns: T.gemm's own split for this tile
     Variant("matmul_wgmma", matmul_wgmma, {**TUNED_BLOCK, "WARPGROUPS": 2}, WGMMA_MARKS, ("mma_sync", "ldmatrix")),
 )
