@@ -246,6 +246,16 @@ def test_the_dictation_measure_counts_a_transliteration_renamed_or_not_and_lets_
     assert not quotes(tokens("x * y"), tokens("a * a")), "one name cannot stand for two"
 
 
+def test_the_bound_rejects_the_hints_that_dictated_the_code():
+    """The tiers of flash attention, stream-K and the implicit convolution as they stood before the bound
+    (tests/data/hints_that_dictated.json): each quoted more than the bound allows."""
+    before = json.loads((ROOT / "tests" / "data" / "hints_that_dictated.json").read_text(encoding="utf-8"))
+    for old in before["hints"]:
+        solution = kernel_regions(SOLUTIONS[old["puzzle"]].read_text())[old["kernel"]]
+        quoted, total = dictated(old["tiers"], solution)
+        assert len(quoted) > MAX_DICTATED * total, f"{old['kernel']}: {len(quoted)} of {total} passes the bound"
+
+
 def test_the_overlap_with_the_todo_comment_finds_a_restatement():
     comment = "Walk K in tiles with a T.serial loop and fold each row into running sums with T.reduce_sum."
     assert todo_overlap(comment, comment) == 1.0
