@@ -11,6 +11,7 @@ import re
 import sys
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from grader.discover import course_root, normalize_id, puzzle_files
@@ -240,7 +241,7 @@ def pending(puzzle_id: str, lang: str, root: Path | None = None) -> list[str]:
             out.append(f"{where}: fuzzy (the English changed since it was translated)")
         else:
             out += [f"{where}: {problem}" for problem in mismatches(entry.msgid, found.msgstr)]
-    return out
+    return out + comment_pending(puzzle_id, lang, root)
 
 
 def complete_list(lang: str, root: Path | None = None) -> list[str]:
@@ -302,7 +303,8 @@ def setup_source(puzzle_id: str, lang: str) -> str:
 def translated_notebook(source: Path, puzzle_id: str, lang: str, root: Path | None = None):
     """The notebook of one puzzle in ``lang``: the English notebook's cells, ids and metadata, with the
     prose from the catalogue and the setup cell's %puzzle line naming the language. Code cells other
-    than the setup are byte-identical to the English notebook's. The deep-dive heading's label and the
+    than the setup are the English notebook's with their comments translated (comments/pNN.po): the code
+    itself is byte-identical. The deep-dive heading's label and the
     [measured] fold's summary come from grader.po."""
     from grader.course.notebooks import puzzle_notebook
 
@@ -318,6 +320,7 @@ def translated_notebook(source: Path, puzzle_id: str, lang: str, root: Path | No
     for cell in notebook.cells:
         if cell.metadata.get("tilelang_course", {}).get("role") == "setup":
             cell.source = setup_source(puzzle_id, lang)
+    translate_code_comments(notebook, puzzle_id, lang, root)
     notebook.metadata["tilelang_course"]["lang"] = lang
     return notebook
 
@@ -346,6 +349,9 @@ def main(argv: Sequence[str]) -> int:
             fuzzy = sum(e.fuzzy for e in entries)
             state = "written" if changed else "unchanged"
             print(f"{path.relative_to(root)}: {done} of {len(entries)} translated, {fuzzy} fuzzy ({state})")
+            path, changed, entries = update_comments(puzzle_id, args.lang, root)
+            done, state = sum(e.done for e in entries), "written" if changed else "unchanged"
+            print(f"{path.relative_to(root)}: {done} of {len(entries)} comments translated ({state})")
         return 0
     required = complete_list(args.lang, root)
     failed = False
@@ -407,3 +413,165 @@ def grader_catalogue_problems(lang: str, root: Path | None = None) -> list[str]:
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
+
+
+# ------------------------------------------------------------------------------ code comments
+# The comments of a notebook's code cells are translated too; the code never is. Each comment block (consecutive
+# full-line comments at one indentation) and each trailing comment is one entry of i18n/LANG/comments/pNN.po,
+# msgctxt "CELL_ID:comment", msgid its English text without the "# ". A "# TODO begin: title" line keeps its
+# marker and translates only the title. The notebook build swaps the comment text and nothing else.
+
+COMMENT_CONTEXT = "{cell}:comment"
+TODO_BEGIN = re.compile(r"^TODO begin:?\s*")
+PRAGMA = re.compile(r"^(noqa|type:|fmt:|pragma|ruff:|TODO end)\b")
+
+
+@dataclass
+class CommentBlock:
+    """One translatable comment of a code cell: lines first..last (0-based, inclusive) at ``column``."""
+
+    first: int
+    last: int
+    column: int
+    text: str  # the English, one line of it per comment line, without "# " (and without the TODO marker)
+    trailing: bool = False  # after code on its line
+    marker: str = ""  # "TODO begin: ", kept as it is
+
+
+def _comment_tokens(source: str) -> list[tuple[int, int, str]] | None:
+    """(line index, column, comment text without '#') for each comment of a cell, or None where the cell is
+    not Python (a magic line) and tokenize gives up."""
+    import io
+    import tokenize
+
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return None
+    return [(t.start[0] - 1, t.start[1], t.string[1:]) for t in tokens if t.type == tokenize.COMMENT]
+
+
+def comment_blocks(source: str) -> list[CommentBlock]:
+    """The translatable comments of one code cell, in order."""
+    lines = source.splitlines()
+    blocks: list[CommentBlock] = []
+    for row, column, raw in _comment_tokens(source) or []:
+        text = raw[1:] if raw.startswith(" ") else raw
+        trailing = bool(lines[row][:column].strip())
+        if not re.search(r"[A-Za-z]", text) or PRAGMA.match(text):
+            continue
+        marker = TODO_BEGIN.match(text)
+        if marker:
+            blocks.append(CommentBlock(row, row, column, text[marker.end() :], marker=marker.group()))
+            continue
+        last = blocks[-1] if blocks else None
+        if (
+            not trailing
+            and last is not None
+            and not last.trailing
+            and not last.marker
+            and last.column == column
+            and last.last == row - 1
+        ):
+            last.last, last.text = row, f"{last.text}\n{text}"
+        else:
+            blocks.append(CommentBlock(row, row, column, text, trailing=trailing))
+    return blocks
+
+
+def translate_comments(source: str, context: str, entries: dict[tuple[str, str], Entry]) -> str:
+    """A code cell with each comment whose translation is done replaced by it; the code byte for byte."""
+    lines = source.splitlines()
+    for block in reversed(comment_blocks(source)):
+        entry = entries.get((context, block.text))
+        if entry is None or not entry.done:
+            continue
+        said = entry.msgstr.splitlines() or [""]
+        if block.trailing:
+            line = lines[block.first]
+            lines[block.first] = f"{line[: block.column]}# {' '.join(s.strip() for s in said)}"
+            continue
+        indent = lines[block.first][: block.column]
+        new = [f"{indent}# {block.marker if i == 0 else ''}{s}".rstrip() for i, s in enumerate(said)]
+        lines[block.first : block.last + 1] = new
+    return "\n".join(lines) + ("\n" if source.endswith("\n") else "")
+
+
+def without_comments(source: str) -> list[str]:
+    """A code cell's lines with every comment removed and comment-only lines dropped: what a translation
+    of the comments must leave unchanged."""
+    lines = source.splitlines()
+    cut: dict[int, int] = {}
+    for row, column, _ in _comment_tokens(source) or []:
+        cut[row] = column
+    out = []
+    for row, line in enumerate(lines):
+        kept = line[: cut[row]].rstrip() if row in cut else line
+        if kept.strip() or row not in cut:
+            out.append(kept)
+    return out
+
+
+def _code_cells(notebook):
+    for cell in notebook.cells:
+        if cell.cell_type == "code" and cell.metadata.get("tilelang_course", {}).get("role") != "setup":
+            yield cell
+
+
+def comment_entries(source: Path, puzzle_id: str) -> list[Entry]:
+    """The comment entries of one puzzle's stub notebook (msgstr empty), in notebook order."""
+    from grader.course.notebooks import puzzle_notebook
+
+    entries: dict[tuple[str, str], Entry] = {}
+    for cell in _code_cells(puzzle_notebook(source, puzzle_id)):
+        context = COMMENT_CONTEXT.format(cell=cell.id)
+        for block in comment_blocks(cell.source):
+            entries.setdefault((context, block.text), Entry(context, block.text))
+    return list(entries.values())
+
+
+def comment_catalogue_path(puzzle_id: str, lang: str, root: Path | None = None) -> Path:
+    return folder(lang, root) / "comments" / f"p{puzzle_id}.po"
+
+
+def update_comments(puzzle_id: str, lang: str, root: Path | None = None) -> tuple[Path, bool, list[Entry]]:
+    """Refresh one puzzle's comment catalogue from its stub; return (path, whether it changed, its entries)."""
+    root = root or course_root()
+    source = puzzle_files(root / "puzzles")[puzzle_id]
+    path = comment_catalogue_path(puzzle_id, lang, root)
+    entries = updated(comment_entries(source, puzzle_id), read_po(path))
+    note = (
+        f"Puzzle {puzzle_id} ({source.name}) in {lang}, the comments of its notebook's code cells: msgctxt is\n"
+        "CELL_ID:comment, msgid one comment block without its '# '; break the translation's lines as you like.\n"
+        "Refresh with: python -m grader i18n update"
+    )
+    return path, write_po(path, entries, lang, note), entries
+
+
+def comment_pending(puzzle_id: str, lang: str, root: Path | None = None) -> list[str]:
+    """What keeps a puzzle's comment catalogue from being complete: one line per comment missing, untranslated,
+    fuzzy, or whose numbers and code differ from the English."""
+    root = root or course_root()
+    source = puzzle_files(root / "puzzles")[puzzle_id]
+    path = comment_catalogue_path(puzzle_id, lang, root)
+    have = {e.key: e for e in read_po(path)}
+    out = []
+    for entry in comment_entries(source, puzzle_id):
+        found = have.get(entry.key)
+        where = f"comments/{path.name} [{entry.msgctxt}] {entry.msgid[:60]!r}"
+        if found is None:
+            out.append(f"{where}: not in the catalogue (run python -m grader i18n update)")
+        elif not found.msgstr:
+            out.append(f"{where}: not translated")
+        elif found.fuzzy:
+            out.append(f"{where}: fuzzy (the English changed since it was translated)")
+        else:
+            out += [f"{where}: {problem}" for problem in mismatches(entry.msgid, found.msgstr)]
+    return out
+
+
+def translate_code_comments(notebook, puzzle_id: str, lang: str, root: Path | None = None) -> None:
+    """Every code cell but the setup with its comments from the comment catalogue (in place)."""
+    entries = catalogue(comment_catalogue_path(puzzle_id, lang, root))
+    for cell in _code_cells(notebook):
+        cell.source = translate_comments(cell.source, COMMENT_CONTEXT.format(cell=cell.id), entries)
