@@ -1,0 +1,227 @@
+"""The --explain view (grader.frontends.explain_view) renders hand-made records in text and HTML: a gemv block
+whose copies read past the tensor's edge, a T.Parallel store with a mask, a gemm tile, a learner's hostile names."""
+
+from __future__ import annotations
+
+import base64
+import html
+import re
+
+import numpy as np
+import pytest
+
+from grader.frontends import explain_view
+from grader.outcome import Explanation, Step, TileValues, Touch
+
+M, K, BLOCK = 127, 129, 64  # gemv's odd case: A is 127x129, one block per 64 rows, K in tiles of 64
+
+
+def packed(mask: np.ndarray) -> str:
+    return base64.b64encode(np.packbits(mask.reshape(-1)).tobytes()).decode("ascii")
+
+
+def copy_step(index: int, k: int) -> Step:
+    """A[64:128, k*64:(k+1)*64] -> A_tile: rows past 126 and columns past 128 read as zero."""
+    box = [BLOCK, 2 * BLOCK, k * BLOCK, (k + 1) * BLOCK]
+    clipped = [BLOCK, M, k * BLOCK, min(K, (k + 1) * BLOCK)]
+    inside = (clipped[1] - clipped[0]) * (clipped[3] - clipped[2])
+    touches = [
+        Touch("A", "global", [M, K], "read", boxes=[clipped], count=inside),
+        Touch("A_tile", "shared", [BLOCK, BLOCK], "write", boxes=[[0, BLOCK, 0, BLOCK]], count=BLOCK * BLOCK),
+    ]
+    if inside < BLOCK * BLOCK:
+        touches.insert(1, Touch("A", "global", [M, K], "zero", boxes=[box], count=BLOCK * BLOCK - inside))
+    return Step(index, 42, "T.copy(A[bx * 64, k * 64], A_tile)", "copy", {"k": k}, touches)
+
+
+def accumulate_step(index: int, k: int) -> Step:
+    values = [[float(k + 1) * (i % 5 - 2) for i in range(BLOCK)]]
+    tile = TileValues("acc", "local.fragment", [BLOCK], values, low=-2.0 * (k + 1), high=2.0 * (k + 1))
+    touches = [
+        Touch("A_tile", "shared", [BLOCK, BLOCK], "read", boxes=[[0, BLOCK, 0, BLOCK]], count=BLOCK * BLOCK),
+        Touch("acc", "local.fragment", [BLOCK], "write", boxes=[[0, BLOCK]], count=BLOCK),
+    ]
+    return Step(index, 44, "acc[i] += A_tile[i, j] * x_tile[j]", "parallel", {"k": k}, touches, [tile])
+
+
+def store_mask() -> np.ndarray:
+    mask = np.zeros(M, dtype=bool)
+    mask[BLOCK:M] = True
+    return mask
+
+
+def gemv_explanation() -> Explanation:
+    """Block 1 of gemv on the 127x129 case: fill, three K steps (a copy, an accumulation), a masked store."""
+    fill = Step(
+        0,
+        40,
+        "T.clear(acc)",
+        "fill",
+        {},
+        [Touch("acc", "local.fragment", [BLOCK], "write", boxes=[[0, BLOCK]], count=BLOCK)],
+        [TileValues("acc", "local.fragment", [BLOCK], [[0.0] * BLOCK], low=0.0, high=0.0)],
+    )
+    steps = [fill]
+    for k in range(3):
+        steps += [copy_step(len(steps), k), accumulate_step(len(steps) + 1, k)]
+    store = Step(
+        len(steps),
+        47,
+        "y[bx * 64 + i] = acc[i]",
+        "parallel",
+        {},
+        [
+            Touch("acc", "local.fragment", [BLOCK], "read", boxes=[[0, BLOCK]], count=BLOCK),
+            Touch("y", "global", [M], "write", mask=packed(store_mask()), count=int(store_mask().sum())),
+        ],
+    )
+    steps.append(store)
+    return Explanation(
+        "gemv",
+        "odd_127x129",
+        [1, 0],
+        [2, 1],
+        steps,
+        marked=store.index,
+        why="y[64] was stored by block (1, 0) at line 47 (step 7) from acc[0]",
+        target={"buffer": "y", "index": [64], "got": 1.5, "expected": 2.0},
+    )
+
+
+def gemm_explanation() -> Explanation:
+    """One K step of a tiled matmul: the 128x128 accumulator pooled to 32x32 cells of 4x4 elements."""
+    values = [[float(i - j) if (i + j) % 7 else None for j in range(32)] for i in range(32)]
+    tile = TileValues("C_local", "local.fragment", [128, 128], values, cell=[4, 4], low=-31.0, high=31.0)
+    touches = [
+        Touch("A_shared", "shared", [128, 32], "read", boxes=[[0, 128, 0, 32]], count=128 * 32),
+        Touch("B_shared", "shared", [32, 128], "read", boxes=[[0, 32, 0, 128]], count=32 * 128),
+        Touch("C_local", "local.fragment", [128, 128], "write", boxes=[[0, 128, 0, 128]], count=128 * 128),
+    ]
+    gemm = Step(0, 61, "T.gemm(A_shared, B_shared, C_local)", "gemm", {"ko": 2}, touches, [tile])
+    copy = Step(
+        1,
+        58,
+        "T.copy(A[by * 128, ko * 32], A_shared)",
+        "copy",
+        {"ko": 3},
+        [Touch("A", "global", [1024, 2048, 4], "read", boxes=[[128, 256, 96, 128, 0, 4]], count=128 * 32 * 4)],
+    )
+    return Explanation("matmul", "large", [0, 1], [8, 8], [gemm, copy])
+
+
+def test_the_mask_decoder_reads_numpy_packbits():
+    rng = np.random.default_rng(3)
+    for shape in ([127], [5, 13], [2, 3, 7], [8]):
+        mask = rng.random(shape) < 0.4
+        decoded = explain_view.decode_mask(packed(mask), list(shape))
+        assert decoded.shape == tuple(shape)
+        assert (decoded == mask).all()
+
+
+def test_text_lines_say_each_step_with_slices_masks_zeros_and_the_mark():
+    lines = explain_view.text_lines(gemv_explanation(), lang="en")
+    assert lines[0] == "gemv, case odd_127x129, block (1, 0) of grid (2, 1)"
+    assert "y[64] was stored by block (1, 0)" in lines[1]
+    assert lines[2].strip() == "first wrong element: y[64] = 1.5, expected 2"
+    steps = [line for line in lines if re.match(r"(>> |   )step ", line)]
+    assert len(steps) == 8
+    assert steps[1] == (
+        "   step 1  line 42  k=0  T.copy  A[64:127, 0:64], A[64:128, 0:64] (64 past the edge, read as zeros) -> A_tile"
+    )
+    # the one column inside the tensor is an index, not a slice
+    assert "A[64:127, 128], A[64:128, 128:192] (4033 past the edge, read as zeros) -> A_tile" in steps[5]
+    assert steps[-1] == ">> step 7  line 47  T.Parallel  acc -> y (63 elements)"
+    assert sum(line.startswith(">>") for line in lines) == 1
+    assert "      | T.copy(A[bx * 64, k * 64], A_tile)" in lines  # each source line once per run of steps
+    assert sum("| T.copy" in line for line in lines) == 3
+
+
+def test_the_page_has_one_section_per_step_and_opens_at_the_mark():
+    explanation = gemv_explanation()
+    page = explain_view.html_page(explanation, lang="en")
+    assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
+    assert "http://" not in page and "https://" not in page and "src=" not in page  # nothing fetched
+    sections = re.findall(r'<section class="step( marked)?" data-step="(\d+)"', page)
+    assert [int(n) for _, n in sections] == list(range(len(explanation.steps)))
+    assert [n for marked, n in sections if marked] == ["7"]
+    assert 'value="7"' in page and "show(asked?+asked[1]:7)" in page  # or the step the address names (#step=N)
+    assert page.count('<svg class="tensor"') == 2 * len(explanation.steps)  # A and y in every step
+    assert "the wrong element came from here" in page
+    for word in ("read past the edge (zeros)", "written", "outside the tensor"):
+        assert word in page  # the legend
+
+
+def test_the_pictures_colour_reads_zeros_and_writes():
+    explanation = gemv_explanation()
+    pictures = explain_view.global_tensors(explanation)
+    assert list(pictures) == ["A", "y"]
+    picture = pictures["A"]
+    assert picture.extent == [128, 192]  # grown to the farthest zero so the reads past the edge show
+    tail = explanation.steps[5]
+    svg = picture.svg([t for t in tail.touches if t.buffer == "A"], "A")
+    assert f'fill="{explain_view.COLOURS["zero"]}"' in svg and f'fill="{explain_view.COLOURS["read"]}"' in svg
+    assert '<rect x="128" y="64" width="1" height="63"' in svg  # the read: column 128, rows 64..126
+    assert 'stroke-dasharray="4 2"' in svg  # the tensor's edge
+    store = explanation.steps[-1]
+    rects = pictures["y"].mask_rects(explain_view.decode_mask(store.touches[1].mask, [M]))
+    assert rects == [(64, 0, 63, 1)]
+
+
+def test_a_folded_three_axis_box_draws_one_rectangle_per_leading_index():
+    picture = explain_view.global_tensors(gemm_explanation())["A"]
+    assert (picture.rows, picture.cols) == (1024 * 2048, 4)
+    rects = picture.box_rects([128, 130, 96, 128, 0, 4])
+    assert rects == [(0, 128 * 2048 + 96, 4, 32), (0, 129 * 2048 + 96, 4, 32)]
+
+
+def test_a_mask_too_fine_to_draw_is_pooled_before_its_runs_are_merged():
+    picture = explain_view.TensorPicture("x", [1024, 1024], [])
+    mask = np.zeros((1024, 1024), dtype=bool)
+    mask[:, ::2] = True  # every other column: 512 runs a row unpooled
+    rects = picture.mask_rects(mask)
+    assert rects == [(0, 0, 1024, 1024)]
+
+
+def test_a_pooled_tile_says_what_a_cell_stands_for_and_holds_exact_values_on_hover():
+    explanation = gemm_explanation()
+    page = explain_view.html_page(explanation, lang="en")
+    assert "a cell is 4×4 elements (shown: the largest in magnitude)" in page
+    assert "<title>C_local[0:4, 4:8]: -1</title>" in page
+    assert "<title>C_local[0:4, 0:4]: never written</title>" in page
+    single = explain_view.tile_svg(gemv_explanation().steps[2].tiles[0])
+    assert "<title>acc[3] = 1</title>" in single
+
+
+def test_a_learners_names_and_source_lines_are_escaped():
+    explanation = gemv_explanation()
+    evil = '<script>alert("x")</script>'
+    explanation.kernel = f"gemv{evil}"
+    explanation.steps[1].source = f"T.copy(A, A_tile)  # {evil}"
+    explanation.steps[1].touches[0].buffer = f"A{evil}"
+    explanation.steps[2].tiles[0].buffer = f"acc{evil}"
+    explanation.why = evil
+    page = explain_view.html_page(explanation, lang="en")
+    assert evil not in page
+    assert html.escape(evil) in page
+    assert page.count("<script>") == 1  # the view's own
+
+
+@pytest.mark.parametrize("lang", ["zh_CN"])
+def test_zh_cn_labels(lang):
+    explanation = gemv_explanation()
+    page = explain_view.html_page(explanation, lang=lang)
+    assert '<html lang="zh-CN">' in page
+    for english in ("the wrong element came from here", "read past the edge (zeros)", "outside the tensor"):
+        assert english not in page
+    assert "越界" in page and "上一步" in page and "下一步" in page
+    lines = explain_view.text_lines(explanation, lang=lang)
+    assert lines[0].startswith("gemv，用例 odd_127x129")
+    assert any(line.startswith(">> 第 7 步") for line in lines)
+    assert any("y (63 个元素)" in line for line in lines)
+
+
+def test_a_record_with_a_problem_says_it_and_nothing_more():
+    explanation = Explanation("gemv", "odd_127x129", [9, 0], [2, 1], problem="block (9, 0) is not in the grid (2, 1)")
+    assert explain_view.text_lines(explanation, lang="en")[1] == "  block (9, 0) is not in the grid (2, 1)"
+    page = explain_view.html_page(explanation, lang="en")
+    assert "<section" not in page and "is not in the grid" in page
