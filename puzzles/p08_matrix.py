@@ -8,8 +8,7 @@ Inputs and outputs (fp16 in, fp16 out, every sum accumulated in fp32):
 
 ``gemv``
     ``A`` is M x K, ``B`` is a vector of K. Output ``C`` of M with
-    ``C[i] = sum_k A[i, k] * B[k]``. It is the row sum of puzzle 05 with a weight per
-    column: multiply each row of a tile by the vector in fp32, then reduce the tile along K.
+    ``C[i] = sum_k A[i, k] * B[k]``: puzzle 05's row sum with a weight per column.
 
 ``matmul_cuda_cores``
     ``A`` is M x K, ``B`` is K x N. Output ``C`` of M x N with ``C = A @ B``, one tile of C per
@@ -182,8 +181,7 @@ def torch_attention(Q, K, V):
 # What to watch for:
 # - cast both factors to `T.float32` before multiplying;
 # - `clear=False`: with the default `clear=True` each K tile overwrites the sums, and only the last
-#   one counts;
-# - tails need no mask: `T.copy` reads zeros past the edge of A and B, and a zero product adds nothing.
+#   one counts.
 
 
 # %% gemv
@@ -320,8 +318,7 @@ def matmul_cuda_cores(A, B, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
 # - BLOCK_K must be a multiple of 16, the K of one fp16 Tensor Core instruction. Below it TileLang
 #   changes course: at BLOCK_K = 8 this kernel fails to compile for sm_90a (a layout error), and
 #   `matmul_shared` gets `mma.sync` m16n8k8 instead of `wgmma`.
-# - Tails in M, N and K need no guard any more: `T.copy` reads zeros past the edges of A and B, which
-#   add nothing, and writes past the edge of C are dropped.
+# - Tails need no guard any more: `T.copy` reads zeros past the edges of A and B.
 
 
 # %% matmul_naive
@@ -820,7 +817,7 @@ def matmul_streamk(
 # back at the end of a tile, so it loads the next tile's first stages while the consumers store C.
 #
 # **Measured, it loses** (on the H200, each row against cuBLAS timed just before it;
-# docs/results/h200-bench.md): at 4096³ `matmul_tuned` runs at 0.96x cuBLAS; the same tiles as a
+# docs/results/p08-notes.md): at 4096³ `matmul_tuned` runs at 0.96x cuBLAS; the same tiles as a
 # persistent kernel without the split, with stream-K's 3 stages and panels of 8, at 0.92x; stream-K with
 # shares in chunks of 4 K steps at 0.79x and of 1 step at 0.73x; with shares of any length (a loop whose
 # count varies per block, which only compiles with TMA) at 0.84x. At 8192³: 0.97x, 0.92x, 0.86x, 0.75x
