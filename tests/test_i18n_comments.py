@@ -76,3 +76,16 @@ def test_zh_cn_code_cells_are_the_english_code_with_translated_comments(puzzle_i
             assert CJK.search(title), f"p{puzzle_id}: the TODO title is still English: {title}"
             body = [line for line in zh.splitlines() if line.strip().startswith("#") and "TODO" not in line]
             assert body and all(CJK.search(line) for line in body), f"p{puzzle_id}: an English comment: {body}"
+
+
+def test_the_chinese_nbgrader_course_puts_the_translated_hints_above_the_solution():
+    from grader.nbgrader.course import source_notebook
+
+    puzzle_id = "09"
+    stub, solution = puzzle_files(ROOT / "puzzles")[puzzle_id], puzzle_files(ROOT / "solutions")[puzzle_id]
+    cells = [c.source for c in source_notebook(solution, stub, puzzle_id, lang="zh_CN").cells]
+    marked = [source for source in cells if "### BEGIN SOLUTION" in source]
+    assert marked
+    for source in marked:
+        hints = source.split("### BEGIN SOLUTION")[0].split("# TODO begin: ")[1]
+        assert CJK.search(hints) and not re.search(r"# [A-Z][a-z]+ [a-z]+ [a-z]+", hints), hints

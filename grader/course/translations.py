@@ -575,3 +575,10 @@ def translate_code_comments(notebook, puzzle_id: str, lang: str, root: Path | No
     entries = catalogue(comment_catalogue_path(puzzle_id, lang, root))
     for cell in _code_cells(notebook):
         cell.source = translate_comments(cell.source, COMMENT_CONTEXT.format(cell=cell.id), entries)
+
+
+def translate_file_comments(text: str, puzzle_id: str, lang: str, root: Path | None = None) -> str:
+    """A whole puzzle file with each comment the catalogue translates (in any cell) replaced: what the nbgrader
+    course in ``lang`` reads the stub's hint comments from, so they match its translated notebook's."""
+    by_english = {e.msgid: e for e in read_po(comment_catalogue_path(puzzle_id, lang, root)) if e.done}
+    return translate_comments(text, "", {("", english): entry for english, entry in by_english.items()})

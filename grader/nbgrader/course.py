@@ -169,13 +169,14 @@ def source_notebook(
     """The instructor's notebook of one puzzle: the solutions inside nbgrader's solution markers.
     ``lang`` other than en: the translated notebook (grader.i18n), the same cells and grade ids."""
     from grader.course.notebooks import puzzle_notebook
-    from grader.course.translations import translated_notebook
+    from grader.course.translations import translate_file_comments, translated_notebook
 
     notebook = puzzle_notebook(solution, puzzle_id) if lang == "en" else translated_notebook(solution, puzzle_id, lang)
+    stub_text = stub.read_text() if lang == "en" else translate_file_comments(stub.read_text(), puzzle_id, lang)
     for cell in notebook.cells:  # nbgrader cuts at these words wherever they stand
         if any(word in cell.source for word in ("BEGIN SOLUTION", "END SOLUTION")):
             raise ValueError(f"{solution.name}: a cell already holds nbgrader's solution delimiters")
-    notebook = mark_cells(notebook, puzzle_id, stub_hints(stub.read_text()), timeout)
+    notebook = mark_cells(notebook, puzzle_id, stub_hints(stub_text), timeout)
     nbformat.validate(notebook)
     return notebook
 
