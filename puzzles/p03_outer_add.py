@@ -224,7 +224,8 @@ def puzzle() -> Puzzle:
 # a GPU it prints one line. The cells that compile need nvcc but no GPU.
 #
 # **1. The shape of a tile.** The cell compiles the reference `outer_add_fragments` at the bench case's
-# size for three tiles of 8192 elements each, and prints the store of C:
+# size for three tiles of 8192 elements each, and prints the store of C. Predict: how wide is each
+# thread's store, and what does one warp's 32 stores cover, at 32 x 256, 256 x 32 and 1024 x 8?
 
 # %% [notebook]
 # from grader.teaching.experiments import kernel_source
@@ -238,23 +239,31 @@ def puzzle() -> Puzzle:
 #     print(blocks, "stores C with:")
 #     print("   ", stores[0])
 
-# %% [markdown]
+# %% [measured]
 # Every shape stores 16 bytes at a time (`uint4`): TileLang gives each thread 8 consecutive columns
 # wherever the tile allows. What changes is what the 32 stores of one warp cover together (read the
 # index: `threadIdx.x & 31`, `& 3` or nothing along the row). At 32 x 256, the bench case's tile, they
 # are 512 contiguous bytes of one row; at 256 x 32, 64 bytes in each of 8 rows; at 1024 x 8, 16 bytes
 # in each of 32 rows, one row per thread.
+
+# %% [markdown]
+# **2. The same shapes on the GPU.** The bench case takes 0.1199 ms, 4478 GB/s on the H200
+# (docs/results/h200-bench.md): 108 % of the copy bandwidth puzzle 01 measures, more than puzzle 02's
+# `add`. Almost all of its traffic is writes. A and B, 64 KiB together, are read by every block but
+# stay in the L2 cache (the L2 hit rate is 99 %, docs/results/h200-profiles.md), so DRAM sees the 512
+# MiB of C and little else, and is 91 % busy, against 84 % for the copy's even mix of reads and writes
+# (puzzle 02).
 #
-# **2. The same shapes on the GPU.** The bench case takes 0.1199 ms, 4478 GB/s, in the README's bench
-# run (`python -m grader --solutions --bench`):
+# The output is written once whatever the shape: the time is the writes. Memory moves in 32-byte
+# sectors. Predict: at 256 x 32 and at 1024 x 8, does a warp still write whole sectors, and does the
+# time move?
 
 # %% [notebook]
 # bench("outer_add_fragments", BLOCK_M=256, BLOCK_N=32)
 # bench("outer_add_fragments", BLOCK_M=1024, BLOCK_N=8)
 
-# %% [markdown]
-# The output, 512 MiB, is written once whatever the shape, and A and B are 64 KiB together: the time is
-# the writes. Memory moves in 32-byte sectors. At 256 x 32 every warp still writes whole sectors, so
-# expect about the bench case's time. At 1024 x 8 each warp writes half sectors, and the other half of
-# every sector comes from the neighbouring block; whether the two halves meet in the L2 cache before
-# they go to memory decides whether this shape costs anything. Measure it.
+# %% [measured]
+# At 256 x 32 every warp still writes whole sectors, so the time should stay near the bench case's. At
+# 1024 x 8 each warp writes half sectors, and the other half of every sector comes from the neighbouring
+# block; whether the two halves meet in the L2 cache before they go to memory decides whether this
+# shape costs anything.

@@ -281,7 +281,7 @@ def puzzle() -> Puzzle:
 # **1. Why BLOCK_N = 8 x THREADS.** The spec says the layout of the B fragment decides how the threads
 # split the tile. The cell compiles the reference `mul_relu_forward` at the bench case's size with 1024
 # and with 512 columns per block, 128 threads both times, and prints its loads of A and B and its store
-# of C:
+# of C. Predict: how many columns does each thread own, and how wide is each access, in the two?
 
 # %% [notebook]
 # from grader.teaching.experiments import kernel_source
@@ -296,33 +296,36 @@ def puzzle() -> Puzzle:
 #         if "= *(" in line and ("A + " in line or "B + " in line) or "C + " in line:
 #             print("   ", line.strip())
 
-# %% [markdown]
+# %% [measured]
 # Each thread owns BLOCK_N / THREADS adjacent columns of every row of the tile. At 1024 / 128 that is
 # 8 columns and every access is 16 bytes (`uint4`); at 512 / 128 it is 4 columns, and every load and
 # store of A, B and C is 8 bytes (`uint2`), although each thread still handles 32 elements.
-#
-# **2. The forward on the GPU.** The bench case takes 0.1307 ms, 4107 GB/s, in the README's bench run
-# (`python -m grader --solutions --bench`):
+
+# %% [markdown]
+# **2. The forward on the GPU.** The bench case takes 0.1307 ms, 4107 GB/s on the H200
+# (docs/results/h200-bench.md). Predict: at BLOCK_N = 512, and at BLOCK_M = 4 with BLOCK_N = 2048?
 
 # %% [notebook]
 # bench("mul_relu_forward", BLOCK_N=512)
 # bench("mul_relu_forward", BLOCK_M=4, BLOCK_N=2048)
 
-# %% [markdown]
+# %% [measured]
 # The bytes are the same in all three. At BLOCK_N = 512 the threads issue twice as many memory
 # instructions of half the width; at 2048 each thread owns 16 columns, two 16-byte accesses per row.
-# Expect little difference as long as enough bytes stay in flight, and if the 8-byte version is slower,
-# it is the instruction count, not the bytes.
-#
+# Little difference is to be expected as long as enough bytes stay in flight, and if the 8-byte version
+# is slower, it is the instruction count, not the bytes.
+
+# %% [markdown]
 # **3. The backward's grid.** Its grid has only N / BLOCK_N blocks, each walking all 8192 rows: 256
-# blocks at the bench case's BLOCK_N = 64 (0.2135 ms, 3772 GB/s in the same run).
+# blocks at the bench case's BLOCK_N = 64 (0.2142 ms, 3759 GB/s on the H200,
+# docs/results/h200-bench.md). Predict: 128 columns per block, then 32?
 
 # %% [notebook]
 # bench("mul_relu_backward", BLOCK_N=128)
 # bench("mul_relu_backward", BLOCK_N=32)
 
-# %% [markdown]
+# %% [measured]
 # At 128 columns there are 128 blocks for the H200's 132 SMs: at least four SMs idle for the whole
 # kernel, the others have about one block's loads in flight, and each thread holds twice as many accumulators
-# (BLOCK_M x BLOCK_N / THREADS = 64 fp32 values). Expect it slower. At 32 columns there are 512 blocks,
-# about four per SM, each reading 64-byte pieces of its rows; predict whether that gains, then look.
+# (BLOCK_M x BLOCK_N / THREADS = 64 fp32 values): slower. At 32 columns there are 512 blocks, about
+# four per SM, each reading 64-byte pieces of its rows; whether that gains is what the run shows.

@@ -204,7 +204,7 @@ multiples of the block sizes. Bench cases are 256 MiB of fp16, larger than the H
 # memory, not on arithmetic), so the fragments that hold the row, its max and its sum are all fp32.
 #
 # The grader does not refuse fp16 exponentials summed with `T.reduce_sum`: measured on rows of 129 to
-# 32768 (the README's results, `python scripts/precision_fp16_sums.py`), their worst error is 0.58 to
+# 32768 (docs/results/fp16-sums.md), their worst error is 0.58 to
 # 0.84 of what the fp16 tolerance allows, so the numbers pass, and the tolerance is there to admit
 # what an fp16 output's rounding cannot tell apart. One fp16 running sum walking the row fails at every
 # size from 129 on (1.05 to 406 times the tolerance).
@@ -424,15 +424,15 @@ def softmax(A, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
 # | one walk: `softmax` (the row in one tile) | 1 | 2 + 2 = 4 |
 #
 # `softmax` still makes three passes (max, exponentials and sum, scaling), but over registers, which
-# cost little next to memory. That bytes are what counts shows in the README's bench run (`python -m
-# grader --solutions --bench` on the H200): `softmax` moves 4032 GB/s, within 1 % of `copy_threads`'s
-# 4051 GB/s in the same run. It runs at the speed of a copy of the same bytes; its arithmetic (the
+# cost little next to memory. That bytes are what counts shows on the H200
+# (docs/results/h200-bench.md): `softmax` moves 4032 GB/s, within 1 % of `copy_threads`'s 4051 GB/s
+# in the same run. It runs at the speed of a copy of the same bytes; its arithmetic (the
 # 5.0 TFLOP/s the run counts) hides under the memory traffic, and the only way to be faster is to move
 # fewer bytes. The cell turns the byte counts into predicted times at the copy's bandwidth and sets
 # them next to the measured ones (both bench cases hold 2^27 elements, in different shapes):
 
 # %% [notebook]
-# # Timings from the README's "Measured on the H200": python -m grader --solutions --bench, 2026-12-01.
+# # The H200 bench run's times (docs/results/h200-bench.md).
 # measured_ms = {"01 copy_threads": 0.1325, "06 softmax": 0.1332, "06 softmax_online": 0.2046}
 # elements = 2**27  # every one of these bench cases has 2^27 fp16 elements (256 MiB)
 # copy_gbps = 4 * elements / (measured_ms["01 copy_threads"] * 1e-3) / 1e9  # 2 bytes read, 2 written
@@ -450,9 +450,9 @@ def softmax(A, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
 # %% [markdown]
 # The byte counts predict both kernels within about 3 %: the second read of `softmax_online` costs about
 # as much as the first. (The bench's GB/s column counts A once for both kernels, which is why it shows
-# 2619 GB/s for `softmax_online`; with the second read counted it is about 3.9 TB/s.) torch's own
-# softmax took 0.5042 ms on the 8192-wide rows and 0.2323 ms on the 32768-wide ones in that run, the
-# 3.78x and 1.13x of its `vs torch` column.
+# 2623 GB/s for `softmax_online`; with the second read counted it is about 3.9 TB/s.) torch's own
+# softmax took 0.5033 ms on the 8192-wide rows and 0.2323 ms on the 32768-wide ones in that run, the
+# 3.78x and 1.13x of its `vs torch` column (docs/results/h200-bench.md).
 
 # %% [markdown]
 # What to watch for: keep the old max before `T.reduce_max(..., clear=False)` folds the tile in;
@@ -616,21 +616,24 @@ def puzzle() -> Puzzle:
 # cases do not change; without a GPU it prints one line). Predict the result before you run it.
 #
 # **1. Threads per row.** The bench case of `softmax` gives each row of 8192 one block of 256 threads,
-# 32 values per thread. Halve and double the threads:
+# 32 values per thread. Predict: with half and with twice the threads, does the time move?
 
 # %% [notebook]
 # bench("softmax", THREADS=128)
 # bench("softmax", THREADS=512)
 
+# %% [measured]
+# Little change is to be expected. THREADS decides how many values each thread holds (BLOCK_M x BLOCK_N
+# / THREADS) and how many warps the reduction crosses, not how many bytes move, and the time of a kernel
+# that runs at copy speed is its bytes over the bandwidth, as long as each SM keeps enough loads in
+# flight. If the time does move, compare the GB/s column with the 4051 GB/s of `copy_threads` on the
+# H200 (docs/results/h200-bench.md).
+
 # %% [markdown]
-# Expect little change. THREADS decides how many values each thread holds (BLOCK_M x BLOCK_N / THREADS)
-# and how many warps the reduction crosses, not how many bytes move, and the time of a kernel that runs
-# at copy speed is its bytes over the bandwidth, as long as each SM keeps enough loads in flight. If
-# the time does move, compare the GB/s column with the 4051 GB/s of `copy_threads` in the README's run.
-#
 # **2. What a thread holds (no GPU needed).** The cell compiles the reference `softmax` for sm_90a at
 # one row per block and reads what ptxas gave each thread (four compilations, under a minute on a CPU;
-# put your own `softmax` in place of `reference_softmax` once its check passes):
+# put your own `softmax` in place of `reference_softmax` once its check passes). Predict: which of the
+# four spills to local memory, and why?
 
 # %% [notebook]
 # from grader.teaching.experiments import resource_usage, table
@@ -642,29 +645,32 @@ def puzzle() -> Puzzle:
 # ]
 # print(table(rows))
 
-# %% [markdown]
+# %% [measured]
 # Each thread holds BLOCK_N / THREADS fp32 values of `x` and as many fp16 values of `tile`, and its
 # registers follow: fewer threads, more registers each. A whole row of 32768 with 128 threads is 256
 # fp32 values per thread, more than the 255 registers a thread can have, so ptxas spills to local
 # memory (the `spilled` column): memory traffic that the byte count of the table above does not
 # include. That is the limit behind `softmax`'s precondition N <= BLOCK_N, and why long rows go to
 # `softmax_online`.
-#
-# **3. Tile width in the online kernel.** Its bench case walks rows of 32768 in tiles of 4096:
+
+# %% [markdown]
+# **3. Tile width in the online kernel.** Its bench case walks rows of 32768 in tiles of 4096. Predict:
+# at tiles of 1024 and of 8192, faster or slower, and why?
 
 # %% [notebook]
 # bench("softmax_online", BLOCK_N=1024)
 # bench("softmax_online", BLOCK_N=8192)
 
-# %% [markdown]
+# %% [measured]
 # The bytes are the same at any width (6 per element). What changes is the number of tiles per row, 32
 # or 4 instead of 8, and each tile costs two cross-thread reductions (its max and its sum), whose steps
 # across warps wait on a barrier. Narrow tiles pay them more often for the same bytes; wide tiles hold
 # more values per thread (experiment 2).
-#
+
+# %% [markdown]
 # **4. Read a long row once (a kernel to write, not graded).** `softmax_online` reads every element
 # twice. A row of 32768 fp16 values is 64 KiB, and a block on Hopper may use 227 KiB of shared memory.
 # Write a variant that keeps the row's tiles in shared memory (`T.alloc_shared`) during the first walk
 # and reads them from there in the second: 4 bytes per element instead of 6, so at the copy's bandwidth
-# the table above predicts about 0.13 ms instead of 0.20 on the bench case. Compare its output with
+# the table above predicts two thirds of `softmax_online`'s time on the bench case. Compare its output with
 # `torch.softmax` in a cell of your own, and time it on a GPU with `torch.cuda.Event`s.

@@ -31,7 +31,7 @@ right numbers reached another way are refused, with the construct the grader fou
     extent from the fragment; it checks the edge of the tensor itself (reads past the end give
     zeros, writes past it are dropped), so there is no hand-written guard.
 
-About the guard ``if i < N``: TileLang 0.1.15 adds one itself. Compiled for sm_90a,
+About the guard ``if i < N``: TileLang adds one itself. Compiled for sm_90a,
 ``copy_threads`` gives the same CUDA with and without it: every global load or store whose index
 TileLang cannot prove in range is wrapped in its own ``if``, in a ``T.Parallel`` loop, a serial
 loop or an atomic alike. A load past the end reads 0 and a store past it is dropped. Writing the
@@ -55,11 +55,12 @@ of THREADS in every case.
 # ## Why start with a copy
 #
 # A copy does no arithmetic, so its speed is the speed of the memory system and nothing else. The
-# H200's HBM3e is specified at 4.8 TB/s; torch's own device-to-device copy of this puzzle's bench case
-# (2 x 256 MiB) takes 0.1295 ms on the course's H200, about 4.1 TB/s counting bytes read plus bytes
-# written (the README's bench run, `python -m grader --solutions --bench`). Every memory-bound
-# kernel that follows (element-wise ops, reductions, softmax, GEMV, unpacking weights) is judged
-# against that number, and `--bench` reports GB/s for them.
+# H200's HBM3e is specified at 4.8 TB/s (docs/results/datasheets.md); torch's own device-to-device
+# copy of this puzzle's bench case (2 x 256 MiB) takes 0.1295 ms on the course's H200, and a copy of
+# 512 MiB reaches 4,170 GB/s counting bytes read plus bytes written (docs/results/h200-bench.md).
+# Every memory-bound kernel that follows (element-wise ops, reductions, softmax, GEMV, unpacking
+# weights) is judged against that number, and `--bench` reports GB/s for them. It is a yardstick, not
+# a ceiling: puzzle 02 shows kernels that pass it, and why.
 #
 # **How a TileLang kernel runs.** `with T.Kernel(grid, threads=THREADS) as bx:` launches `grid`
 # *blocks* of THREADS threads each. The body is written once, for one block; `bx` says which block it
@@ -226,7 +227,7 @@ def copy_tiles(A, BLOCK: int, THREADS: int = 256):
 # %% [markdown]
 # ## Who guards the edge
 #
-# TileLang 0.1.15 guards global accesses itself. Compile `copy_threads` for sm_90a without its
+# TileLang guards global accesses itself. Compile `copy_threads` for sm_90a without its
 # `if i < N` and the CUDA is the same as with it: TileLang wraps the load and the store in its own
 # check of the index against N (printed as `... < 125`: it counts in runs of 8 elements, and
 # 125 x 8 = 1000). It does the same in serial loops, in code run by a single thread and for
@@ -239,7 +240,7 @@ def copy_tiles(A, BLOCK: int, THREADS: int = 256):
 # padding must be set to what leaves the result alone (minus infinity for a maximum), as puzzle 06
 # does.
 #
-# **One exception, on Hopper (sm_90a: H100, H200).** There TileLang 0.1.15 compiles a `T.copy` from a
+# **One exception, on Hopper (sm_90a: H100, H200).** There TileLang compiles a `T.copy` from a
 # 1-D shared tile (`T.alloc_shared`) to global memory into a TMA store (`tl::tma_store`), which writes
 # whole 16-byte units: at the tensor's end it writes on to the next 16-byte boundary, up to 7 fp16
 # elements past the end, over whatever lies there (3 past a 37-element output and 5 past a
@@ -377,7 +378,9 @@ def puzzle() -> Puzzle:
 # a GPU it prints one line. The cells that compile need nvcc but no GPU.
 #
 # **1. What one thread does.** The cell compiles the reference `copy_threads` at the bench case's size
-# (2^27 elements) for three block shapes and prints the kernel's body:
+# (2^27 elements) for three block shapes and prints the kernel's body. Predict: how wide is each
+# thread's load at BLOCK = 4096 and at 1024 (THREADS = 256), and what do the threads of a block of 512
+# do when BLOCK is only 256?
 
 # %% [notebook]
 # from grader.teaching.experiments import kernel_source
@@ -391,47 +394,52 @@ def puzzle() -> Puzzle:
 #         if line.strip() not in ("", "}", "#pragma unroll"):
 #             print("   ", line.strip())
 
-# %% [markdown]
+# %% [measured]
 # Each thread copies BLOCK / THREADS elements. At 4096 / 256 = 16 that is two 16-byte vectors (`uint4`,
 # 8 fp16 values each); at 1024 / 256 = 4, one 8-byte vector (`uint2`). With BLOCK = 256 and THREADS =
 # 512 there is less than one element per thread: TileLang keeps the first 256 threads busy
 # (`if (threadIdx.x < 256)`), the other half of the block does nothing, and each working thread moves
 # one 2-byte element. No guard against N appears: 2^27 is a multiple of every BLOCK here, and TileLang
 # drops a check it can prove always true.
-#
+
+# %% [markdown]
 # **2. Block size.** The bench case runs `copy_threads` at BLOCK = 4096, THREADS = 256: 0.1325 ms,
-# 4051 GB/s in the README's bench run (`python -m grader --solutions --bench`).
+# 4051 GB/s on the H200 (docs/results/h200-bench.md). Predict: at BLOCK = 1024 and at 8192, faster,
+# slower, or the same?
 
 # %% [notebook]
 # bench("copy_threads", BLOCK=1024)
 # bench("copy_threads", BLOCK=8192)
 
-# %% [markdown]
+# %% [measured]
 # Every variant moves the same 512 MiB, and a copy's time is its bytes over the bandwidth as long as the
 # SMs keep enough bytes in flight. Doubling BLOCK halves the blocks (16,384, still more than a hundred
 # per SM) and doubles each thread's work; a quarter of it, 1024, narrows each load to 8 bytes and
-# quadruples the blocks. Expect both to stay near 0.13 ms: a difference is the cost of issuing the loads and
-# starting the blocks, not of the bytes.
-#
-# **3. More threads than elements.**
+# quadruples the blocks. Both should stay near the bench case's time: a difference is the cost of
+# issuing the loads and starting the blocks, not of the bytes.
+
+# %% [markdown]
+# **3. More threads than elements.** Predict: BLOCK = 256 with THREADS = 512, next to the bench case?
 
 # %% [notebook]
 # bench("copy_threads", BLOCK=256, THREADS=512)
 
-# %% [markdown]
-# Expect this one to be much slower. An SM holds at most 2048 threads, here four blocks, of which half
+# %% [measured]
+# This one should be much slower. An SM holds at most 2048 threads, here four blocks, of which half
 # idle, and each working thread has one 2-byte load in flight: about 2 KiB per SM, against up to 64 KiB
 # (2048 threads with two 16-byte loads each) at the bench case's shape. A memory system delivers
 # roughly the bytes in flight divided by the latency of a load, so fewer bytes in flight is less
 # bandwidth, whatever the GPU's peak.
-#
-# **4. One block.** `copy_serial`'s bench case uses THREADS = 1024 (7.13 ms, 75 GB/s in the same run):
+
+# %% [markdown]
+# **4. One block.** `copy_serial`'s bench case uses THREADS = 1024 (7.1468 ms, 75 GB/s on the H200,
+# docs/results/h200-bench.md). Predict: with THREADS = 256, how much slower?
 
 # %% [notebook]
 # bench("copy_serial", THREADS=256)
 
-# %% [markdown]
+# %% [measured]
 # The grid is one block whatever THREADS is, so one SM does all the work. With a quarter of the threads
-# it has a quarter of the loads in flight: expect it slower, up to four times if loads in flight are
-# what limits that SM. THREADS cannot go past 1024 (the most a block may have), which the bench case
-# already uses: one block stays far from the grid's 0.13 ms.
+# it has a quarter of the loads in flight: slower, up to four times if loads in flight are what limits
+# that SM. THREADS cannot go past 1024 (the most a block may have), which the bench case already uses:
+# one block stays far from the time of `copy_threads`' grid.

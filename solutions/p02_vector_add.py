@@ -36,11 +36,11 @@ Preconditions: none on N. BLOCK is a multiple of THREADS in every case.
 # ## Why element-wise kernels are about bytes
 #
 # `C = A + B` in fp16 reads 4 bytes and writes 2 for one addition. The H200's CUDA cores do about 67
-# fp32 TFLOP/s (its Tensor Cores ~989 fp16) but its memory moves under 5 terabytes per second, so a
-# kernel like this spends its time waiting for memory, and its speed is simply bytes moved divided by
-# bandwidth. For the bench case (2²⁷ elements, 768 MiB moved) at the ~4.1 TB/s of a device-to-device
-# copy (puzzle 01) that is about 0.19 ms, whatever the arithmetic; torch's own `A + B` takes 0.187 ms
-# (README's bench run).
+# fp32 TFLOP/s (its Tensor Cores ~989 fp16; docs/results/datasheets.md) but its memory moves under 5
+# terabytes per second, so a kernel like this spends its time waiting for memory, and its speed is
+# simply bytes moved divided by bandwidth. For the bench case (2²⁷ elements, 768 MiB moved) that is
+# 768 MiB over the bandwidth of a device-to-device copy (puzzle 01), whatever the arithmetic; torch's
+# own `A + B` takes 0.1872 ms on the H200 (docs/results/h200-bench.md).
 #
 # It follows that the one real optimisation for element-wise work is to move fewer bytes: **fuse**
 # consecutive element-wise steps into one kernel, so intermediate results stay in registers instead
@@ -272,22 +272,34 @@ def puzzle() -> Puzzle:
 # place of the case's (it checks the kernel on that case first; the graded cases keep theirs); without
 # a GPU it prints one line. The cells that compile need nvcc but no GPU.
 #
-# **1. Smaller blocks.** The bench case runs `add` at BLOCK = 4096, THREADS = 256: 0.1890 ms, 4261 GB/s
-# in the README's bench run (`python -m grader --solutions --bench`).
+# **Faster than a copy.** The bench case runs `add` at BLOCK = 4096, THREADS = 256: 0.1890 ms, 4261
+# GB/s on the H200, above the 4,170 GB/s of puzzle 01's copy in the same run (docs/results/h200-bench.md),
+# and puzzle 03's `outer_add` goes further. The bytes are counted the same way for every kernel (each
+# input read once, each output written once: a copy of 256 MiB counts 512 MiB), so the extra speed is
+# real, and Nsight Compute shows where it comes from: DRAM is 84 % busy during `copy_threads` and 90 %
+# during `add` (docs/results/h200-profiles.md). The copy does not keep the memory as busy as it could.
+# Its traffic is half reads and half writes; `add`'s is two thirds reads. Why an even mix keeps DRAM
+# less busy is not measured here; one likely cause is the time the memory bus loses turning around
+# between reads and writes. A copy's bandwidth is a yardstick, not a ceiling.
+#
+# **1. Smaller blocks.** Predict: `add` at BLOCK = 512, THREADS = 128 and at BLOCK = 256, THREADS = 256,
+# next to the bench case?
 
 # %% [notebook]
 # bench("add", BLOCK=512, THREADS=128)
 # bench("add", BLOCK=256, THREADS=256)
 
-# %% [markdown]
+# %% [measured]
 # Both move the same 768 MiB as the bench case. At 512 / 128 each thread adds 4 elements, with 8-byte
 # loads; at 256 / 256 it adds one, with 2-byte loads, and the grid has 2^27 / 256 = 524,288 blocks.
-# Expect the first to stay near 0.19 ms and the second to lose some: the time stays at the bytes over
-# the bandwidth only while the SMs keep enough bytes in flight, and one 2-byte load per thread is
-# little (puzzle 01's experiments take this further).
-#
+# The first should stay near the bench case's time and the second lose some: the time stays at the
+# bytes over the bandwidth only while the SMs keep enough bytes in flight, and one 2-byte load per
+# thread is little (puzzle 01's experiments take this further).
+
+# %% [markdown]
 # **2. What a big block costs in registers.** The cell compiles the reference `add_fragments` for
-# sm_90a with 8, 32 and 128 elements per thread and reads what ptxas allotted:
+# sm_90a with 8, 32 and 128 elements per thread and reads what ptxas allotted. Predict: how do the
+# registers per thread grow with BLOCK, and how many blocks of 256 threads fit on one SM at the largest?
 
 # %% [notebook]
 # from grader.teaching.experiments import resource_usage, table
@@ -300,22 +312,20 @@ def puzzle() -> Puzzle:
 # ]
 # print(table(rows))
 
-# %% [markdown]
+# %% [measured]
 # A fragment lives in registers, so each thread holds its BLOCK / THREADS elements of A, B and C there,
 # and its register count grows with them: 22, 40, 142. An SM has 65,536 registers for all the threads
 # it runs. At 142 per thread it fits one block of 256 threads (two would need 72,704), at 40 about six,
 # at 22 the SM's limit of 2048 threads (eight blocks) comes first. Fewer resident threads means fewer
 # loads in flight to hide the memory's latency.
-#
+
+# %% [markdown]
 # **3. The fragment kernel's block.** Its bench case uses BLOCK = 8192 (the case's comment says why:
-# each thread then has eight 16-byte loads in flight before its adds):
+# each thread then has eight 16-byte loads in flight before its adds). At 2048 each thread has one
+# 16-byte load per input in flight; at 32768 it has many, but the SM holds a single block (experiment
+# 2). Both trade the same thing, bytes in flight per SM, from opposite ends. Predict: which loses more?
+# The bytes moved, and so the time floor, do not change.
 
 # %% [notebook]
 # bench("add_fragments", BLOCK=2048)
 # bench("add_fragments", BLOCK=32768)
-
-# %% [markdown]
-# At 2048 each thread has one 16-byte load per input in flight; at 32768 it has many, but the SM holds
-# a single block (experiment 2). Both trade the same thing, bytes in flight per SM, from opposite ends;
-# predict which loses more before you run it. The bytes moved, and so the floor of about 0.19 ms, do
-# not change.

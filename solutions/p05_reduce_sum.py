@@ -255,7 +255,7 @@ def puzzle() -> Puzzle:
 # **1. Where the threads talk.** The cell compiles the reference `row_sum_tiled` and a variant that
 # calls `T.reduce_sum(tile, sums, dim=1, clear=False)` on every tile (correct, as kernel 2's section
 # says), both at the bench case's block, and prints their loops, barriers and reductions, indented as
-# they nest:
+# they nest. Predict: how many rounds of cross-thread reduction does each kernel make per row?
 
 # %% [notebook]
 # import tilelang
@@ -290,26 +290,29 @@ def puzzle() -> Puzzle:
 #         if "for (int" in line or "AllReduce" in line or "__syncthreads" in line:
 #             print("   ", line.rstrip()[:100])
 
-# %% [markdown]
+# %% [measured]
 # In `row_sum_tiled` the loop over the 16 column tiles (`for (int k ...`) holds only loads and
 # additions; the barrier and the `AllReduce` come once, after it. In the variant they sit inside it: 16
 # rounds per row instead of one. Here 64 threads share each row (`AllReduce<tl::SumOp, 64, ...>`), two
 # warps, so every round also passes through shared memory. Both kernels read the same bytes.
-#
+
+# %% [markdown]
 # **2. The tile width.** The bench case runs `row_sum_tiled` at BLOCK_M = 4, BLOCK_N = 512, THREADS =
-# 128: 0.0643 ms, 4178 GB/s, in the README's bench run (`python -m grader --solutions --bench`).
+# 128: 0.0643 ms, 4178 GB/s on the H200 (docs/results/h200-bench.md). Predict: at BLOCK_N = 128, and
+# at 2048?
 
 # %% [notebook]
 # bench("row_sum_tiled", BLOCK_N=128)
 # bench("row_sum_tiled", BLOCK_N=2048)
 
-# %% [markdown]
+# %% [measured]
 # The threads talk once per row at any width, so the width only changes the loads and the registers:
 # at 128 each thread loads 4 fp16 values per tile (8-byte loads) over 64 tiles; at 2048 it loads 64 per
-# tile over 4 tiles, and its `partial` fragment holds 64 fp32 values. Expect both near 0.064 ms unless
-# the narrow loads leave too few bytes in flight.
-#
+# tile over 4 tiles, and its `partial` fragment holds 64 fp32 values. Both should stay near the bench
+# case's time unless the narrow loads leave too few bytes in flight.
+
+# %% [markdown]
 # **3. Time the variant.** To measure what experiment 1 shows, put the variant's body into your
-# `row_sum_tiled` cell, run its check (it passes) and then `bench("row_sum_tiled")`. Expect it slower
-# by the cost of 15 more rounds of reduction and barriers for every row; put your own body back
+# `row_sum_tiled` cell, run its check (it passes) and then `bench("row_sum_tiled")`. Predict: slower
+# by how much, for 15 more rounds of reduction and barriers for every row? Put your own body back
 # afterwards.
