@@ -225,3 +225,54 @@ def test_a_record_with_a_problem_says_it_and_nothing_more():
     assert explain_view.text_lines(explanation, lang="en")[1] == "  block (9, 0) is not in the grid (2, 1)"
     page = explain_view.html_page(explanation, lang="en")
     assert "<section" not in page and "is not in the grid" in page
+
+
+class FakeMagics:
+    """What explain() needs of the notebook's %%puzzle cells."""
+
+    puzzle_id, warm = "08", None
+
+    def module_text(self, keep: str = "") -> tuple[str, list[tuple[int, str]]]:
+        return "def gemv():\n    pass\n", [(1, "gemv")]
+
+
+def grader_document(explained: bool) -> dict:
+    """A grader JSON of gemv: a passed case, then a failed one (with its record when ``explained``)."""
+    from grader.outcome import CaseResult
+
+    passed = CaseResult("08", "gemv", "small", "passed", {"M": 64}, message="max abs err 0", checked="simulated")
+    failed = CaseResult("08", "gemv", "odd_127x129", "failed", {"M": 127}, message="1 wrong", checked="simulated")
+    if explained:
+        failed.explanation = gemv_explanation()
+    return {"results": [passed.to_dict(), failed.to_dict()], "runs": []}
+
+
+def test_explain_in_a_notebook_records_the_first_failed_case_and_shows_the_view(monkeypatch, capsys):
+    from grader.frontends import notebook
+
+    calls, shown = [], []
+
+    def run_grader(puzzle_id, module, kernels, extra, timeout, device, **_):
+        calls.append(extra)
+        explained = "--case" in extra
+        return notebook.GraderRun(grader_document(explained), 1, "", 0.1)
+
+    monkeypatch.setattr(notebook, "_magics", FakeMagics)
+    monkeypatch.setattr(notebook, "_run_grader", run_grader)
+    monkeypatch.setattr("IPython.display.display", shown.append)
+    result = notebook.explain("gemv", block=(1, 0))
+    first = ["--explain", "gemv", "--block", "1,0"]
+    assert calls == [first, [*first, "--case", "odd_127x129"]]  # every case, then the chosen one recorded
+    assert result.case.case == "odd_127x129" and result.explanation.marked == 7
+    assert len(shown) == 1 and 'class="tl-explain"' in shown[0].data and "<script>" in shown[0].data
+    assert "odd_127x129" in capsys.readouterr().out
+
+
+def test_explain_in_a_notebook_says_why_there_is_no_view(monkeypatch, capsys):
+    from grader.frontends import notebook
+
+    monkeypatch.setattr(notebook, "_magics", FakeMagics)
+    monkeypatch.setattr(notebook, "_run_grader", lambda *a, **k: notebook.GraderRun(grader_document(False), 1, "", 0.1))
+    result = notebook.explain("gemv", case="small")
+    assert result.explanation is None
+    assert "explain: nothing to show for gemv: max abs err 0" in capsys.readouterr().out

@@ -1,5 +1,5 @@
 """The notebooks' helpers, which learners import as ``grader.nb``: ``%load_ext grader.nb``, ``%puzzle ID``,
-``%%puzzle NAME``, check(), bench(), hint().
+``%%puzzle NAME``, check(), bench(), profile(), explain(), hint().
 
 ``%%puzzle NAME`` runs its cell as usual and remembers its source under NAME (a re-run replaces
 it in place), so the remembered cells, in the order they first ran, are the learner's module.
@@ -521,6 +521,85 @@ def profile(kernel: str, *, static: bool = False, timeout: float = PROFILE_TIMEO
         for line in lines:
             print(tr(line))
         return ProfileResult(lines, run.document)
+
+
+@dataclass
+class ExplainResult:
+    """The case the view shows (``case``: its CaseResult, whose ``explanation`` is the record) and the JSON."""
+
+    case: CaseResult | None = None
+    document: dict[str, Any] | None = None
+
+    @property
+    def explanation(self) -> Any:
+        return self.case.explanation if self.case is not None else None
+
+    def _ipython_display_(self) -> None:
+        """The view is already shown."""
+
+
+def explain(
+    kernel: str,
+    case: str | None = None,
+    block: int | str | tuple[int, ...] | None = None,
+    *,
+    timeout: float | None = None,
+) -> ExplainResult:
+    """Step through one block of ``kernel`` in one case's simulation on the CPU: each tile operation in order,
+    the source line, the buffers it read and wrote, pictures of the global tensors' elements it touched and the
+    values of the tiles it wrote, with a slider. ``case`` defaults to the first failed simulated case, else the
+    first simulated one; ``block`` (``1`` or ``(1, 0)``) defaults to the block that wrote the first wrong
+    element, else the first block. It never changes a grade."""
+    from grader.frontends import explain_view
+
+    limit = default_timeout() if timeout is None else timeout
+    with _quiet():
+        magics = _magics()
+        module, starts = magics.module_text(keep=kernel)
+        module_name = f"p{magics.puzzle_id}_notebook.py"
+        if not defines_kernel(module, kernel):
+            said = f"{kernel}: no cell defines it yet: run the cell that starts with %%puzzle {kernel}, then this one"
+            print(tr(said))
+            return ExplainResult()
+        where = ",".join(str(b) for b in block) if isinstance(block, (tuple, list)) else block
+        extra = ["--explain", kernel, *(["--block", str(where)] if where is not None else [])]
+        cases = ["--case", case] if case else []
+        run = _run_grader(magics.puzzle_id, module, [kernel], extra + cases, limit, "cpu", warm=magics.warm)
+        chosen = _explained_case(run.document, kernel, case)
+        if chosen is not None and chosen.explanation is None and not case:
+            # that run graded every case and recorded none: record the chosen one alone
+            run = _run_grader(
+                magics.puzzle_id, module, [kernel], [*extra, "--case", chosen.case], limit, "cpu", warm=magics.warm
+            )
+            chosen = _explained_case(run.document, kernel, chosen.case)
+        if run.document is None:
+            reason = f"no answer within {limit:g} s" if run.returncode is None else "the grader stopped"
+            print(tr(f"explain: {reason}; run python -m grader {magics.puzzle_id} --explain {kernel} for details"))
+            return ExplainResult()
+        if chosen is None or chosen.explanation is None:
+            said = chosen.message if chosen is not None else f"no simulated case of {kernel}"
+            print(tr(f"explain: nothing to show for {kernel}: {_where(said, starts, module_name)}"))
+            return ExplainResult(chosen, run.document)
+        shown = render.case_lines(chosen, layout=render.NOTEBOOK)
+        print("\n".join(tr(_where(line, starts, module_name)) for line in shown))
+    from IPython.display import HTML, display
+
+    display(HTML(explain_view.html_fragment(chosen.explanation)))
+    return ExplainResult(chosen, run.document)
+
+
+def _explained_case(document: dict[str, Any] | None, kernel: str, case: str | None) -> CaseResult | None:
+    """The case to show: the one named, else the first with a record, else the first failed simulated case, else
+    the first simulated case."""
+    from grader import verified
+
+    results = [r for r in _results(document or {}) if r.kernel == kernel]
+    if case:
+        return next((r for r in results if r.case == case), None)
+    recorded = [r for r in results if r.explanation is not None]
+    ran = [r for r in results if r.checked == verified.SIMULATED]
+    failed = [r for r in ran if r.status == Status.FAILED]
+    return (recorded or failed or ran or [None])[0]
 
 
 def _results(document: dict[str, Any]) -> list[CaseResult]:
