@@ -411,10 +411,6 @@ def grader_catalogue_problems(lang: str, root: Path | None = None) -> list[str]:
     return out
 
 
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
-
-
 # ------------------------------------------------------------------------------ code comments
 # The comments of a notebook's code cells are translated too; the code never is. Each comment block (consecutive
 # full-line comments at one indentation) and each trailing comment is one entry of i18n/LANG/comments/pNN.po,
@@ -582,3 +578,7 @@ def translate_file_comments(text: str, puzzle_id: str, lang: str, root: Path | N
     course in ``lang`` reads the stub's hint comments from, so they match its translated notebook's."""
     by_english = {e.msgid: e for e in read_po(comment_catalogue_path(puzzle_id, lang, root)) if e.done}
     return translate_comments(text, "", {("", english): entry for english, entry in by_english.items()})
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
