@@ -1271,7 +1271,8 @@ def puzzle() -> Puzzle:
 # and a staged store? The course has not measured this setting on the H200: your run is the answer.
 #
 # **3. What shared memory a stage costs.** Read from the compiled kernel, without a GPU (three
-# compilations, about a minute on a CPU):
+# compilations, about a minute on a CPU). Predict: how much shared memory does each added stage cost
+# at 64 x 128 x 32?
 
 # %% [notebook]
 # from grader.teaching.experiments import resource_usage, table
