@@ -1283,23 +1283,71 @@ def puzzle() -> Puzzle:
     )
 
 
-# %% [markdown]
+# %% [deep-dive]
 # ## Beyond `T.gemm`: the intrinsics rung (an experiment, not graded)
 #
-# The GEMM ladder the course follows has one more rung below `T.gemm`: writing what it expands into
-# yourself. On the `mma.sync` path that is, per warp, `ldmatrix` loads of 8 x 8 pieces of the shared
-# tiles into registers, `mma.sync` instructions (m16n8k16 for fp16) on those registers, and a store of
-# the accumulator fragments, with the warps of a block tiled over the output by hand. The sm_80 lines
-# the layout experiment printed are the `ldmatrix` half of it as TileLang generates it for `T.gemm`
-# (`tl::ptx_ldmatrix_x4`, and `ldmatrix_x4_trans` for B). TileLang 0.1.15 exposes the pieces as
-# `tilelang.cuda.intrinsics.TensorCoreIntrinEmitter` (its `ldmatrix_a`, `ldmatrix_b`, `mma` and
-# `stmatrix` macros).
+# The GEMM ladder has one more rung below `T.gemm`: writing out what it expands into. `T.gemm` decides
+# three things for you: how the block's warps split the output tile, how each warp's operands reach the
+# Tensor Cores, and how the accumulator goes back out. TileLang hands each of them to you as a method of
+# an *emitter*, an object built outside the kernel from the tile's shape and the warp split and called
+# inside it:
 #
-# On Hopper the same rung can be written with `wgmma`: TileLang 0.1.15 also exports a warpgroup
-# emitter, `WGMMATensorCoreIntrinEmitter` (`T.WGMMATensorCoreIntrinEmitter`). The course has not
-# written this rung: it is out of its scope for now, and the course's CPU simulator executes tile
-# operations, not per-thread PTX, so no case of it could be checked without a GPU. It is the rung to
-# climb when a layout or a fusion needs control that `T.gemm` does not give.
+# - `T.TensorCoreIntrinEmitter`, the warp-level `mma.sync` path. `ldmatrix_a` and `ldmatrix_b` copy the
+#   warp's 16 x 16 pieces of the shared tiles into registers, one `ldmatrix.x4` (four 8 x 8 matrices)
+#   per piece, with `.trans` for B because B is stored K x N. `mma_atom` issues the two m16n8k16
+#   instructions that add one 16 x 16 piece of the warp's output (`mma` loops over all of them).
+#   `stmatrix` writes each thread's accumulator values to their places in a tile. The accumulator is a
+#   plain per-thread array (`T.alloc_local`): which element of C each register holds is fixed by the
+#   instruction, and the emitter is what knows it.
+# - `T.WGMMATensorCoreIntrinEmitter`, Hopper's warpgroup `wgmma`. There is no `ldmatrix`: the
+#   instruction reads both operands from shared memory itself, through *descriptors* (an address that
+#   also names the tile's swizzle), so the kernel annotates the tiles' layouts and gives the emitter the
+#   same layouts to build the descriptors from. One `wgmma` covers 64 rows for the four warps of a
+#   warpgroup and runs asynchronously: the emitter's `wgmma` method writes a fence, an arrive, the
+#   instructions, a commit and a wait. The accumulator is a fragment with the emitter's layout
+#   (`make_mma_store_layout`), so `T.copy` stores it.
+#
+# `scripts/p08/intrinsics.py`, in the course's folder, writes `matmul_tuned`'s GEMM both ways and keeps
+# its block (a 128 x 256 x 64 tile, 4 stages, panels of 10, the staged store): `matmul_mma_sync` splits
+# the tile over 8 warps as 2 x 4, 64 x 64 each; `matmul_wgmma` over 2 warpgroups, 128 x 128 each, the
+# split `T.gemm` picks for this tile. Against `matmul_tuned` the one change is who writes the Tensor
+# Core code. The grader's CPU simulator runs tile operations, not per-thread instructions, so these
+# kernels can be checked on a GPU only; that is why they are an experiment and not a graded kernel.
+
+# %% [markdown]
+# The next cell compiles both kernels for Hopper (sm_90a) without a GPU (it needs nvcc) and prints the
+# generated lines that do the Tensor Core work, then the PTX instructions nvcc makes of them, with how
+# often each appears in the kernel's text. On a GPU it then checks both against the reference at 4096³
+# and times them next to `matmul_tuned` and torch. Predict: per K step of 64, how many `mma.sync` does
+# one warp of `matmul_mma_sync` issue, and how many `wgmma` does one warpgroup of `matmul_wgmma`? Which
+# of the three kernels is the fastest on Hopper, and why?
+
+# %% [notebook]
+# import sys
+#
+# import torch
+#
+# from grader.discover import course_root
+#
+# sys.path.insert(0, str(course_root()))  # scripts/ sits beside puzzles/, outside the installed packages
+# from scripts.p08 import intrinsics
+#
+# intrinsics.show_generated(width=110)
+# if torch.cuda.is_available():
+#     intrinsics.print_figures(intrinsics.measure(repeats=5))
+
+# %% [measured]
+# A warp of `matmul_mma_sync` owns 64 x 64 of C: per 16 values of K that is 4 x 8 = 32 m16n8k16
+# instructions, and a K step of 64 holds four such slices, 128 in all, the count in the PTX (the loops
+# are unrolled). Before them the warp issues 16 `ldmatrix.x4` for A and 16 with `.trans` for B. A
+# warpgroup of `matmul_wgmma` owns 128 x 128: two m64n128k16 per 16 values of K, 8 per step, and no
+# loads of its own.
+#
+# The times are on docs/results/p08-intrinsics.md (not yet measured on the H200). Until that page has
+# numbers the answer is a hypothesis: `matmul_wgmma` should run with `matmul_tuned`, because it issues
+# the same instructions `T.gemm` issues for this tile; `matmul_mma_sync` should be the slowest, because
+# each warp waits for its own register loads and synchronous instructions, work that `wgmma` takes off
+# the warps.
 
 # %% [markdown]
 # ## What you learned
