@@ -155,7 +155,8 @@ multiples of the block sizes. Bench cases are 256 MiB of fp16, larger than the H
 # and a term below half of that is rounded away entirely. On a row of 8192 N(0, 1) scores most terms
 # $e^{x - m}$ are a few hundredths. The cell adds the same terms three ways: in fp32 and in fp16 in the
 # order `T.reduce_sum` uses on the GPU (each thread its own elements, then a butterfly across the
-# threads), and in fp16 with one accumulator walking the row:
+# threads), and in fp16 with one accumulator walking the row. Predict: which fp16 sum ends farther from
+# the fp32 one, and is either outside the tolerance?
 
 # %% [notebook]
 # import torch
@@ -196,12 +197,15 @@ multiples of the block sizes. Bench cases are 256 MiB of fp16, larger than the H
 #         error = ((sums.double() - exact).abs() / exact).median().item()
 #         print(f"{n:6} {threads:7}  {label}: {error:.1e}  (row 0: {sums[0].item():.2f}, exact {exact[0].item():.2f})")
 
-# %% [markdown]
+# %% [measured]
 # The GPU's order keeps every partial sum small, so an fp16 sum is off by about 2e-4 here: not yet
 # outside the tolerance, but a tenth of it gone before the output is even rounded. One fp16 accumulator
 # walking the row loses a quarter of the sum at N = 8192, and an error in the sum is the same relative
-# error in every probability of the row. An fp32 accumulator costs nothing here (the kernel waits on
-# memory, not on arithmetic), so the fragments that hold the row, its max and its sum are all fp32.
+# error in every probability of the row.
+
+# %% [markdown]
+# An fp32 accumulator costs nothing here (the kernel waits on memory, not on arithmetic), so the
+# fragments that hold the row, its max and its sum are all fp32.
 #
 # The grader does not refuse fp16 exponentials summed with `T.reduce_sum`: measured on rows of 129 to
 # 32768 (docs/results/fp16-sums.md), their worst error is 0.58 to
