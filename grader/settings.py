@@ -174,6 +174,25 @@ OPTIONS: tuple[Option, ...] = (
         metavar="KERNEL",
     ),
     Option(
+        "explain",
+        "--explain",
+        "--grade-explain",
+        "show inside KERNEL on the CPU simulator, step by step: one block of one case (the first failed simulated "
+        "case, or {cases}), as text and as an HTML page; for a failed case it opens at the step the first wrong "
+        "element came from; never a grade",
+        default="",
+        metavar="KERNEL",
+    ),
+    Option(
+        "block",
+        "--block",
+        "--grade-block",
+        "with {explain}: the block to show, as blockIdx x[,y[,z]] (default: the block that wrote the first wrong "
+        "element, else block 0)",
+        default="",
+        metavar="X[,Y,Z]",
+    ),
+    Option(
         "static",
         "--static",
         "--grade-static",
@@ -288,6 +307,8 @@ class GradeOptions:
     params: tuple[str, ...] = _default("params")  # "NAME=VALUE" texts, as given (block_params parses them)
     repeat: int = _default("repeat")  # with bench: repetitions of each figure
     profile: str = _default("profile")  # a kernel's exact name: profile its bench case ("": no profile)
+    explain: str = _default("explain")  # a kernel's exact name: record one block of one simulated case
+    block: str = _default("block")  # with explain: "x[,y[,z]]" ("": the block the first wrong element came from)
     static: bool = _default("static")  # with profile: the estimate from TIR and ptxas only, no counters
     json: Path | None = _default("json")
     device: str = _default("device")  # one of DEVICES

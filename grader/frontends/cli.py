@@ -83,6 +83,10 @@ def targets(args: argparse.Namespace, root: Path) -> list[tuple[str, Path]]:
         raise UsageError("--static goes with --profile KERNEL, e.g. python -m grader 08 --profile gemv --static")
     if args.profile and len(ids) != 1:
         raise UsageError(f"--profile wants one puzzle id, e.g. python -m grader 08 --profile {args.profile}")
+    if args.block and not args.explain:
+        raise UsageError("--block picks the block --explain shows: add --explain KERNEL")
+    if args.explain and len(ids) != 1 and args.file is None:
+        raise UsageError(f"--explain wants one puzzle id, e.g. python -m grader 08 --explain {args.explain}")
     if args.params:
         if not args.bench and not args.profile:
             raise UsageError("--param changes the block parameters of the timed cases: add --bench")

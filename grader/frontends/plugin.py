@@ -13,6 +13,7 @@ Hooks, each with one job:
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -301,6 +302,25 @@ def _shown(path: Path) -> str:
         return str(path)
 
 
+EXPLAIN_FOLDER = "explain"  # where --explain writes its pages, under the folder the grader was started from
+
+
+def explained_lines(result: CaseResult) -> list[str]:
+    """--explain's steps as text, and the same view written as an HTML page whose path the last line names."""
+    from grader.frontends import explain_view
+
+    explanation = result.explanation
+    lines = explain_view.text_lines(explanation)
+    if explanation.steps:
+        block = "_".join(str(b) for b in explanation.block)
+        name = f"p{result.puzzle}_{explanation.kernel}_{explanation.case}_block{block}.html"
+        path = Path(EXPLAIN_FOLDER) / re.sub(r"[^A-Za-z0-9_.-]", "_", name)
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(explain_view.html_page(explanation), encoding="utf-8")
+        lines.append(tr(f"the same view, step by step with pictures, in a browser: {path.resolve()}"))
+    return lines
+
+
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     state = _state(config)
     if state is None or not state.results:
@@ -315,6 +335,11 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         terminalreporter.write_sep("-", "profile")
         for line in lines:
             terminalreporter.write_line(tr(line))
+    for result in state.results:
+        if result.explanation is not None:
+            terminalreporter.write_sep("-", "explain")
+            for line in explained_lines(result):
+                terminalreporter.write_line(line)
     arch = next((run.arch for run in state.runs.values() if run.arch), "sm_90a")
     for line in report.verified_lines(state.results):
         terminalreporter.write_line(tr(line), yellow=True)

@@ -65,12 +65,16 @@ class Layout:
     width: int = 0  # wrap the message, details and hint between words at this many columns (0: never)
     elements: int = 0  # wrong elements listed per failed case (0: every one the grader gave)
     not_run: str = ""  # what a case that was not run says instead of its message ("": its message)
+    # how to look inside a failed simulated case, from {puzzle}, {kernel}, {case} ("": not offered)
+    see_inside: str = "python -m grader {puzzle} --explain {kernel} --case {case}"
 
 
 TERMINAL = Layout()
 # JupyterLab breaks a longer output line wherever the cell's edge falls, inside a word, and nbgrader's
 # feedback page scrolls sideways for it: a notebook's lines wrap at 100 columns.
-NOTEBOOK = Layout(sizes=False, width=100, elements=3, not_run="not run (see above)")
+NOTEBOOK = Layout(
+    sizes=False, width=100, elements=3, not_run="not run (see above)", see_inside='explain("{kernel}", case="{case}")'
+)
 ELEMENT_LINE = re.compile(r"^\w+\[[^\]]*\] = ")  # "C[960] = nan, expected 1": one wrong element
 
 
@@ -122,6 +126,9 @@ def case_lines(
     for name, value in (("hint", result.hint), ("saved", result.saved), ("replay", result.replay)):
         if value:
             lines += wrapped(indent, tr(f"{name}: {value}"), layout.width)
+    if layout.see_inside and status == Status.FAILED and result.checked == verified.SIMULATED:
+        call = layout.see_inside.format(puzzle=result.puzzle, kernel=result.kernel, case=result.case)
+        lines += wrapped(indent, tr(f"see inside: {call}"), layout.width)
     if verbose and result.trace:
         lines += [indent + line for line in result.trace.rstrip().splitlines()]
     return lines

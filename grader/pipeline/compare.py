@@ -31,6 +31,7 @@ class Comparison:
     # Which tiles of the launch grid are wrong, for drawing: {"tile": [...], "wrong": [[0/1, ...]] or [0/1, ...],
     # "grid": tiles per axis, "cell": tiles per map cell along each axis (above 1 when merged)}
     tile_map: dict | None = None
+    first_wrong: int | None = None  # the row-major flat index of the first wrong element (--explain starts there)
 
 
 def _index(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -100,6 +101,7 @@ def compare(
     shape = tuple(want.shape)
     result.details.append(f"{wrong} of {total} elements of {name} are wrong")
     first = torch.nonzero(bad.flatten()).flatten()[:SHOW_FIRST].tolist()
+    result.first_wrong = first[0]
     for flat in first:
         where = ", ".join(str(i) for i in _index(flat, shape))
         result.details.append(

@@ -24,6 +24,8 @@ class Context:
     spec_file: Path = Path()  # the trusted module the cases come from (solutions/ unless told)
     limits: Any = None  # grader.pipeline.roofline.Limits: measured at the first bench of the run
     repeat: int = OPTION["repeat"].default  # --repeat: repetitions of each bench figure
+    explain: str = ""  # --explain: the kernel whose case is recorded block by block
+    block: tuple[int, ...] | None = None  # --block: the block to record (None: where the first wrong element came from)
     learner_params: bool = False  # --param: the bench cases run with the learner's block parameters
     # The part of a case's input seed that comes from its admitted TIR (input_draw); set per case
     draw: int = 0

@@ -27,6 +27,7 @@ from grader.pipeline.grade import grade_case
 from grader.pipeline.hidden import public_view
 from grader.processes.protocol import (
     COMPILING,
+    EXPLAINING,
     PROFILING,
     RUNNING,
     SIMULATING,
@@ -193,13 +194,18 @@ def _serve(conn: Any, request: JudgeRequest, tracer: Any, guard: Any, started: f
         channel.send(CaseStart(plan[0][0], plan[0][1][0]))
     work = [(ctx.puzzle.kernel(f), ctx.puzzle.kernel(f).case(name)) for f, names in plan for name in names]
     builds = _trace_and_build(channel, ctx, request, work, tracer, guard)
-    for kernel, case in work:
+    graded: list[tuple[Kernel, Case, Build | None, CaseResult]] = []
+    for number, (kernel, case) in enumerate(work):
         channel.send(CaseStart(kernel.function, case.name))
         build = builds.get((kernel.function, case.name))
         result = _grade(channel, ctx, kernel, case, build)
         if ctx.profile and build is not None and build.tir is not None and case.bench:
             channel.send(Phase(PROFILING))
             result.profile = _profile(ctx, kernel, case, build)
+        graded.append((kernel, case, build, result))
+        if ctx.explain and number == len(work) - 1:  # every verdict is known: explain the case they point to
+            channel.send(Phase(EXPLAINING))
+            result.explanation = _explain(ctx, graded)
         channel.send(Result(public_view(result)))
         if result.status == outcome.CRASHED:
             conn.close()
@@ -247,6 +253,13 @@ def _load(channel: Channel, request: JudgeRequest, started: float) -> tuple[Cont
         except ValueError as error:
             channel.send(Fatal(str(error)))
             return None
+    if request.options.explain:
+        try:
+            puzzle = explained_only(puzzle, request.options.explain)
+            block = parse_block(request.options.block)
+        except ValueError as error:
+            channel.send(Fatal(str(error)))
+            return None
     timings = {
         "import_torch_tilelang_s": imported - started,
         "device_s": device_ready - imported,
@@ -261,11 +274,86 @@ def _load(channel: Channel, request: JudgeRequest, started: float) -> tuple[Cont
         str(request.options.save_failures or ""),
         Path(request.spec_file),
         repeat=request.options.repeat,
+        explain=request.options.explain,
+        block=block if request.options.explain else None,
         learner_params=bool(learner_params),
         profile=profile_mode(request.options, device),
     )
     arch = device.profile.arch if device.mode != "cuda" else device.profile.name
     return ctx, Described(device.name, device.mode, _describe(puzzle), arch, timings)
+
+
+def explained_only(puzzle: Puzzle, function: str) -> Puzzle:
+    """The puzzle as --explain KERNEL grades it: that kernel's cases that are not hidden (a view of a hidden
+    case would show its sizes and data)."""
+    from dataclasses import replace
+
+    from grader.pipeline.hidden import is_hidden
+
+    names = [k.function for k in puzzle.kernels]
+    if function not in names:
+        raise ValueError(
+            f"--explain {function}: puzzle {puzzle.id} has no such kernel (its kernels: {', '.join(names)})"
+        )
+    kernel = puzzle.kernel(function)
+    return replace(puzzle, kernels=(replace(kernel, cases=tuple(c for c in kernel.cases if not is_hidden(c.name))),))
+
+
+def parse_block(text: str) -> tuple[int, ...] | None:
+    """--block "1" or "1,0": the blockIdx to show (x first); "" for the default."""
+    if not text.strip():
+        return None
+    try:
+        block = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise ValueError(
+            f"--block {text}: give blockIdx as whole numbers, x first, e.g. --block 1 or --block 1,0"
+        ) from None
+    if not block or len(block) > 3 or min(block) < 0:
+        raise ValueError(f"--block {text}: give one to three whole numbers, x first, e.g. --block 1")
+    return block
+
+
+def _explain(ctx: Context, graded: list[tuple[Kernel, Case, Build | None, CaseResult]]) -> outcome.Explanation:
+    """The record of the case the verdicts point to: the first simulated case that failed, else the first
+    simulated case (with --case, that case). Made from the admitted TIR on the CPU simulator, whatever the device;
+    never changes a verdict."""
+    from grader.pipeline.build import summarize
+    from grader.pipeline.execute import kernel_source, reversed_blocks
+    from grader.pipeline.explain import explain_case
+    from grader.pipeline.grade import input_draw
+    from grader.pipeline.inputs import make_inputs, poisoned_outputs
+
+    simulated = [entry for entry in graded if entry[1].simulate] or graded[:1]
+    failed = [entry for entry in simulated if entry[3].status != outcome.PASSED]
+    kernel, case, build, result = (failed or simulated)[0]
+    if build is None or build.tir is None:
+        return outcome.Explanation(
+            kernel.function, case.name, [], [], problem="the kernel did not trace: " + result.message
+        )
+    try:
+        compiled = build.compiled.result()
+    except Exception:
+        compiled = None  # the view needs only the TIR; the verdict says why it did not build
+    seed = ctx.seed_offset + input_draw(ctx, build.tir, case)
+
+    def fresh() -> tuple[list, list]:
+        return make_inputs(kernel, case, "cpu", seed), poisoned_outputs(kernel, case, "cpu")
+
+    try:
+        return explain_case(
+            build.tir,
+            kernel,
+            case,
+            fresh,
+            ctx.source.read_text(errors="replace"),
+            ctx.block,
+            profile=ctx.device.profile,
+            tma_stores=compiled is not None and "tl::tma_store(" in kernel_source(compiled),
+            reverse_blocks=reversed_blocks(kernel, case),
+        )
+    except Exception as error:  # a view that cannot be made must not cost the verdicts already sent
+        return outcome.Explanation(kernel.function, case.name, [], [], problem=f"no view: {summarize(error)}")
 
 
 def profiled_only(puzzle: Puzzle, functions: str) -> Puzzle:

@@ -24,6 +24,8 @@ from grader.outcome import CaseResult
 # (importing the file, tracing it, simulating or running the kernel) has --timeout.
 STARTING, TRACING, COMPILING, SIMULATING, RUNNING = "starting", "tracing", "compiling", "simulating", "running"
 PROFILING = "profiling"  # --profile: the course's kernel built and both run under Nsight Compute (no learner code)
+# --explain: the case simulated again, up to three times, recording one block (learner TIR: --timeout)
+EXPLAINING = "explaining"
 GRADER_PHASES = (STARTING, COMPILING, PROFILING)
 
 

@@ -19,6 +19,7 @@ from grader import outcome
 from grader.outcome import CaseResult
 from grader.processes.protocol import (
     COMPILING,
+    EXPLAINING,
     GRADER_PHASES,
     PROFILING,
     RUNNING,
@@ -98,6 +99,11 @@ def timeout_reason(seconds: float, phase: str) -> tuple[str, str]:
         return outcome.ERROR, (
             f"profiling took longer than {seconds:g} s (the kernel and the course's own each run under Nsight "
             "Compute, which replays them many times): give it longer (raise --compile-timeout)"
+        )
+    if phase == EXPLAINING:
+        return outcome.TIMED_OUT, (
+            f"explaining this case (simulating it again and recording one block) took longer than {seconds:g} s: "
+            "give it longer (raise --timeout), or pick a smaller case or another block"
         )
     if phase == SIMULATING:
         return outcome.TIMED_OUT, (
