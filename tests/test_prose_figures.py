@@ -26,7 +26,7 @@ LEARNER_PAGES = [ROOT / "docs" / "learner.md"]
 
 NUMBER = r"\d+(?:,\d{3})*(?:\.\d+)?"
 GAP = r"[ \n\u00a0\u2009\u202f]?"  # a space (or line break), a no-break or thin space, or nothing
-UNIT = r"(?:ms|µs|us|TFLOP/s|GFLOP/s|GB/s|TB/s|GiB/s)(?![\w/])"
+UNIT = r"(?:ms|µs|μs|us|TFLOP/s|GFLOP/s|GB/s|TB/s|GiB/s)(?![\w/])"
 RANGE = rf"(?:(?P<first>{NUMBER}){GAP}(?:[–-]|to){GAP})?"  # "0.16–0.17 ms": both ends are figures
 MEASURE = re.compile(rf"(?<![\w.,^]){RANGE}(?P<number>{NUMBER}){GAP}{UNIT}")
 RATIO = re.compile(
@@ -116,6 +116,7 @@ def sections(markdown: str) -> list[tuple[str, str]]:
         ("between 0.16–0.17 ms", ["0.16", "0.17"]),
         ("0.91x torch, 0.91× cuBLAS, 1.05x of the copy, 0.8x the cuDNN, 1.2x fp16, 2x SDPA", 6 * [""]),
         ("12\u202fms and 7\u00a0µs", ["12", "7"]),
+        ("8 \u03bcs with a Greek mu", ["8"]),
         ("at 4261\nGB/s, 0.96x\ncuBLAS", ["4261", "0.96"]),  # a line break inside a figure
     ],
 )
