@@ -35,7 +35,29 @@ Command, run on the device from the repository root (then `python scripts/p08/in
 ```
 
 Without a GPU, `python scripts/p08/intrinsics.py --compile-only` compiles both for sm_90a and prints the lines
-of the generated CUDA and the PTX opcodes that carry the instructions.
+of the generated CUDA and the PTX opcodes that carry the instructions. On the CPU machine (nvcc 13.0) it shows,
+per thread and K step of 64: `matmul_mma_sync` 16 `ldmatrix.sync.aligned.x4.m8n8.shared.b16`, 16
+`ldmatrix.sync.aligned.x4.trans.m8n8.shared.b16` and 128 `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32`;
+`matmul_wgmma` 8 `wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16` between one fence, commit and wait, the
+same wgmma lines `T.gemm` generates for `matmul_tuned`. Both build with TileLang's producer warpgroup (384
+threads, 168 registers, no spills, 193 KiB of shared memory, TMA loads and store).
+
+## Notes (TileLang 0.1.15)
+
+- The emitters come from `tilelang.language` (`T.TensorCoreIntrinEmitter`, `T.WGMMATensorCoreIntrinEmitter`).
+  The WGMMA emitter's `wgmma` method wants buffer regions (`tilelang.utils.language.to_buffer_region`) and the
+  shared layouts given to it before the call (`_assign_a_shared_layout`, `_assign_b_shared_layout`), the same
+  layouts the kernel annotates.
+- A `T.clear` of the wgmma accumulator (a fragment annotated with the emitter's `make_mma_store_layout`) before a
+  warp-specialized `T.Pipelined` loop came out guarded by `if (threadIdx.x < 256)` inside the consumer branch
+  (threads 128-383), with both warp splits below, so the second consumer warpgroup would start from whatever its
+  registers held; with `tl.disable_warp_specialized` the guard is gone, and `matmul_tuned`'s `T.clear` (the
+  layout inferred from `T.gemm`) has none.
+  `matmul_wgmma` zeroes the accumulator with the first K step instead (`clear_accum=k == 0`, wgmma's scale-d).
+- With the 8 warps stacked along M (`block_row_warps=8`, one warpgroup per 64 rows) the emitter fenced 256
+  accumulator registers of a 128-float array (`wgmma_accum_regs` counts the whole block's rows); the kernel
+  uses `T.gemm`'s own split for this tile instead, 4 x 2 warps, where the count is 128.
+- `stmatrix` of the mma.sync emitter writes plain 4-byte stores (`uint1`), not the `stmatrix` instruction.
 """
 
 NOT_MEASURED = """
