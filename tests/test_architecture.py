@@ -153,7 +153,7 @@ LOWER = {
     "pipeline": {"model", "pipeline"},
     "trace": {"model", "pipeline", "trace"},
     "processes": {"model", "pipeline", "processes"},
-    "teaching": {"model", "pipeline", "teaching"},
+    "teaching": {"model", "i18n", "pipeline", "teaching"},  # i18n: the pictures' labels in the notebook's language
     "course": {"model", "i18n", "pipeline", "course"},
     # the warm server becomes `python -m grader` (the entry) in each check it forks
     "frontends": {"model", "i18n", "pipeline", "processes", "teaching", "entry", "frontends"},

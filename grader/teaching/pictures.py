@@ -21,11 +21,58 @@ RIGHT = "#b9dfb0"
 WRONG = "#d9534f"
 
 
+# Fonts that draw Chinese, most common first (Linux, then macOS and Windows). matplotlib falls back from one font of
+# the family list to the next glyph by glyph, so the Latin text keeps matplotlib's own font.
+CJK_FONTS = (
+    "Noto Sans CJK SC",
+    "Noto Sans SC",
+    "Source Han Sans SC",
+    "WenQuanYi Zen Hei",
+    "WenQuanYi Micro Hei",
+    "Droid Sans Fallback",
+    "PingFang SC",
+    "Heiti SC",
+    "Microsoft YaHei",
+    "SimHei",
+)
+
+
+def cjk_font() -> str | None:
+    """The first installed font of CJK_FONTS, or None."""
+    from matplotlib import font_manager
+
+    installed = {font.name for font in font_manager.fontManager.ttflist}
+    return next((name for name in CJK_FONTS if name in installed), None)
+
+
+def _language() -> str:
+    """The pictures' language: the notebook's (grader.i18n.current, set by ``%puzzle ID --lang``), where a font
+    can draw it; English where it cannot, rather than boxes in place of the characters."""
+    from grader.i18n import current
+
+    lang = current()
+    return lang if lang == "en" or cjk_font() else "en"
+
+
+def _say(text: str) -> str:
+    """A title, axis label or legend entry in the pictures' language (i18n/LANG/grader.po)."""
+    from grader.i18n import tr
+
+    lang = _language()
+    return text if lang == "en" else tr(text, lang)
+
+
 def _figure(width: float, height: float, rows: int = 1, cols: int = 1, **kw: Any):
     """A figure outside pyplot's state machine, so a notebook shows it once: as the cell's value."""
     import io
 
+    import matplotlib
     from matplotlib.figure import Figure
+
+    font = cjk_font() if _language() != "en" else None
+    if font and font not in matplotlib.rcParams["font.sans-serif"]:  # the Chinese glyphs' fallback, once
+        fonts = list(matplotlib.rcParams["font.sans-serif"])
+        matplotlib.rcParams["font.sans-serif"] = [*fonts[:1], font, *fonts[1:]]
 
     class _Picture(Figure):
         def _repr_png_(self) -> bytes:
@@ -92,18 +139,19 @@ def tiling(M: int, N: int, block_m: int, block_n: int, *, max_labels: int = 64):
     ax.set_ylim(span_m, 0)  # row 0 at the top, as a matrix is written
     if vector:
         ax.set_yticks([])
-        ax.set_title(f"N = {N}, BLOCK = {block_n}: {grid_n} blocks, bx = 0 .. {grid_n - 1}", fontsize=10)
+        ax.set_title(_say(f"N = {N}, BLOCK = {block_n}: {grid_n} blocks, bx = 0 .. {grid_n - 1}"), fontsize=10)
     else:
         ax.set_aspect("equal")
-        ax.set_ylabel("row (by)")
+        ax.set_ylabel(_say("row (by)"))
         ax.set_title(
-            f"{M} x {N}, tiles {block_m} x {block_n}: grid {grid_n} x {grid_m} = {grid_m * grid_n} blocks",
+            _say(f"{M} x {N}, tiles {block_m} x {block_n}: grid {grid_n} x {grid_m} = {grid_m * grid_n} blocks"),
             fontsize=10,
         )
-    ax.set_xlabel("column (bx)" if not vector else "element index")
+    ax.set_xlabel(_say("column (bx)" if not vector else "element index"))
     tails = sum(1 for by in range(grid_m) for bx in range(grid_n) if (by + 1) * block_m > M or (bx + 1) * block_n > N)
     if tails:
-        ax.set_title(f"{ax.get_title()}\n{tails} edge tile(s) in orange; hatched = the part past the edge", fontsize=10)
+        edge = _say(f"{tails} edge tile(s) in orange; hatched = the part past the edge")
+        ax.set_title(f"{ax.get_title()}\n{edge}", fontsize=10)
     return fig
 
 
@@ -153,14 +201,17 @@ def pipeline(stages: int, steps: int, *, copy: float = 1.0, compute: float = 0.8
             ax.text((m0 + m1) / 2, 0.5, str(k), ha="center", va="center", fontsize=7, color="white")
         end = computes[-1][1]
         ends.append(end)
-        ax.set_yticks([0.5, 1.5], ["math", "copy"])
+        ax.set_yticks([0.5, 1.5], [_say("math"), _say("copy")])
         ax.set_ylim(0, 2)
         label = "num_stages=1: copy, then math" if n == 1 else f"num_stages={n}: copies run ahead"
-        ax.set_title(f"{label} (total {end:.1f})", fontsize=10, loc="left")
+        ax.set_title(_say(f"{label} (total {end:.1f})"), fontsize=10, loc="left")
     axes[-1, 0].set_xlim(0, max(ends) * 1.02)
-    axes[-1, 0].set_xlabel(f"time (model: a copy takes {copy:g}, the math of one K step {compute:g})")
+    axes[-1, 0].set_xlabel(_say(f"time (model: a copy takes {copy:g}, the math of one K step {compute:g})"))
     fig.legend(
-        handles=[Patch(color=COPY, label="copy tiles of step k"), Patch(color=MATH, label="T.gemm of step k")],
+        handles=[
+            Patch(color=COPY, label=_say("copy tiles of step k")),
+            Patch(color=MATH, label=_say("T.gemm of step k")),
+        ],
         loc="outside upper right",
         ncols=2,
         fontsize=8,
@@ -197,17 +248,19 @@ def mismatch_map(tile_map: dict):
     name = tile_map.get("output", "output")
     if any(c > 1 for c in cell):
         grid = " x ".join(str(g) for g in tile_map.get("grid") or [])
-        title = (
-            f"{name}: {int(wrong.sum())} of {wrong.size} map cells hold wrong tiles\n"
-            f"(grid of {grid} tiles of {size}; one cell = {' x '.join(map(str, cell))} tiles)"
+        title = "\n".join(
+            [
+                _say(f"{name}: {int(wrong.sum())} of {wrong.size} map cells hold wrong tiles"),
+                _say(f"(grid of {grid} tiles of {size}; one cell = {' x '.join(map(str, cell))} tiles)"),
+            ]
         )
     else:
-        title = f"{name}: {int(wrong.sum())} of {wrong.size} tiles wrong (tile = {size})"
+        title = _say(f"{name}: {int(wrong.sum())} of {wrong.size} tiles wrong (tile = {size})")
     ax.set_title(title, fontsize=10)
     ax.set_xticks(range(cols))
     ax.set_yticks(range(rows))
-    ax.set_xlabel("tile column (bx)")
-    ax.set_ylabel("tile row (by)" if rows > 1 else "")
+    ax.set_xlabel(_say("tile column (bx)"))
+    ax.set_ylabel(_say("tile row (by)") if rows > 1 else "")
     if rows == 1:
         ax.set_yticks([])
     return fig
@@ -232,20 +285,22 @@ def row_reduction(block_m: int, block_n: int, column_tiles: int):
         ax.text(k * w + w / 2, h / 2, f"k={k}", ha="center", va="center", fontsize=8)
     x = column_tiles * w + 0.8
     ax.add_patch(Rectangle((x, 0), w, h, facecolor=MATH, edgecolor="k"))
-    ax.text(x + w / 2, h / 2, "partial\nfp32", ha="center", va="center", fontsize=8)
+    ax.text(x + w / 2, h / 2, _say("partial") + "\nfp32", ha="center", va="center", fontsize=8)
     ax.add_patch(FancyArrowPatch((column_tiles * w, h / 2), (x, h / 2), arrowstyle="-|>", mutation_scale=12))
-    ax.text((column_tiles * w + x) / 2, h + 0.1, "+= per element", ha="center", fontsize=8)
+    ax.text((column_tiles * w + x) / 2, h + 0.1, _say("+= per element"), ha="center", fontsize=8)
     y = x + w + 0.8
     ax.add_patch(Rectangle((y, 0), 0.15, h, facecolor=RIGHT, edgecolor="k"))
     ax.add_patch(FancyArrowPatch((x + w, h / 2), (y, h / 2), arrowstyle="-|>", mutation_scale=12))
     ax.text((x + w + y) / 2, h + 0.1, "reduce_sum dim=1", ha="center", fontsize=8)
-    ax.text(y + 0.3, h / 2, f"{block_m} sums", va="center", fontsize=8)
+    ax.text(y + 0.3, h / 2, _say(f"{block_m} sums"), va="center", fontsize=8)
     ax.set_xlim(-0.1, y + 1.3)
     ax.set_ylim(h + 0.4, -0.2)
     ax.axis("off")
     ax.set_title(
-        f"one block: {block_m} rows, {column_tiles} column tiles of {block_n}; "
-        "threads talk to each other only in the last step",
+        _say(
+            f"one block: {block_m} rows, {column_tiles} column tiles of {block_n}; "
+            "threads talk to each other only in the last step"
+        ),
         fontsize=10,
     )
     return fig
@@ -278,21 +333,21 @@ def online_softmax(row: Sequence[float] | None = None, block: int = 8, *, seed: 
     exact = float(np.exp(x - x.max()).sum())
     fig, axes = _figure(9.0, 4.4, rows=2, cols=1, sharex=True)
     top, bottom = axes[0, 0], axes[1, 0]
-    top.plot(np.arange(len(x)), x, ".", color=COPY, label="x (one row)")
+    top.plot(np.arange(len(x)), x, ".", color=COPY, label=_say("x (one row)"))
     edges = [t * block for t in range(tiles + 1)]
-    top.step(edges, [ms[0]] + ms, where="pre", color=MATH, lw=2, label="running max m after each tile")
+    top.step(edges, [ms[0]] + ms, where="pre", color=MATH, lw=2, label=_say("running max m after each tile"))
     for e in edges[1:-1]:
         top.axvline(e, color="0.85", lw=0.8)
     top.legend(fontsize=8, loc="upper left")
-    top.set_title("m only grows; every time it does, what was summed so far is rescaled", fontsize=10)
+    top.set_title(_say("m only grows; every time it does, what was summed so far is rescaled"), fontsize=10)
     centers = [t * block + block - 1 for t in range(tiles)]
-    bottom.plot(centers, ls, "o-", color=MATH, label="running sum l = l * exp(m_old - m_new) + tile sum")
-    bottom.axhline(exact, color="k", ls="--", lw=1, label=f"exact sum exp(x - max x) = {exact:.3f}")
+    bottom.plot(centers, ls, "o-", color=MATH, label=_say("running sum l = l * exp(m_old - m_new) + tile sum"))
+    bottom.axhline(exact, color="k", ls="--", lw=1, label=_say(f"exact sum exp(x - max x) = {exact:.3f}"))
     for c, s, v in zip(centers, corrections, ls):
         if 0 < s < 1:
             bottom.annotate(f"x{s:.2f}", (c, v), textcoords="offset points", xytext=(0, 8), fontsize=7, ha="center")
     bottom.legend(fontsize=8, loc="lower right")
-    bottom.set_xlabel(f"column (tiles of {block})")
+    bottom.set_xlabel(_say(f"column (tiles of {block})"))
     return fig
 
 
@@ -324,9 +379,9 @@ def im2col(channels: int, taps: int, length: int):
     for c in range(channels):
         for t in range(length):
             left.text(t, c, str(t), ha="center", va="center", fontsize=7)
-    left.set_title(f"X: {channels} channels x L = {length}", fontsize=10)
+    left.set_title(_say(f"X: {channels} channels x L = {length}"), fontsize=10)
     left.set_yticks(range(channels))
-    left.set_ylabel("channel c")
+    left.set_ylabel(_say("channel c"))
     left.set_xlabel("t")
     image = right.imshow(source, cmap=cmap, vmin=-1, vmax=len(colors) - 2, aspect="auto")
     image.set_gid("cols")
@@ -336,8 +391,8 @@ def im2col(channels: int, taps: int, length: int):
             s = t + k - pad
             right.text(t, r, str(s) if 0 <= s < length else "0", ha="center", va="center", fontsize=7)
     right.set_yticks(range(rows), [f"c{r // taps} k{r % taps}" for r in range(rows)], fontsize=7)
-    right.set_xlabel("output position t")
-    right.set_title(f"cols: ({channels} x K = {rows}) x L; cell = source t of X (0 = padding)", fontsize=10)
+    right.set_xlabel(_say("output position t"))
+    right.set_title(_say(f"cols: ({channels} x K = {rows}) x L; cell = source t of X (0 = padding)"), fontsize=10)
     return fig
 
 
@@ -361,15 +416,17 @@ def nibbles(packed: Sequence[int] = (0x3A, 0xF0, 0x81), scale: float = 0.5):
             ax.text(x0 + b + 0.5, 0.5, str(bit), ha="center", va="center", fontsize=9)
         low, high = byte & 15, byte >> 4
         ax.text(x0 + 4, -0.35, f"B[n, {j}] = 0x{byte:02X}", ha="center", fontsize=9)
-        ax.text(x0 + 2, 1.45, f"col {2 * j + 1}: q={high}", ha="center", fontsize=8)
+        ax.text(x0 + 2, 1.45, _say(f"col {2 * j + 1}: q={high}"), ha="center", fontsize=8)
         ax.text(x0 + 2, 1.85, f"w = {(high - 8) * scale:+g}", ha="center", fontsize=8)
-        ax.text(x0 + 6, 1.45, f"col {2 * j}: q={low}", ha="center", fontsize=8)
+        ax.text(x0 + 6, 1.45, _say(f"col {2 * j}: q={low}"), ha="center", fontsize=8)
         ax.text(x0 + 6, 1.85, f"w = {(low - 8) * scale:+g}", ha="center", fontsize=8)
     ax.set_xlim(-0.5, len(packed) * 9.5)
     ax.set_ylim(2.3, -0.7)
     ax.axis("off")
     ax.set_title(
-        f"high nibble (byte >> 4) & 15 -> column 2j+1, low nibble byte & 15 -> column 2j; w = (q - 8) * {scale:g}",
+        _say(
+            f"high nibble (byte >> 4) & 15 -> column 2j+1, low nibble byte & 15 -> column 2j; w = (q - 8) * {scale:g}"
+        ),
         fontsize=9,
     )
     return fig
@@ -388,11 +445,11 @@ def accumulation(errors: dict[str, Sequence[float]], lengths: Sequence[int]):
     for (label, values), color in zip(errors.items(), (WRONG, COPY, MATH, "k")):
         ax.loglog(lengths, [max(v, 1e-12) for v in values], "o-", color=color, label=label)
     ax.axhline(2.0**-11, color="0.5", ls=":", lw=1)
-    ax.text(lengths[0], 2.0**-11 * 1.2, "one fp16 rounding (2^-11)", fontsize=8, color="0.4")
-    ax.set_xlabel("K (length of the dot product)")
-    ax.set_ylabel("relative error vs float64")
+    ax.text(lengths[0], 2.0**-11 * 1.2, _say("one fp16 rounding (2^-11)"), fontsize=8, color="0.4")
+    ax.set_xlabel(_say("K (length of the dot product)"))
+    ax.set_ylabel(_say("relative error vs float64"))
     ax.legend(fontsize=8)
-    ax.set_title("the same fp16 products, summed in different accumulators", fontsize=10)
+    ax.set_title(_say("the same fp16 products, summed in different accumulators"), fontsize=10)
     return fig
 
 
@@ -436,8 +493,9 @@ def rasterization(grid_m: int, grid_n: int, panel: int, wave: int):
                 for bx in range(grid_n):
                     ax.text(bx, by, str(order[by, bx]), ha="center", va="center", fontsize=6)
         rows, cols = int(first.any(axis=1).sum()), int(first.any(axis=0).sum())
-        name = "row by row" if p is None else f"T.use_swizzle(panel_size={p})"
-        ax.set_title(f"{name}\nfirst {wave} blocks: {rows} A row-blocks, {cols} B column-blocks", fontsize=9)
+        name = _say("row by row") if p is None else f"T.use_swizzle(panel_size={p})"
+        first_blocks = _say(f"first {wave} blocks: {rows} A row-blocks, {cols} B column-blocks")
+        ax.set_title(f"{name}\n{first_blocks}", fontsize=9)
         ax.set_xticks([])
         ax.set_yticks([])
     return fig
@@ -491,17 +549,17 @@ def waves(tiles: int, sms: int, k_steps: int):
                 at += steps
         busy = tiles * k_steps / (sms * end)
         name = "stream-K: the last wave split by K steps" if stream_k else "one tile per block"
-        ax.set_title(f"{name}: {end} K steps, the SMs busy {busy:.0%} of the time", fontsize=10, loc="left")
+        ax.set_title(_say(f"{name}: {end} K steps, the SMs busy {busy:.0%} of the time"), fontsize=10, loc="left")
         ax.set_ylim(sms, 0)
-        ax.set_ylabel(f"SM (of {sms})")
+        ax.set_ylabel(_say(f"SM (of {sms})"))
     axes[-1, 0].set_xlim(0, max(ends) * 1.01)
-    axes[-1, 0].set_xlabel(f"time in K steps ({tiles} tiles of {k_steps} K steps each)")
+    axes[-1, 0].set_xlabel(_say(f"time in K steps ({tiles} tiles of {k_steps} K steps each)"))
     fig.legend(
         handles=[
-            Patch(color=COPY, label="whole tiles, waves 1, 3, ..."),
-            Patch(color=FULL, label="whole tiles, waves 2, 4, ..."),
-            Patch(color=MATH, label="last wave, even tiles"),
-            Patch(color=TAIL, label="last wave, odd tiles"),
+            Patch(color=COPY, label=_say("whole tiles, waves 1, 3, ...")),
+            Patch(color=FULL, label=_say("whole tiles, waves 2, 4, ...")),
+            Patch(color=MATH, label=_say("last wave, even tiles")),
+            Patch(color=TAIL, label=_say("last wave, odd tiles")),
         ],
         loc="outside upper right",
         ncols=4,
