@@ -160,7 +160,8 @@ def test_the_pictures_colour_reads_zeros_and_writes():
     tail = explanation.steps[5]
     svg = picture.svg([t for t in tail.touches if t.buffer == "A"], "A")
     assert f'fill="{explain_view.COLOURS["zero"]}"' in svg and f'fill="{explain_view.COLOURS["read"]}"' in svg
-    assert '<rect x="128" y="64" width="1" height="63"' in svg  # the read: column 128, rows 64..126
+    read = svg.index('<rect x="128" y="64" width="1" height="63"')  # the read: column 128, rows 64..126
+    assert read > svg.index(f'fill="{explain_view.COLOURS["zero"]}"')  # drawn over the zero box that spans it
     assert 'stroke-dasharray="4 2"' in svg  # the tensor's edge
     store = explanation.steps[-1]
     rects = pictures["y"].mask_rects(explain_view.decode_mask(store.touches[1].mask, [M]))

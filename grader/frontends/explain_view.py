@@ -33,7 +33,8 @@ OPS = {
     "parallel": "T.Parallel",
     "store": "store",
 }
-COLOURS = {"read": "#3b82f6", "write": "#f97316", "zero": "#a855f7"}  # drawn in this order: a write shows on top
+COLOURS = {"read": "#3b82f6", "write": "#f97316", "zero": "#a855f7"}
+DRAWN = ("zero", "read", "write")  # a zero box spans the whole box asked for: the part inside shows as read
 UNTOUCHED, OUTSIDE = "#e5e7eb", "#ffffff"
 PICTURE_W, PICTURE_H = 420.0, 200.0  # a global tensor's picture fits this box (pixels)
 MIN_SIDE = 12.0  # a one-row tensor is still this tall
@@ -275,7 +276,7 @@ class TensorPicture:
             inside = self.box_rects([b for n in self.shape for b in (0, n)])
         parts += [_rect(r, UNTOUCHED) for r in inside]
         outline = ' stroke-width="1" vector-effect="non-scaling-stroke"' if self.thin else ""
-        for mode in COLOURS:
+        for mode in DRAWN:
             for touch in (t for t in touches if t.mode == mode):
                 rects = self.mask_rects(decode_mask(touch.mask, touch.shape)) if touch.mask else []
                 for box in touch.boxes:
@@ -317,7 +318,8 @@ def global_tensors(explanation: Explanation) -> dict[str, TensorPicture]:
 
 # ------------------------------------------------------------------------------ heat maps of tiles
 
-TILE_W, TILE_H = 256.0, 160.0
+TILE_W, TILE_H = 320.0, 240.0
+ONE_ROW_H = 14.0  # a one-row tile's cells are this tall, however narrow
 TILE_CELL_MIN, TILE_CELL_MAX = 4.0, 18.0
 
 
@@ -348,10 +350,11 @@ def tile_svg(tile: TileValues, lang: str | None = None) -> str:
     low = tile.low if tile.low is not None else min(known, default=0.0)
     high = tile.high if tile.high is not None else max(known, default=0.0)
     size = max(TILE_CELL_MIN, min(TILE_CELL_MAX, TILE_W / cols, TILE_H / rows))
+    tall = max(size, ONE_ROW_H) if rows == 1 else size
     cr, cc = (tile.cell + [1, 1])[:2]
     frows, fcols = folded(tile.shape)
     parts = [
-        f'<svg class="tile" width="{cols * size:.0f}" height="{rows * size:.0f}" role="img" '
+        f'<svg class="tile" width="{cols * size:.0f}" height="{rows * tall:.0f}" role="img" '
         f'aria-label="{html.escape(tile.buffer)}">'
     ]
     for i, row in enumerate(tile.values):
@@ -366,7 +369,7 @@ def tile_svg(tile: TileValues, lang: str | None = None) -> str:
                 said = f"{value:.6g}"
             label = f"{tile.buffer}{where} = {said}" if (cr, cc) == (1, 1) else f"{tile.buffer}{where}: {said}"
             parts.append(
-                f'<rect x="{j * size:g}" y="{i * size:g}" width="{size:g}" height="{size:g}" fill="{fill}">'
+                f'<rect x="{j * size:g}" y="{i * tall:g}" width="{size:g}" height="{tall:g}" fill="{fill}">'
                 f"<title>{html.escape(label)}</title></rect>"
             )
     parts.append("</svg>")
