@@ -65,9 +65,8 @@ Tensor Core's K step).
 # | `matmul_tuned` | wider tiles, more threads and stages, block rasterization, a staged store |
 # | `matmul_streamk` | persistent blocks, one per SM; the last wave's tiles split along K (stream-K) |
 #
-# Each bench case (4096³) keeps the previous rung's block parameters except what that rung changes:
-# 64 x 64 tiles of C and 128 threads up to `matmul_pipelined`, 128 x 256 x 64 tiles, 256 threads and 4
-# stages for `matmul_tuned`. The bench cell at the end times them all on a GPU.
+# Each rung's bench case (4096³) keeps the previous rung's block parameters except what that rung
+# changes; the bench cell at the end times them all on a GPU.
 
 # %% [markdown]
 # ## Accumulate in fp32
@@ -309,9 +308,8 @@ def matmul_cuda_cores(A, B, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
 # into the accumulator. The Tensor Cores multiply tiles held on the chip, so the copies are part of
 # the change, not a second one. After the loop one `T.copy` converts the tile to fp16 and stores it.
 #
-# Why it is faster: the multiply-adds move from the CUDA cores' fp32 units to the Tensor Cores, and
-# each thread's share of a tile is loaded once per K step and used for a whole BLOCK_K-deep product
-# instead of once per FMA.
+# Why it is faster: the multiply-adds move to the Tensor Cores, and each thread's share of a tile is
+# loaded once per K step instead of once per FMA.
 #
 # What to watch for:
 # - `T.gemm` accumulates (`acc += A B`): clear the accumulator once, before the K loop.
@@ -354,8 +352,7 @@ def matmul_naive(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, THREADS: int = 
 # 2. **`wgmma` reads shared memory.** B must be there (A may come from registers, as P does in this
 #    puzzle's flash attention, Kernel 8). With both tiles in fragments TileLang can only use `mma.sync`.
 # 3. **Copies into shared memory can be asynchronous.** The TMA unit (Hopper) and `cp.async`
-#    (Ampere) fill shared memory while the threads compute: the basis of `T.Pipelined`. A load into
-#    registers holds those registers until its data arrives.
+#    (Ampere) fill shared memory while the threads compute: the basis of `T.Pipelined`.
 # 4. **The register file is small.** An SM has 64K 32-bit registers (256 KiB) and a thread may use
 #    at most 255. Past the limit the compiler *spills* to local memory, which lives in HBM behind the
 #    caches. Shared memory holds up to 227 KiB per block on Hopper: room for several stages of tiles.
@@ -1268,15 +1265,11 @@ def puzzle() -> Puzzle:
 # ## What you learned
 #
 # - Sum in fp32, round to fp16 once when storing.
-# - GEMV is a weighted row reduction and memory-bound: bandwidth is its limit, not the multiplies.
-# - `T.gemm` hands whole tiles to the Tensor Cores; where its operands live picks the instruction
-#   (on Hopper, shared tiles give `wgmma`, fragments `mma.sync`).
-# - Operand tiles belong in shared memory, the accumulator in registers.
-# - `T.Pipelined(num_stages=S)` multi-buffers the shared tiles so the copies of later K steps overlap
-#   the math of this one.
-# - Tuning is mostly data: tile shape, threads, stages, block order and the store path.
-# - Stream-K launches one block per SM and splits the last wave's tiles along K, the parts added with
-#   `T.atomic_add` into an fp32 workspace (`T.alloc_global`).
+# - GEMV is memory-bound: bandwidth is its limit, not the multiplies.
+# - `T.gemm` runs on the Tensor Cores; on Hopper, shared tiles give `wgmma`, fragments `mma.sync`.
+# - Operand tiles belong in shared memory, the accumulator in registers; `T.Pipelined` overlaps the
+#   copies of later K steps with this one's math.
+# - Tuning is mostly data. Stream-K is a schedule: persistent blocks, shares of K, an fp32 workspace.
 #
 # **Next:** puzzle 09 turns a convolution into this GEMM (im2col), and puzzle 10 feeds it weights
 # unpacked from 4 bits on the way into shared memory.
