@@ -42,6 +42,13 @@ per thread and K step of 64: `matmul_mma_sync` 16 `ldmatrix.sync.aligned.x4.m8n8
 same wgmma lines `T.gemm` generates for `matmul_tuned`. Both build with TileLang's producer warpgroup (384
 threads, 168 registers, no spills, 193 KiB of shared memory, TMA loads and store).
 
+Against `T.gemm` (each variant's lines from `generated_source`, `matmul_tuned`'s from `tilelang.lower` of its
+bench block, read side by side): on sm_90a, `matmul_wgmma`'s `wgmma_ss` lines and descriptor modes are
+`matmul_tuned`'s, except that its descriptors are built from each stage's address instead of offset from the
+first stage's, and the first K step sets scale-d to 0; for sm_80, where `T.gemm` takes the `mma.sync` path with
+the same 2 x 4 warp split, `matmul_mma_sync`'s `ldmatrix` and `mma_sync` lines are `matmul_tuned`'s line for line
+but for the names of the register arrays. Only the store of the accumulator differs there.
+
 ## Notes (TileLang 0.1.15)
 
 - The emitters come from `tilelang.language` (`T.TensorCoreIntrinEmitter`, `T.WGMMATensorCoreIntrinEmitter`).
