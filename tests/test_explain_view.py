@@ -131,9 +131,16 @@ def test_text_lines_say_each_step_with_slices_masks_zeros_and_the_mark():
     # the one column inside the tensor is an index, not a slice
     assert "A[64:127, 128], A[64:128, 128:192] (4033 past the edge, read as zeros) -> A_tile" in steps[5]
     assert steps[-1] == ">> step 7  line 47  T.Parallel  acc -> y (63 elements)"
+    whole = Touch("y", "global", [M], "write", mask=packed(np.ones(M, dtype=bool)), count=M)
+    assert explain_view.touch_text(whole) == "y"  # a mask of every element: the name alone
     assert sum(line.startswith(">>") for line in lines) == 1
     assert "      | T.copy(A[bx * 64, k * 64], A_tile)" in lines  # each source line once per run of steps
     assert sum("| T.copy" in line for line in lines) == 3
+
+
+def test_a_one_axis_grid_names_its_block_by_number():
+    explanation = Explanation("gemv", "odd_127x129", [1], [2])
+    assert explain_view.header_text(explanation, "en") == "gemv, case odd_127x129, block 1 of grid 2"
 
 
 def test_the_page_has_one_section_per_step_and_opens_at_the_mark():

@@ -78,7 +78,8 @@ def touch_text(touch: Touch, lang: str | None = None) -> str:
     """``A[64:128, 0:64]`` (boxes as slices; a box that is the whole buffer is its name), ``C (100 elements)``
     (a mask), one per box up to BOXES_SHOWN."""
     if touch.mask or not touch.boxes:
-        return f"{touch.buffer} ({tr(f'{touch.count} elements', lang)})" if touch.count else touch.buffer
+        whole = touch.count == (math.prod(touch.shape) if touch.shape else 1)
+        return f"{touch.buffer} ({tr(f'{touch.count} elements', lang)})" if touch.count and not whole else touch.buffer
     shown = []
     for box in touch.boxes[:BOXES_SHOWN]:
         pairs = box_pairs(box)
@@ -119,7 +120,8 @@ def marked_position(explanation: Explanation) -> int:
 
 
 def _vector(values: list[int]) -> str:
-    return "(" + ", ".join(str(v) for v in values) + ")"
+    """``1`` for a one-axis grid's block, ``(1, 0)`` for more axes."""
+    return str(values[0]) if len(values) == 1 else "(" + ", ".join(str(v) for v in values) + ")"
 
 
 def header_text(explanation: Explanation, lang: str | None = None) -> str:
@@ -261,8 +263,8 @@ class TensorPicture:
         return rects
 
     def svg(self, touches: list[Touch], title: str) -> str:
-        """The tensor with this step's touches: untouched grey, outside the tensor white, then zeros, reads and
-        writes in their colours (a write on top)."""
+        """The tensor with this step's touches: untouched grey, outside the tensor white (its edge dashed), then
+        zeros, reads and writes in their colours (a write on top, the edge under them all)."""
         parts = [
             f'<svg class="tensor" width="{self.width:.0f}" height="{self.height:.0f}" '
             f'viewBox="0 0 {self.cols} {self.rows}" preserveAspectRatio="none" shape-rendering="crispEdges" '
@@ -275,6 +277,12 @@ class TensorPicture:
         else:
             inside = self.box_rects([b for n in self.shape for b in (0, n)])
         parts += [_rect(r, UNTOUCHED) for r in inside]
+        if self.extent != (self.shape or [1]) and len(self.shape) <= 2:  # the tensor's edge, where zeros lie past it
+            rows, cols = folded(self.shape)
+            parts.append(
+                f'<rect x="0" y="0" width="{cols}" height="{rows}" fill="none" stroke="#111827" '
+                'stroke-width="1.5" stroke-dasharray="4 2" vector-effect="non-scaling-stroke"/>'
+            )
         outline = ' stroke-width="1" vector-effect="non-scaling-stroke"' if self.thin else ""
         for mode in DRAWN:
             for touch in (t for t in touches if t.mode == mode):
@@ -284,12 +292,6 @@ class TensorPicture:
                 colour = COLOURS[mode]
                 extra = f' stroke="{colour}"{outline}' if outline else ""
                 parts += [_rect(r, colour, extra) for r in rects]
-        if self.extent != (self.shape or [1]) and len(self.shape) <= 2:  # the tensor's edge, where zeros lie past it
-            rows, cols = folded(self.shape)
-            parts.append(
-                f'<rect x="0" y="0" width="{cols}" height="{rows}" fill="none" stroke="#111827" '
-                'stroke-width="1.5" stroke-dasharray="4 2" vector-effect="non-scaling-stroke"/>'
-            )
         parts.append("</svg>")
         return "".join(parts)
 
