@@ -286,7 +286,7 @@ def measure(repeats: int) -> dict[str, Any]:
     from grader.pipeline.compare import compare
     from grader.pipeline.inputs import launch, make_inputs, poisoned_outputs, reference_outputs
     from grader.pipeline.timing import INPUT_SETS, repeated_ms
-    from grader.pipeline.trace import trace_tir
+    from grader.pipeline.trace import jit_options, trace_tir
     from grader.spec import Case
 
     solutions = puzzle_files(course_root() / "solutions")["08"]
@@ -301,7 +301,8 @@ def measure(repeats: int) -> dict[str, Any]:
     for name, function, params, source in contenders:
         case = Case(bench.name, bench.sizes, params, bench.seed, bench=True)
         try:
-            compiled = compile_tir(trace_tir(function, spec, case, source), "cuda", source, spec)
+            tir = trace_tir(function, spec, case, source)
+            compiled = compile_tir(tir, "cuda", source, spec, jit_options(function))  # as the grader builds it
         except Exception as error:  # one variant that does not build must not end the run
             rows.append(Row(name, params, False, f"build failed: {str(error).splitlines()[0][:200]}"))
             continue
