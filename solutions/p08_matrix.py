@@ -664,6 +664,25 @@ def matmul_tuned(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int = 3
     return C
 
 
+# %% [markdown]
+# **Which change buys what?** The bench case changes five things at once (six, counting warp
+# specialization), and its time alone attributes none of them. Predict first: rank the changes by what
+# they are worth at 4096³. The cell reverts the three that are block parameters, one at a time, on
+# your GPU:
+
+# %% [notebook]
+# bench("matmul_tuned", BLOCK_M=64, BLOCK_N=64, BLOCK_K=32)
+# bench("matmul_tuned", THREADS=128)
+# bench("matmul_tuned", STAGES=3)
+
+# %% [measured]
+# The full ablation is on docs/results/p08-ablation.md: at 4096³ and 8192³, `matmul_tuned` with each
+# change reverted alone (the block order and the store too, which need a line of code each), and the
+# path from `matmul_pipelined` with one change added at a time, every figure repeated with its spread.
+# A change can be worth more or less depending on the ones already made, so the two views need not
+# agree.
+
+
 # %% [deep-dive]
 # ## `matmul_tuned` in detail: tile reuse, block order, other GPUs
 #
@@ -710,6 +729,10 @@ def matmul_tuned(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int = 3
 # what changes is which block computes which part of C, and when. The bench case also changes two
 # block parameters: 3 stages instead of 4 (the staged store's tile is no longer free while the next
 # tile loads) and panels of 8 tile rows instead of 10.
+# So the bench cell's `matmul_tuned` and `matmul_streamk` lines differ in three things. To compare the
+# schedule alone, time `matmul_tuned` with stream-K's stages and panels, `bench("matmul_tuned",
+# STAGES=3, PANEL=8)`, against `bench("matmul_streamk")`; docs/results/p08-ablation.md has that pair on
+# the H200, in its last table.
 #
 # At 4096³ `matmul_tuned` has 512 tiles for the H200's 132 SMs: three full waves of 132 tiles and a
 # fourth of 116, while 16 SMs have nothing to do.
