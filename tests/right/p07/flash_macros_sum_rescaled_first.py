@@ -1,7 +1,7 @@
 """flash_attention written with T.macro helpers (the masked score tile, the rescale of the running
 state); the running sum is multiplied by the correction first and the tile's exponentials then
 added by T.reduce_sum(..., clear=False) instead of through a per-tile sum; the scores' product
-clears itself (clear_accum=True).
+cleared in the macro before the multiply-adds; P rounded to fp16 in shared memory.
 """
 
 KERNEL = "flash_attention"
@@ -15,7 +15,10 @@ import tilelang.language as T
 @T.macro
 def score_tile(K, q, k_tile, s, first_key, n_keys):
     T.copy(K[first_key, 0], k_tile)
-    T.gemm(q, k_tile, s, transpose_B=True, clear_accum=True, policy=T.GemmWarpPolicy.FullRow)
+    T.clear(s)
+    for d in T.serial(q.shape[1]):  # the head size, read from the tile's shape
+        for i, c in T.Parallel(s.shape[0], s.shape[1]):
+            s[i, c] += T.cast(q[i, d], T.float32) * T.cast(k_tile[c, d], T.float32)
     for i, c in T.Parallel(s.shape[0], s.shape[1]):
         s[i, c] = T.if_then_else(first_key + c < n_keys, s[i, c], -T.infinity(T.float32))
 
@@ -29,7 +32,7 @@ def rescale(acc, row_sum, correction):
 
 
 @tilelang.jit
-def flash_attention(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THREADS: int = 128):
+def flash_attention(Q, K, V, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
     M, N, D = T.const("M, N, D")
     Q: T.Tensor((M, D), T.float16)
     K: T.Tensor((N, D), T.float16)
@@ -41,7 +44,7 @@ def flash_attention(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THREAD
         k_tile = T.alloc_shared((BLOCK_N, D), T.float16)
         v_tile = T.alloc_shared((BLOCK_N, D), T.float16)
         s = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float32)
-        p = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float16)
+        p = T.alloc_shared((BLOCK_M, BLOCK_N), T.float16)
         acc = T.alloc_fragment((BLOCK_M, D), T.float32)
         row_max = T.alloc_fragment((BLOCK_M,), T.float32)
         prev_max = T.alloc_fragment((BLOCK_M,), T.float32)
@@ -52,7 +55,7 @@ def flash_attention(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THREAD
         T.fill(acc, 0.0)
         T.fill(row_sum, 0.0)
         T.fill(row_max, -T.infinity(T.float32))
-        for j in T.Pipelined(T.ceildiv(N, BLOCK_N), num_stages=STAGES):
+        for j in T.serial(T.ceildiv(N, BLOCK_N)):
             score_tile(K, q, k_tile, s, j * BLOCK_N, N)
             T.copy(row_max, prev_max)
             T.reduce_max(s, row_max, dim=1, clear=False)
@@ -64,7 +67,9 @@ def flash_attention(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THREAD
             T.reduce_sum(s, row_sum, dim=1, clear=False)
             T.copy(s, p)
             T.copy(V[j * BLOCK_N, 0], v_tile)
-            T.gemm(p, v_tile, acc, policy=T.GemmWarpPolicy.FullRow)
+            for c in T.serial(BLOCK_N):
+                for i, d in T.Parallel(BLOCK_M, D):
+                    acc[i, d] += T.cast(p[i, c], T.float32) * T.cast(v_tile[c, d], T.float32)
 
         for i, d in T.Parallel(BLOCK_M, D):
             acc[i, d] = acc[i, d] / row_sum[i]

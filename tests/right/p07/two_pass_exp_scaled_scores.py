@@ -13,7 +13,7 @@ import tilelang.language as T
 
 
 @tilelang.jit
-def attention_two_pass(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THREADS: int = 128):
+def attention_two_pass(Q, K, V, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
     M, N, D = T.const("M, N, D")
     Q: T.Tensor((M, D), T.float16)
     K: T.Tensor((N, D), T.float16)
@@ -25,7 +25,7 @@ def attention_two_pass(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THR
         k_tile = T.alloc_shared((BLOCK_N, D), T.float16)
         v_tile = T.alloc_shared((BLOCK_N, D), T.float16)
         s = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float32)
-        p = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float16)
+        p = T.alloc_shared((BLOCK_M, BLOCK_N), T.float16)
         acc = T.alloc_fragment((BLOCK_M, D), T.float32)
         m = T.alloc_fragment((BLOCK_M,), T.float32)
         tile_max = T.alloc_fragment((BLOCK_M,), T.float32)
@@ -34,10 +34,12 @@ def attention_two_pass(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THR
 
         T.copy(Q[bx * BLOCK_M, 0], q)
         T.fill(m, -T.infinity(T.float32))
-        for j in T.Pipelined(T.ceildiv(N, BLOCK_N), num_stages=STAGES):
+        for j in T.serial(T.ceildiv(N, BLOCK_N)):
             T.copy(K[j * BLOCK_N, 0], k_tile)
             T.clear(s)
-            T.gemm(q, k_tile, s, transpose_B=True, policy=T.GemmWarpPolicy.FullRow)
+            for d in T.serial(D):
+                for i, c in T.Parallel(BLOCK_M, BLOCK_N):
+                    s[i, c] += T.cast(q[i, d], T.float32) * T.cast(k_tile[c, d], T.float32)
             for i, c in T.Parallel(BLOCK_M, BLOCK_N):
                 s[i, c] = T.if_then_else(j * BLOCK_N + c < N, s[i, c] * inv_sqrt_d, -T.infinity(T.float32))
             T.reduce_max(s, tile_max, dim=1)
@@ -46,10 +48,12 @@ def attention_two_pass(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THR
 
         T.clear(acc)
         T.clear(l)
-        for j in T.Pipelined(T.ceildiv(N, BLOCK_N), num_stages=STAGES):
+        for j in T.serial(T.ceildiv(N, BLOCK_N)):
             T.copy(K[j * BLOCK_N, 0], k_tile)
             T.clear(s)
-            T.gemm(q, k_tile, s, transpose_B=True, policy=T.GemmWarpPolicy.FullRow)
+            for d in T.serial(D):
+                for i, c in T.Parallel(BLOCK_M, BLOCK_N):
+                    s[i, c] += T.cast(q[i, d], T.float32) * T.cast(k_tile[c, d], T.float32)
             for i, c in T.Parallel(BLOCK_M, BLOCK_N):
                 s[i, c] = T.if_then_else(j * BLOCK_N + c < N, T.exp(s[i, c] * inv_sqrt_d - m[i]), 0.0)
             T.reduce_sum(s, tile_sum, dim=1)
@@ -57,7 +61,9 @@ def attention_two_pass(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THR
                 l[i] = l[i] + tile_sum[i]
             T.copy(s, p)
             T.copy(V[j * BLOCK_N, 0], v_tile)
-            T.gemm(p, v_tile, acc, policy=T.GemmWarpPolicy.FullRow)
+            for c in T.serial(BLOCK_N):
+                for i, d in T.Parallel(BLOCK_M, D):
+                    acc[i, d] += T.cast(p[i, c], T.float32) * T.cast(v_tile[c, d], T.float32)
 
         for i in T.Parallel(BLOCK_M):
             l[i] = 1.0 / l[i]

@@ -1,7 +1,7 @@
-"""attention_two_pass with the first pass a plain T.serial loop into its own shared K tile, the
-second pass T.Pipelined into another; padding keys masked by an `if` store; the fp16 weights P
-written in the same T.Parallel loop that exponentiates; the scores' product cleared by the gemm
-itself (clear_accum=True) instead of T.clear.
+"""attention_two_pass with each pass's key tile in its own shared buffer; padding keys masked by an
+`if` store; the fp16 weights P written to shared memory in the same T.Parallel loop that
+exponentiates; the scores' loop nest written with the head dimension innermost (a T.serial loop
+inside the T.Parallel one), each thread adding up its own dot products.
 """
 
 KERNEL = "attention_two_pass"
@@ -13,7 +13,7 @@ import tilelang.language as T
 
 
 @tilelang.jit
-def attention_two_pass(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THREADS: int = 128):
+def attention_two_pass(Q, K, V, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
     M, N, D = T.const("M, N, D")
     Q: T.Tensor((M, D), T.float16)
     K: T.Tensor((N, D), T.float16)
@@ -26,7 +26,7 @@ def attention_two_pass(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THR
         k_second = T.alloc_shared((BLOCK_N, D), T.float16)
         v_tile = T.alloc_shared((BLOCK_N, D), T.float16)
         s = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float32)
-        p = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float16)
+        p = T.alloc_shared((BLOCK_M, BLOCK_N), T.float16)
         acc = T.alloc_fragment((BLOCK_M, D), T.float32)
         m = T.alloc_fragment((BLOCK_M,), T.float32)
         l = T.alloc_fragment((BLOCK_M,), T.float32)  # noqa: E741
@@ -35,7 +35,10 @@ def attention_two_pass(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THR
         T.fill(m, -T.infinity(T.float32))
         for j in T.serial(T.ceildiv(N, BLOCK_N)):
             T.copy(K[j * BLOCK_N, 0], k_first)
-            T.gemm(q, k_first, s, transpose_B=True, clear_accum=True, policy=T.GemmWarpPolicy.FullRow)
+            T.clear(s)
+            for i, c in T.Parallel(BLOCK_M, BLOCK_N):
+                for d in T.serial(D):
+                    s[i, c] += T.cast(q[i, d], T.float32) * T.cast(k_first[c, d], T.float32)
             for i, c in T.Parallel(BLOCK_M, BLOCK_N):
                 if j * BLOCK_N + c >= N:
                     s[i, c] = -T.infinity(T.float32)
@@ -43,9 +46,12 @@ def attention_two_pass(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THR
 
         T.clear(acc)
         T.clear(l)
-        for j in T.Pipelined(T.ceildiv(N, BLOCK_N), num_stages=STAGES):
+        for j in T.serial(T.ceildiv(N, BLOCK_N)):
             T.copy(K[j * BLOCK_N, 0], k_second)
-            T.gemm(q, k_second, s, transpose_B=True, clear_accum=True, policy=T.GemmWarpPolicy.FullRow)
+            T.clear(s)
+            for d in T.serial(D):
+                for i, c in T.Parallel(BLOCK_M, BLOCK_N):
+                    s[i, c] += T.cast(q[i, d], T.float32) * T.cast(k_second[c, d], T.float32)
             for i, c in T.Parallel(BLOCK_M, BLOCK_N):
                 if j * BLOCK_N + c >= N:
                     s[i, c] = -T.infinity(T.float32)
@@ -54,7 +60,9 @@ def attention_two_pass(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THR
                 p[i, c] = T.cast(s[i, c], T.float16)
             T.reduce_sum(s, l, dim=1, clear=False)
             T.copy(V[j * BLOCK_N, 0], v_tile)
-            T.gemm(p, v_tile, acc, policy=T.GemmWarpPolicy.FullRow)
+            for c in T.serial(BLOCK_N):
+                for i, d in T.Parallel(BLOCK_M, D):
+                    acc[i, d] += T.cast(p[i, c], T.float32) * T.cast(v_tile[c, d], T.float32)
 
         for i, d in T.Parallel(BLOCK_M, D):
             acc[i, d] = acc[i, d] / l[i]

@@ -11,7 +11,7 @@ import tilelang.language as T
 
 
 @tilelang.jit
-def flash_attention(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THREADS: int = 128):
+def flash_attention(Q, K, V, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
     M, N, D = T.const("M, N, D")
     Q: T.Tensor((M, D), T.float16)
     K: T.Tensor((N, D), T.float16)
@@ -24,7 +24,7 @@ def flash_attention(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THREAD
         K_tile = T.alloc_shared((BLOCK_N, D), T.float16)
         V_tile = T.alloc_shared((BLOCK_N, D), T.float16)
         S = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float32)
-        P = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float16)
+        P = T.alloc_shared((BLOCK_M, BLOCK_N), T.float32)
         acc = T.alloc_fragment((BLOCK_M, D), T.float32)
         row_max = T.alloc_fragment((BLOCK_M,), T.float32)
         prev_max = T.alloc_fragment((BLOCK_M,), T.float32)
@@ -36,10 +36,12 @@ def flash_attention(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THREAD
         T.clear(acc)
         T.clear(row_sum)
         T.fill(row_max, -T.infinity(T.float32))
-        for j in T.Pipelined(T.ceildiv(N, BLOCK_M), num_stages=STAGES):
+        for j in T.serial(T.ceildiv(N, BLOCK_N)):
             T.copy(K[j * BLOCK_M, 0], K_tile)
             T.clear(S)
-            T.gemm(Q_tile, K_tile, S, transpose_B=True, policy=T.GemmWarpPolicy.FullRow)
+            for d in T.serial(D):
+                for i, c in T.Parallel(BLOCK_M, BLOCK_N):
+                    S[i, c] += T.cast(Q_tile[i, d], T.float32) * T.cast(K_tile[c, d], T.float32)
             for i, c in T.Parallel(BLOCK_M, BLOCK_N):
                 S[i, c] = T.if_then_else(j * BLOCK_M + c < N, S[i, c], -T.infinity(T.float32))
 
@@ -57,7 +59,9 @@ def flash_attention(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THREAD
 
             T.copy(S, P)
             T.copy(V[j * BLOCK_M, 0], V_tile)
-            T.gemm(P, V_tile, acc, policy=T.GemmWarpPolicy.FullRow)
+            for c in T.serial(BLOCK_N):
+                for i, d in T.Parallel(BLOCK_M, D):
+                    acc[i, d] += P[i, c] * T.cast(V_tile[c, d], T.float32)
 
         for i, d in T.Parallel(BLOCK_M, D):
             acc[i, d] = acc[i, d] / row_sum[i]

@@ -1,61 +1,73 @@
-"""Right numbers the wrong way: both products of flash attention as serial multiply-add loops, no T.gemm."""
+"""flash_attention whose running "max" is each tile's own max (T.reduce_max with clear=True): the
+correction exp2((m_prev - m_tile) * scale) may exceed 1, but it still moves the sum and the
+accumulator to the base the tile's exponentials use, so the result is exact in real arithmetic.
+Only an overflow could tell, which needs a tile whose max lies some 88 (in units of the scaled
+score) below an earlier one: no graded case has such scores.
+"""
+
+KERNEL = "flash_attention"
 
 import math
 
 import tilelang
 import tilelang.language as T
 
-PUZZLE = "07"
-KERNELS = "flash_attention"
-WANTS = "T.gemm"
-
 
 @tilelang.jit
-def flash_attention(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THREADS: int = 128):
+def flash_attention(Q, K, V, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
     M, N, D = T.const("M, N, D")
     Q: T.Tensor((M, D), T.float16)
     K: T.Tensor((N, D), T.float16)
     V: T.Tensor((N, D), T.float16)
-    O = T.empty((M, D), T.float16)  # noqa: E741
+    O = T.empty((M, D), T.float16)  # noqa: E741 (O, the output, as in the formulas)
+
     with T.Kernel(T.ceildiv(M, BLOCK_M), threads=THREADS) as bx:
-        scale = math.log2(math.e) / math.sqrt(D)
+        scale = math.log2(math.e) / math.sqrt(D)  # exp(x / sqrt(D)) == exp2(x * scale)
         Q_tile = T.alloc_shared((BLOCK_M, D), T.float16)
         K_tile = T.alloc_shared((BLOCK_N, D), T.float16)
         V_tile = T.alloc_shared((BLOCK_N, D), T.float16)
-        P_tile = T.alloc_shared((BLOCK_M, BLOCK_N), T.float16)
         S = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float32)
+        P = T.alloc_shared((BLOCK_M, BLOCK_N), T.float32)
         acc = T.alloc_fragment((BLOCK_M, D), T.float32)
         row_max = T.alloc_fragment((BLOCK_M,), T.float32)
         prev_max = T.alloc_fragment((BLOCK_M,), T.float32)
+        correction = T.alloc_fragment((BLOCK_M,), T.float32)
         tile_sum = T.alloc_fragment((BLOCK_M,), T.float32)
         row_sum = T.alloc_fragment((BLOCK_M,), T.float32)
+
         T.copy(Q[bx * BLOCK_M, 0], Q_tile)
         T.clear(acc)
         T.clear(row_sum)
         T.fill(row_max, -T.infinity(T.float32))
         for j in T.serial(T.ceildiv(N, BLOCK_N)):
             T.copy(K[j * BLOCK_N, 0], K_tile)
-            T.copy(V[j * BLOCK_N, 0], V_tile)
             T.clear(S)
             for d in T.serial(D):
                 for i, c in T.Parallel(BLOCK_M, BLOCK_N):
                     S[i, c] += T.cast(Q_tile[i, d], T.float32) * T.cast(K_tile[c, d], T.float32)
             for i, c in T.Parallel(BLOCK_M, BLOCK_N):
                 S[i, c] = T.if_then_else(j * BLOCK_N + c < N, S[i, c], -T.infinity(T.float32))
+
             T.copy(row_max, prev_max)
-            T.reduce_max(S, row_max, dim=1, clear=False)
+            T.reduce_max(S, row_max, dim=1)  # this tile's max only: the base moves to it
+            for i in T.Parallel(BLOCK_M):
+                correction[i] = T.exp2((prev_max[i] - row_max[i]) * scale)
             for i, c in T.Parallel(BLOCK_M, BLOCK_N):
                 S[i, c] = T.exp2((S[i, c] - row_max[i]) * scale)
             T.reduce_sum(S, tile_sum, dim=1)
             for i in T.Parallel(BLOCK_M):
-                row_sum[i] = row_sum[i] * T.exp2((prev_max[i] - row_max[i]) * scale) + tile_sum[i]
+                row_sum[i] = row_sum[i] * correction[i] + tile_sum[i]
             for i, d in T.Parallel(BLOCK_M, D):
-                acc[i, d] = acc[i, d] * T.exp2((prev_max[i] - row_max[i]) * scale)
-            T.copy(S, P_tile)
+                acc[i, d] = acc[i, d] * correction[i]
+
+            T.copy(S, P)
+            T.copy(V[j * BLOCK_N, 0], V_tile)
             for c in T.serial(BLOCK_N):
                 for i, d in T.Parallel(BLOCK_M, D):
-                    acc[i, d] += T.cast(P_tile[i, c], T.float32) * T.cast(V_tile[c, d], T.float32)
+                    acc[i, d] += P[i, c] * T.cast(V_tile[c, d], T.float32)
+
         for i, d in T.Parallel(BLOCK_M, D):
             acc[i, d] = acc[i, d] / row_sum[i]
         T.copy(acc, O[bx * BLOCK_M, 0])
+
     return O
