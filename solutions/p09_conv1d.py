@@ -261,9 +261,12 @@ def conv1d_channels(X, W, BLOCK_O: int, BLOCK_L: int, THREADS: int = 128):
 
 # %% [measured]
 # Two widths: the W2 tile loads with 16-byte copies, the windows with 4-byte copies, each checking
-# the bounds, since a window is neither 16-byte aligned in global memory nor always inside X. These
-# narrow copies are one reason this kernel runs at 0.47x cuDNN on the H200 (0.45x in a second run;
-# docs/results/h200-bench.md). The other is the im2col tile itself, which the next kernel removes.
+# the bounds, since a window is neither 16-byte aligned in global memory nor always inside X. On the
+# H200 this kernel runs at 0.47x cuDNN (0.45x in a second run; docs/results/h200-bench.md). Its
+# profile (docs/results/h200-profiles.md) points at shared memory more than at these copies: the
+# Tensor Cores are busy 16% of the time, and the most common stall (46%) is a wait on shared memory,
+# where the block builds the im2col tile, K copies of every window element. The next kernel removes
+# that tile.
 
 
 # %% conv1d_im2col
@@ -357,10 +360,13 @@ def conv1d_im2col(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int = 
 # copies, and the ones shifted by 1 column (2 bytes, below `cp.async`'s minimum) element by element,
 # with plain loads and stores that do not overlap with the Tensor Cores. On the H200 the kernel takes
 # 0.6009 ms at the bench case, 0.43x cuDNN, against `conv1d_im2col`'s 0.45x in the same run
-# (docs/results/h200-bench.md): no faster.
+# (docs/results/h200-bench.md): no faster. The wait has moved (docs/results/h200-profiles.md): the
+# most common stall is now on global memory (38%), and 25% of the shared-memory accesses are replayed
+# for bank conflicts.
 #
 # So the implicit GEMM removes the im2col tile and its K-fold copy in shared memory, and the time stays
-# where it was: the windows' copies are the limit now, two of five element by element. What would
+# where it was. The windows' copies, two of five element by element, are the likely limit now: the
+# global-memory stalls point at them, though no experiment has isolated them yet. What would
 # help is a copy of X that stays 16-byte aligned whatever the shift, with the shift applied on the
 # way to the Tensor Cores; TileLang's `T.gemm` takes a shared operand only from the start of an
 # aligned tile, which is why `conv1d_im2col` builds its shifted copies in shared memory instead.

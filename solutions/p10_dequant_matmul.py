@@ -575,10 +575,13 @@ def puzzle() -> Puzzle:
 # (docs/results/p09-p10-notes.md) splits the gain: 52 µs for `dequant_matmul`, 42.3 µs with the bit
 # trick alone (the shared W tile kept), 41.6 µs with both changes. Taking the scale and the offset out
 # of the per-weight work altogether (correcting each K step's product on the accumulator instead) was
-# slower, 56 µs. So the unpacking was the limit, and it still is: each weight gets its own shift,
-# mask, OR, subtraction and multiplication. Fast 4-bit kernels convert eight nibbles at once with a
-# few 32-bit bit operations on weights stored pre-shuffled, which `T.Parallel` over single elements
-# does not express. That is the distance between these kernels and their floor.
+# slower, 56 µs. So the per-weight instructions cost time: removing some of them gave the largest
+# gain. What limits the decode rung now is not settled: its profile (docs/results/h200-profiles.md)
+# shows warps waiting mostly on global memory (53% of stalls) while DRAM is 19% busy, and 72% of its
+# shared-memory accesses replayed for bank conflicts. Each weight still gets its own shift, mask, OR,
+# subtraction and multiplication; fast 4-bit kernels convert eight nibbles at once with a few 32-bit
+# bit operations on weights stored pre-shuffled, which `T.Parallel` over single elements does not
+# express.
 
 # %% [markdown]
 # **6. More unpacking warps.** Only one warpgroup per SM unpacks: the decode case's 128 blocks of 64
