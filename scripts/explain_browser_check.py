@@ -67,7 +67,10 @@ def record_of(path: Path) -> tuple[Explanation, dict]:
         case = next((r for r in data["results"] if r.get("explanation")), None)
         if case is None:
             raise SystemExit(f"{path}: no case carries an explanation")
-        return Explanation.from_dict(case["explanation"]), case
+        explanation = Explanation.from_dict(case["explanation"])
+        # the judge puts the record on the kernel's last result; the verdict is that of the case it names
+        shown = next((r for r in data["results"] if r.get("case") == explanation.case), case)
+        return explanation, shown
     return Explanation.from_dict(data), {}
 
 

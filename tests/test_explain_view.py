@@ -250,9 +250,10 @@ def grader_document(explained: bool) -> dict:
 
     passed = CaseResult("08", "gemv", "small", "passed", {"M": 64}, message="max abs err 0", checked="simulated")
     failed = CaseResult("08", "gemv", "odd_127x129", "failed", {"M": 127}, message="1 wrong", checked="simulated")
-    if explained:
-        failed.explanation = gemv_explanation()
-    return {"results": [passed.to_dict(), failed.to_dict()], "runs": []}
+    large = CaseResult("08", "gemv", "large", "compiled", {"M": 8192}, message="too large", checked="compiled")
+    if explained:  # the judge puts the record on the kernel's last result; it names its case
+        large.explanation = gemv_explanation()
+    return {"results": [passed.to_dict(), failed.to_dict(), large.to_dict()], "runs": []}
 
 
 def test_explain_in_a_notebook_records_the_first_failed_case_and_shows_the_view(monkeypatch, capsys):
@@ -271,7 +272,7 @@ def test_explain_in_a_notebook_records_the_first_failed_case_and_shows_the_view(
     result = notebook.explain("gemv", block=(1, 0))
     first = ["--explain", "gemv", "--block", "1,0"]
     assert calls == [first, [*first, "--case", "odd_127x129"]]  # every case, then the chosen one recorded
-    assert result.case.case == "odd_127x129" and result.explanation.marked == 7
+    assert result.case.case == "odd_127x129" and result.case.status == "failed" and result.explanation.marked == 7
     assert len(shown) == 1 and 'class="tl-explain"' in shown[0].data and "<script>" in shown[0].data
     assert "odd_127x129" in capsys.readouterr().out
 

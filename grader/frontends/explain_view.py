@@ -35,6 +35,7 @@ OPS = {
 }
 COLOURS = {"read": "#3b82f6", "write": "#f97316", "zero": "#a855f7"}
 DRAWN = ("zero", "read", "write")  # a zero box spans the whole box asked for: the part inside shows as read
+EARLIER = {"read": "#b3cbf5", "write": "#f9c9a1"}  # what earlier steps of the block read and wrote, pale
 UNTOUCHED, OUTSIDE = "#e5e7eb", "#ffffff"
 PICTURE_W, PICTURE_H = 420.0, 200.0  # a global tensor's picture fits this box (pixels)
 MIN_SIDE = 12.0  # a one-row tensor is still this tall
@@ -237,16 +238,30 @@ class TensorPicture:
             rects.append((c0, base + r0, c1 - c0, r1 - r0))
         return rects
 
-    def mask_rects(self, mask: np.ndarray) -> list[tuple[float, float, float, float]]:
-        """Runs of touched elements per row, rows with the same runs merged, pooled to MAX_GRID cells a side."""
-        grown = np.zeros(self.extent, dtype=bool)
-        grown[tuple(slice(0, n) for n in mask.shape)] = mask
-        grid = grown.reshape(self.rows, self.cols)
-        fr, fc = -(-self.rows // MAX_GRID), -(-self.cols // MAX_GRID)
-        if fr > 1 or fc > 1:
-            padded = np.zeros((-(-self.rows // fr) * fr, -(-self.cols // fc) * fc), dtype=bool)
-            padded[: self.rows, : self.cols] = grid
-            grid = padded.reshape(padded.shape[0] // fr, fr, padded.shape[1] // fc, fc).any(axis=(1, 3))
+    @property
+    def pooling(self) -> tuple[int, int]:
+        """Rows and columns of elements per cell of the pooled grid (at most MAX_GRID cells a side)."""
+        return -(-self.rows // MAX_GRID), -(-self.cols // MAX_GRID)
+
+    def pooled(self, touch: Touch) -> np.ndarray:
+        """The elements a touch covers as a boolean grid of pooled cells (a cell is set if any element is)."""
+        fr, fc = self.pooling
+        grid = np.zeros((-(-self.rows // fr), -(-self.cols // fc)), dtype=bool)
+        if touch.mask:
+            mask = decode_mask(touch.mask, touch.shape)
+            grown = np.zeros(self.extent, dtype=bool)
+            grown[tuple(slice(0, n) for n in mask.shape)] = mask
+            padded = np.zeros((grid.shape[0] * fr, grid.shape[1] * fc), dtype=bool)
+            padded[: self.rows, : self.cols] = grown.reshape(self.rows, self.cols)
+            grid |= padded.reshape(grid.shape[0], fr, grid.shape[1], fc).any(axis=(1, 3))
+        for box in touch.boxes:
+            for x, y, w, h in self.box_rects(box):
+                grid[int(y) // fr : -(-int(y + h) // fr), int(x) // fc : -(-int(x + w) // fc)] = True
+        return grid
+
+    def grid_rects(self, grid: np.ndarray) -> list[tuple[float, float, float, float]]:
+        """Runs of set cells per row, consecutive rows with the same runs merged, in element units."""
+        fr, fc = self.pooling
         runs_of_rows: list[tuple[tuple[int, int], ...]] = []
         for row in grid:
             edges = np.flatnonzero(np.diff(np.concatenate([[0], row.astype(np.int8), [0]])))
@@ -262,9 +277,14 @@ class TensorPicture:
             row += height
         return rects
 
-    def svg(self, touches: list[Touch], title: str) -> str:
-        """The tensor with this step's touches: untouched grey, outside the tensor white (its edge dashed), then
-        zeros, reads and writes in their colours (a write on top, the edge under them all)."""
+    def mask_rects(self, mask: np.ndarray) -> list[tuple[float, float, float, float]]:
+        """A mask's runs of touched elements per row, rows with the same runs merged, pooled to MAX_GRID a side."""
+        return self.grid_rects(self.pooled(Touch(self.name, "global", list(mask.shape), "read", mask=_pack(mask))))
+
+    def svg(self, touches: list[Touch], title: str, earlier: dict[str, np.ndarray] | None = None) -> str:
+        """The tensor with this step's touches: untouched grey, outside the tensor white (its edge dashed), what
+        earlier steps read and wrote (``earlier``: pooled grids by mode) pale, then zeros, reads and writes in
+        their colours (a write on top, the edge under them all)."""
         parts = [
             f'<svg class="tensor" width="{self.width:.0f}" height="{self.height:.0f}" '
             f'viewBox="0 0 {self.cols} {self.rows}" preserveAspectRatio="none" shape-rendering="crispEdges" '
@@ -283,6 +303,10 @@ class TensorPicture:
                 f'<rect x="0" y="0" width="{cols}" height="{rows}" fill="none" stroke="#111827" '
                 'stroke-width="1.5" stroke-dasharray="4 2" vector-effect="non-scaling-stroke"/>'
             )
+        for mode, colour in EARLIER.items():
+            if earlier is not None and mode in earlier:
+                rects = self.grid_rects(earlier[mode])
+                parts += [_rect(r, colour) for r in rects] if len(rects) <= MAX_RECTS else []
         outline = ' stroke-width="1" vector-effect="non-scaling-stroke"' if self.thin else ""
         for mode in DRAWN:
             for touch in (t for t in touches if t.mode == mode):
@@ -294,6 +318,10 @@ class TensorPicture:
                 parts += [_rect(r, colour, extra) for r in rects]
         parts.append("</svg>")
         return "".join(parts)
+
+
+def _pack(mask: np.ndarray) -> str:
+    return base64.b64encode(np.packbits(mask.reshape(-1)).tobytes()).decode("ascii")
 
 
 def _ravel(index: list[int], shape: list[int]) -> int:
@@ -424,6 +452,7 @@ CSS = """
 .tl-explain .io b{font-family:system-ui,sans-serif;font-weight:600}
 .tl-explain .pictures,.tl-explain .tiles{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}
 .tl-explain figure{margin:4px 0}
+.tl-explain figure.idle{opacity:.6}
 .tl-explain figcaption{font-size:12px;color:#374151;max-width:420px}
 .tl-explain svg.tensor{border:1px solid #9ca3af;display:block}
 .tl-explain svg.tile{border:1px solid #9ca3af;display:block}
@@ -449,11 +478,20 @@ def _legend(lang: str | None) -> str:
         (COLOURS["read"], tr("read", lang)),
         (COLOURS["write"], tr("written", lang)),
         (COLOURS["zero"], tr("read past the edge (zeros)", lang)),
-        (UNTOUCHED, tr("not touched by this step", lang)),
+        (EARLIER["read"], tr("read by an earlier step", lang)),
+        (EARLIER["write"], tr("written by an earlier step", lang)),
+        (UNTOUCHED, tr("not touched yet", lang)),
         (OUTSIDE, tr("outside the tensor", lang)),
     ]
     items = "".join(f'<span><span class="key" style="background:{c}"></span>{html.escape(t)}</span>' for c, t in keys)
-    return f'<div class="legend">{items}</div>'
+    scale = [
+        (heat_colour(-1.0, -1.0, 1.0), tr("tiles: negative", lang)),
+        ("#ffffff", tr("zero", lang)),
+        (heat_colour(1.0, -1.0, 1.0), tr("positive", lang)),
+        ("#9ca3af", tr("never written", lang)),
+    ]
+    tiles = "".join(f'<span><span class="key" style="background:{c}"></span>{html.escape(t)}</span>' for c, t in scale)
+    return f'<div class="legend">{items}</div><div class="legend">{tiles}</div>'
 
 
 def _io(step: Step, lang: str | None) -> str:
@@ -473,6 +511,7 @@ def _step_section(
     pictures: dict[str, TensorPicture],
     explanation: Explanation,
     lang: str | None,
+    earlier: dict[str, dict[str, np.ndarray]] | None = None,
 ) -> str:
     heading = [tr(f"step {step.index}", lang)]
     if step.line:
@@ -502,9 +541,9 @@ def _step_section(
         ]
         shape = "×".join(str(n) for n in picture.shape) or "1"
         caption = f"{name} ({shape})" + (": " + ", ".join(counts) if counts else "")
-        figures.append(
-            f"<figure>{picture.svg(touches, caption)}<figcaption>{html.escape(caption)}</figcaption></figure>"
-        )
+        drawn = picture.svg(touches, caption, (earlier or {}).get(name))
+        idle = "" if touches else ' class="idle"'
+        figures.append(f"<figure{idle}>{drawn}<figcaption>{html.escape(caption)}</figcaption></figure>")
     if figures:
         out.append(f'<div class="pictures">{"".join(figures)}</div>')
     tiles = [
@@ -547,8 +586,14 @@ def html_fragment(explanation: Explanation, lang: str | None = None, view_id: st
     )
     out.append(_legend(lang))
     pictures = global_tensors(explanation)
+    earlier: dict[str, dict[str, np.ndarray]] = {}  # tensor -> mode -> pooled cells touched by the steps so far
     for position, step in enumerate(steps):
-        out.append(_step_section(step, position, len(steps), position == marked, pictures, explanation, lang))
+        out.append(_step_section(step, position, len(steps), position == marked, pictures, explanation, lang, earlier))
+        for touch in step.touches:
+            if touch.scope == "global" and touch.mode in EARLIER and touch.buffer in pictures:
+                grid = pictures[touch.buffer].pooled(touch)
+                seen = earlier.setdefault(touch.buffer, {})
+                seen[touch.mode] = seen[touch.mode] | grid if touch.mode in seen else grid
     out.append("</div>")
     out.append(f"<script>{SCRIPT % {'id': _js_string(view_id), 'start': start}}</script>")
     return "".join(out)

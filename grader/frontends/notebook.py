@@ -594,12 +594,16 @@ def _explained_case(document: dict[str, Any] | None, kernel: str, case: str | No
     from grader import verified
 
     results = [r for r in _results(document or {}) if r.kernel == kernel]
+    # the judge hands the record back on one of the kernel's results; it names the case it shows
+    recorded = next((r.explanation for r in results if r.explanation is not None), None)
+    if recorded is not None and (not case or recorded.case == case):
+        holder = next((r for r in results if r.case == recorded.case), None)
+        return dataclasses.replace(holder, explanation=recorded) if holder is not None else None
     if case:
         return next((r for r in results if r.case == case), None)
-    recorded = [r for r in results if r.explanation is not None]
     ran = [r for r in results if r.checked == verified.SIMULATED]
     failed = [r for r in ran if r.status == Status.FAILED]
-    return (recorded or failed or ran or [None])[0]
+    return (failed or ran or [None])[0]
 
 
 def _results(document: dict[str, Any]) -> list[CaseResult]:
