@@ -285,3 +285,12 @@ def test_explain_in_a_notebook_says_why_there_is_no_view(monkeypatch, capsys):
     result = notebook.explain("gemv", case="small")
     assert result.explanation is None
     assert "explain: nothing to show for gemv: max abs err 0" in capsys.readouterr().out
+
+
+def test_earlier_steps_show_pale_under_the_current_one():
+    page = explain_view.html_page(gemv_explanation(), lang="en")
+    sections = re.findall(r'<section class="step.*?</section>', page, re.S)
+    pale = f'fill="{explain_view.EARLIER["read"]}"'
+    assert pale not in sections[1]  # the first copy: nothing read before it
+    assert pale in sections[3]  # the second copy: the first one's rows of A, pale
+    assert 'figure class="idle"' in sections[0]  # T.clear touches no global tensor: its pictures are faded
