@@ -75,6 +75,16 @@ def tile_values(name: str, scope: str, data: torch.Tensor) -> TileValues:
     )
 
 
+def _bounding(mask: torch.Tensor) -> list[list[int]]:
+    """The box around a mask's elements, [lo0, hi0, lo1, hi1, ...] (a step that touched a buffer both as a region
+    and element by element is drawn as boxes)."""
+    found = torch.nonzero(mask)
+    if not found.numel():
+        return []
+    low, high = found.min(dim=0).values.tolist(), (found.max(dim=0).values + 1).tolist()
+    return [[bound for lo, hi in zip(low, high) for bound in (lo, hi)]]
+
+
 @dataclass
 class Writer:
     """Who last wrote the element being looked for: the block, its step number, the line."""
@@ -120,6 +130,7 @@ class Recorder(Interpreter):
         self.block_seen: tuple[int, ...] | None = None
         self.grid: list[int] = []
         self.written: dict[str, Any] = {}  # block-local buffers the current step wrote: name -> buffer
+        self.pending: dict[tuple[str, str], dict[str, Any]] = {}  # what the current step touched so far
 
     # ------------------------------------------------------------------ where we are
     def block(self) -> tuple[int, ...]:
@@ -171,11 +182,12 @@ class Recorder(Interpreter):
             op=step_kind,
             loops=dict(self.loops),
         )
-        self.written = {}
+        self.written, self.pending = {}, {}
         try:
             super().stmt(node)
         finally:
             step, self.step = self.step, None
+            self.finish_touches(step)
             for buffer in self.written.values():
                 step.tiles.append(tile_values(buffer.name, self.scopes[buffer.data], self.tensor_of(buffer)))
             self.steps.append(step)
@@ -248,31 +260,28 @@ class Recorder(Interpreter):
                 self.touch(buffer, scope, shape, "write", boxes=[clipped], count=inside)
 
     def touch(self, buffer: Any, scope: str, shape: list[int], mode: str, boxes=(), mask=None, count=0) -> None:
-        step = self.step
-        for existing in step.touches:
-            if existing.buffer == buffer.name and existing.mode == mode:
-                if mask is not None:
-                    old = unpack(existing.mask, shape) if existing.mask else torch.zeros(shape, dtype=torch.bool)
-                    merged = old | mask
-                    existing.mask, existing.count = pack(merged), int(merged.sum())
-                else:
-                    existing.boxes += [list(b) for b in boxes]
-                    existing.count += count
-                break
+        """Note that the step touched ``buffer``: element masks are OR-ed while the step runs and packed once at
+        its end (``finish_touches``); boxes and counts add up."""
+        key = (buffer.name, mode)
+        entry = self.pending.get(key)
+        if entry is None:
+            entry = self.pending[key] = {"scope": scope, "shape": list(shape), "boxes": [], "mask": None, "count": 0}
+        if mask is not None:
+            entry["mask"] = mask if entry["mask"] is None else entry["mask"] | mask
         else:
-            step.touches.append(
-                Touch(
-                    buffer.name,
-                    scope,
-                    list(shape),
-                    mode,
-                    boxes=[list(b) for b in boxes],
-                    mask=pack(mask) if mask is not None else "",
-                    count=int(mask.sum()) if mask is not None else count,
-                )
-            )
+            entry["boxes"] += [list(b) for b in boxes]
+            entry["count"] += count
         if mode == "write" and scope != "global":
             self.written[buffer.name] = buffer
+
+    def finish_touches(self, step: Step) -> None:
+        for (name, mode), entry in self.pending.items():
+            mask = entry["mask"]
+            count = entry["count"] + (int(mask.sum()) if mask is not None else 0)
+            packed = pack(mask) if mask is not None and not entry["boxes"] else ""
+            boxes = entry["boxes"] if mask is None else entry["boxes"] + _bounding(mask) * bool(entry["boxes"])
+            step.touches.append(Touch(name, entry["scope"], entry["shape"], mode, boxes, packed, count))
+        self.pending = {}
 
     def element_mask(self, buffer: Any, indices: list[Any]) -> tuple[torch.Tensor, int]:
         """The elements ``indices`` (under the current if-mask) pick out of ``buffer``, and how many fall outside."""
