@@ -636,10 +636,9 @@ def matmul_tuned(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int = 3
 
 
 # %% [markdown]
-# **Which change buys what?** The bench case changes five things at once (six, counting warp
-# specialization), and its time alone attributes none of them. Predict first: rank the changes by what
-# they are worth at 4096³. The cell reverts the three that are block parameters, one at a time, on
-# your GPU:
+# **Which change buys what?** Five changes at once (six, with warp specialization) leave each one's
+# worth unknown. Predict: rank them at 4096³. The cell reverts the three that are block parameters, one
+# at a time:
 
 # %% [notebook]
 # bench("matmul_tuned", BLOCK_M=64, BLOCK_N=64, BLOCK_K=32)
@@ -700,10 +699,9 @@ def matmul_tuned(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int = 3
 # what changes is which block computes which part of C, and when. The bench case also changes two
 # block parameters: 3 stages instead of 4 (the staged store's tile is no longer free while the next
 # tile loads) and panels of 8 tile rows instead of 10.
-# So the bench cell's `matmul_tuned` and `matmul_streamk` lines differ in three things. To compare the
-# schedule alone, time `matmul_tuned` with stream-K's stages and panels, `bench("matmul_tuned",
-# STAGES=3, PANEL=8)`, against `bench("matmul_streamk")`; docs/results/p08-ablation.md has that pair on
-# the H200, in its last table.
+# So the bench lines of `matmul_tuned` and `matmul_streamk` differ in three things; for the schedule
+# alone, compare `bench("matmul_tuned", STAGES=3, PANEL=8)` with `bench("matmul_streamk")` (on the
+# H200: docs/results/p08-ablation.md).
 #
 # At 4096³ `matmul_tuned` has 512 tiles for the H200's 132 SMs: three full waves of 132 tiles and a
 # fourth of 116, while 16 SMs have nothing to do.
@@ -852,34 +850,27 @@ def matmul_streamk(
 # %% [markdown]
 # ## Kernel 8: `flash_attention_tensor_cores`, two GEMMs chained
 #
-# **The change from puzzle 07's `flash_attention`: its two products move to the Tensor Cores.** The
-# algorithm stays as 07 wrote it: one block owns BLOCK_M queries, walks the keys in tiles of BLOCK_N,
-# masks the keys past N with -inf, and keeps a running max, a running sum and an fp32 output
-# accumulator per row, rescaled whenever the max grows. The two products of each key tile, which 07
-# computed with multiply-adds on the CUDA cores, become `T.gemm`s, fed the way this ladder feeds them:
+# **The change from puzzle 07's `flash_attention`: its two products go to the Tensor Cores.** The
+# algorithm is 07's: a block owns BLOCK_M queries, walks the keys in tiles of BLOCK_N, masks the keys
+# past N with -inf, and keeps a running max, a running sum and an fp32 accumulator per row, rescaled
+# when the max grows. Per key tile:
 #
 # $$S = Q K_{\text{tile}}^T, \qquad \text{acc} \mathrel{+}= P\, V_{\text{tile}}$$
 #
-# - **`S = Q K^T` with `transpose_B=True`.** K is stored N x D, one key per row, like Q. `T.gemm(A, B,
-#   C)` adds `A @ B`; with `transpose_B=True` it adds `A @ B^T`, reading the B tile transposed as it
-#   goes. So the K tile is copied into shared memory as it lies (BLOCK_N x D) and
-#   `T.gemm(Q_tile, K_tile, S, transpose_B=True)` gives the BLOCK_M x BLOCK_N scores; clear S first, as
-#   `T.gemm` accumulates.
-# - **P cast to fp16 for the second product.** The scores and their exponentials stay in an fp32
-#   fragment, but `T.gemm` takes fp16 operands: `T.copy(S, P)` rounds them into an fp16 fragment P,
-#   the A operand of `T.gemm(P, V_tile, acc)`. The accumulator stays fp32. That rounding is why
-#   attention is graded with a looser tolerance than the GEMMs (`ATTENTION_TOLERANCES` in the cases).
-# - **`policy=T.GemmWarpPolicy.FullRow`.** `T.gemm` splits its output tile among the block's warps;
-#   FullRow splits it along rows only, so each warp holds whole rows of S, the rows that the max and
-#   the sums run along. The default policy gives the same numbers; the policy changes how the work is
-#   split.
-# - **`T.Pipelined` over the key tiles**, as in `matmul_pipelined`: the next K and V tiles load while
-#   this one's products and softmax run. Here TileLang's warp specialization stays on (the default),
-#   so on Hopper a producer warpgroup issues the copies.
+# - **`transpose_B=True`.** K is stored N x D, one key per row, like Q.
+#   `T.gemm(Q_tile, K_tile, S, transpose_B=True)` adds `Q_tile @ K_tile^T`, reading the K tile
+#   transposed, so the tile is copied into shared memory as it lies. Clear S first: `T.gemm` accumulates.
+# - **P in fp16.** `T.gemm` takes fp16 operands, so `T.copy(S, P)` rounds the fp32 exponentials into
+#   an fp16 fragment, the left operand of `T.gemm(P, V_tile, acc)`; the accumulator stays fp32. That
+#   rounding is why attention is graded with a looser tolerance (`ATTENTION_TOLERANCES`).
+# - **`policy=T.GemmWarpPolicy.FullRow`** splits the output tile among the warps along rows only, so
+#   each warp holds whole rows of S, the rows the max and the sums run along. The default policy gives
+#   the same numbers.
+# - **`T.Pipelined`** over the key tiles, as in `matmul_pipelined`, with warp specialization on (the
+#   default).
 #
-# The bench case (16384 queries and keys, D = 64) uses 128 x 128 tiles, 256 threads and 2 stages, and
-# is timed against torch's `scaled_dot_product_attention`. How the stages and the softmax between the
-# two products shape its speed is the deep dive at the end of this notebook.
+# The bench case (16384 queries and keys, D = 64) uses 128 x 128 tiles, 256 threads and 2 stages,
+# against torch's `scaled_dot_product_attention`; the deep dive at the end measures its stages.
 
 
 # %% flash_attention_tensor_cores
