@@ -244,7 +244,7 @@ def bench_lines(results: list[CaseResult]) -> list[str]:
     case_width = max(len("case"), *(len(r.case) for r in rows))
     lines = [
         f"{'kernel':{name_width}} {'case':{case_width}} {'ms':>9} {'spread':>7} {'TFLOP/s':>8} {'GB/s':>8} "
-        f"{'roofline':>12} {'torch ms':>9} {'vs torch':>9}",
+        f"{'roofline':>12} {'torch ms':>9} {'spread':>7} {'vs torch':>9}",
     ]
     for r in rows:
         b = r.bench
@@ -253,11 +253,14 @@ def bench_lines(results: list[CaseResult]) -> list[str]:
         percent = b.roofline_percent
         roof = f"{percent:5.0f}% {b.bound[:3]:>3}" if percent is not None else "-"
         spread = f"{b.spread_percent:6.1f}%" if b.spread_percent is not None else f"{'-':>7}"
+        torch_spread = (
+            f"{100.0 * (b.torch_range[1] - b.torch_range[0]) / b.torch_ms:6.1f}%" if b.torch_range else f"{'-':>7}"
+        )
         versus = _ratio(b.torch_ms, b.torch_range, b.kernel_ms, b.kernel_range)
         name = f"{r.puzzle} {r.kernel}"
         lines.append(
             f"{name:{name_width}} {r.case:{case_width}} {b.kernel_ms:9.4f} {spread} {tflops} {gbps} {roof:>12} "
-            f"{b.torch_ms:9.4f} {versus:>9}"
+            f"{b.torch_ms:9.4f} {torch_spread} {versus:>9}"
         )
         for other, ms in b.others.items():
             ratio = _ratio(ms, b.others_range.get(other), b.kernel_ms, b.kernel_range)
