@@ -113,8 +113,12 @@ def run_grader(args: argparse.Namespace) -> dict:
 READ_VIEW = """(() => {
   const view = document.querySelector('.jp-OutputArea .tl-explain');
   if (!view) return JSON.stringify({found: false});
-  const visible = [...view.querySelectorAll('section.step')].filter(s => !s.hidden).map(s => s.dataset.step);
-  return JSON.stringify({found: true, script_ran: view.classList.contains('js'), visible,
+  const shown = [...view.querySelectorAll('section.step')].filter(s => !s.hidden);
+  const visible = shown.map(s => s.dataset.step);
+  const tiles = shown.flatMap(s => [...s.querySelectorAll('svg.tile')]);
+  const tile_cells = tiles.map(t => t.querySelectorAll('rect').length);
+  const tile_titles = tiles.map(t => (t.querySelector('title') || {}).textContent || '');
+  return JSON.stringify({found: true, script_ran: view.classList.contains('js'), visible, tile_cells, tile_titles,
                          label: (view.querySelector('.where') || {}).textContent || ''});
 })()"""
 
@@ -216,6 +220,8 @@ def run_notebook(args: argparse.Namespace) -> dict:
         and len(opened.get("visible", [])) == 1
         and len(after.get("visible", [])) == 1
         and after["visible"] != opened["visible"]
+        and all(after.get("tile_cells", []))
+        and all(opened.get("tile_cells", []))  # every tile drawn
     )
     return state
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import html
+import json
 import re
 
 import numpy as np
@@ -294,3 +295,15 @@ def test_earlier_steps_show_pale_under_the_current_one():
     assert pale not in sections[1]  # the first copy: nothing read before it
     assert pale in sections[3]  # the second copy: the first one's rows of A, pale
     assert 'figure class="idle"' in sections[0]  # T.clear touches no global tensor: its pictures are faded
+
+
+def test_tiles_of_steps_not_opened_travel_as_data_for_the_script():
+    """A page of 400 steps of 32x32 tiles would be megabytes of SVG: only the opening step's tiles are drawn."""
+    explanation = gemv_explanation()
+    page = explain_view.html_page(explanation, lang="en")
+    sections = re.findall(r'<section class="step.*?</section>', page, re.S)
+    assert "data-tile=" in sections[2] and "<rect" not in sections[2].split('class="tiles"')[1]
+    data = json.loads(html.unescape(re.search(r'data-tile="([^"]*)"', sections[2]).group(1)))
+    assert data["n"] == "acc" and data["v"][0][:3] == [-2.0, -1.0, 0.0] and data["c"] == [1, 1]
+    opened = explain_view.html_page(gemm_explanation(), lang="en")  # it opens at step 0: drawn without the script
+    assert "<title>C_local[0:4, 0:4]: never written</title>" in opened.split("</section>")[0]

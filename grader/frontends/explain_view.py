@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import html
 import itertools
+import json
 import math
 import secrets
 
@@ -369,9 +370,11 @@ def _mix(a: tuple[int, int, int], b: tuple[int, int, int], t: float) -> str:
     return "#" + "".join(f"{round(x + (y - x) * t):02x}" for x, y in zip(a, b))
 
 
-def tile_svg(tile: TileValues, lang: str | None = None) -> str:
+def tile_svg(tile: TileValues, lang: str | None = None, static: bool = True) -> str:
     """A written tile as a heat map; each cell's title holds its exact value (or, pooled, its patch's value of
-    largest magnitude) and the elements it stands for."""
+    largest magnitude) and the elements it stands for. ``static=False``: an empty picture whose ``data-tile``
+    holds the values, drawn the same way by the page's script when its step is shown (a page of many steps
+    stays small: a cell drawn in SVG takes a hundred bytes, a value in JSON ten)."""
     rows = len(tile.values)
     cols = max((len(r) for r in tile.values), default=0)
     if not rows or not cols:
@@ -383,10 +386,16 @@ def tile_svg(tile: TileValues, lang: str | None = None) -> str:
     tall = max(size, ONE_ROW_H) if rows == 1 else size
     cr, cc = (tile.cell + [1, 1])[:2]
     frows, fcols = folded(tile.shape)
-    parts = [
+    opening = (
         f'<svg class="tile" width="{cols * size:.0f}" height="{rows * tall:.0f}" role="img" '
-        f'aria-label="{html.escape(tile.buffer)}">'
-    ]
+        f'aria-label="{html.escape(tile.buffer)}"'
+    )
+    if not static:
+        shown = [[None if v is None or not math.isfinite(v) else float(f"{v:.6g}") for v in row] for row in tile.values]
+        data = {"n": tile.buffer, "s": tile.shape, "c": [cr, cc], "f": [frows, fcols], "lo": low, "hi": high}
+        data |= {"z": size, "t": tall, "w": tr("never written", lang), "v": shown}
+        return f'{opening} data-tile="{html.escape(json.dumps(data, separators=(",", ":")))}"></svg>'
+    parts = [opening + ">"]
     for i, row in enumerate(tile.values):
         for j, value in enumerate(row):
             r0, c0 = i * cr, j * cc
@@ -462,7 +471,21 @@ SCRIPT = """(function(){
 var root=document.getElementById(%(id)s);if(!root)return;root.classList.add("js");
 var steps=root.querySelectorAll("section.step"),slider=root.querySelector("input.slider"),
 label=root.querySelector(".where");
+function esc(t){return String(t).replace(/&/g,"&amp;").replace(/</g,"&lt;").replace(/>/g,"&gt;");}
+function cut(lo,hi){return hi===lo+1?String(lo):lo+":"+hi;}
+function colour(v,lo,hi){var to,t;if(lo<0&&0<hi){t=Math.max(-1,Math.min(1,v/Math.max(-lo,hi)));
+to=t>=0?[220,38,38]:[37,99,235];t=Math.abs(t);}else{var span=hi-lo;t=span<=0?0.5:Math.max(0,Math.min(1,(v-lo)/span));
+to=[13,148,136];}return "rgb("+to.map(function(x){return Math.round(255+(x-255)*t);}).join(",")+")";}
+function draw(svg){var d=JSON.parse(svg.getAttribute("data-tile")),out=[];svg.removeAttribute("data-tile");
+d.v.forEach(function(row,i){row.forEach(function(v,j){var r0=i*d.c[0],c0=j*d.c[1],
+r1=Math.min(d.f[0],r0+d.c[0]),c1=Math.min(d.f[1],c0+d.c[1]),at=d.s.length<=1?"["+cut(c0,c1)+"]":
+(d.s.length==2?"["+cut(r0,r1)+", "+cut(c0,c1)+"]":"[row "+cut(r0,r1)+", "+cut(c0,c1)+"]"),
+said=v===null?d.w:String(v),one=d.c[0]==1&&d.c[1]==1;
+out.push('<rect x="'+j*d.z+'" y="'+i*d.t+'" width="'+d.z+'" height="'+d.t+'" fill="'+
+(v===null?"#9ca3af":colour(v,d.lo,d.hi))+'"><title>'+esc(d.n+at+(one?" = ":": ")+said)+"</title></rect>");});});
+svg.innerHTML=out.join("");}
 function show(i){i=Math.max(0,Math.min(steps.length-1,i));
+steps[i].querySelectorAll("svg[data-tile]").forEach(draw);
 for(var k=0;k<steps.length;k++){steps[k].hidden=(k!==i);}
 slider.value=i;label.textContent=steps[i].getAttribute("data-label");}
 slider.addEventListener("input",function(){show(+slider.value);});
@@ -512,6 +535,7 @@ def _step_section(
     explanation: Explanation,
     lang: str | None,
     earlier: dict[str, dict[str, np.ndarray]] | None = None,
+    static_tiles: bool = True,
 ) -> str:
     heading = [tr(f"step {step.index}", lang)]
     if step.line:
@@ -547,7 +571,8 @@ def _step_section(
     if figures:
         out.append(f'<div class="pictures">{"".join(figures)}</div>')
     tiles = [
-        f"<figure>{tile_svg(tile, lang)}<figcaption>{html.escape(tile_caption(tile, lang))}</figcaption></figure>"
+        f"<figure>{tile_svg(tile, lang, static_tiles)}"
+        f"<figcaption>{html.escape(tile_caption(tile, lang))}</figcaption></figure>"
         for tile in step.tiles
     ]
     if tiles:
@@ -588,7 +613,10 @@ def html_fragment(explanation: Explanation, lang: str | None = None, view_id: st
     pictures = global_tensors(explanation)
     earlier: dict[str, dict[str, np.ndarray]] = {}  # tensor -> mode -> pooled cells touched by the steps so far
     for position, step in enumerate(steps):
-        out.append(_step_section(step, position, len(steps), position == marked, pictures, explanation, lang, earlier))
+        static = position in (start, marked)  # the step the page opens at draws its tiles without the script
+        out.append(
+            _step_section(step, position, len(steps), position == marked, pictures, explanation, lang, earlier, static)
+        )
         for touch in step.touches:
             if touch.scope == "global" and touch.mode in EARLIER and touch.buffer in pictures:
                 grid = pictures[touch.buffer].pooled(touch)
@@ -601,8 +629,6 @@ def html_fragment(explanation: Explanation, lang: str | None = None, view_id: st
 
 def _js_string(text: str) -> str:
     """A JavaScript string literal that cannot close the script element."""
-    import json
-
     return json.dumps(text).replace("<", "\\u003c").replace(">", "\\u003e")
 
 
