@@ -646,9 +646,12 @@ def test_notebook_verdict_lines_wrap_between_words_within_the_width():
     assert len(long_word) == 1  # kept whole, on a line of its own
     assert all(len(line) <= WIDTH for line in lines if line not in long_word), lines
     words = " ".join(line.strip() for line in lines).split()
-    assert words == ("FAIL odd_127x129 simulated on CPU: " + message + " " + detail + " hint: " + hint).split()
+    see_inside = ' see inside: explain("row_sum_tiled", case="odd_127x129")'  # a failed simulated case offers the view
+    said = "FAIL odd_127x129 simulated on CPU: " + message + " " + detail + " hint: " + hint + see_inside
+    assert words == said.split()
     hint_at = next(i for i, line in enumerate(lines) if line.startswith("        hint: "))
-    assert all(line.startswith(" " * 10) for line in lines[hint_at + 1 :])
+    see_at = next(i for i, line in enumerate(lines) if line.startswith("        see inside: "))
+    assert all(line.startswith(" " * 10) for line in lines[hint_at + 1 : see_at])
 
 
 def test_the_closing_lines_never_claim_a_case_compiled_that_did_not(grade, tmp_path):
