@@ -53,6 +53,7 @@ JUDGE_AFTER_ENV = settings.JUDGE_AFTER
 WARM_SWITCH_ENV = settings.WARM_GRADER
 PROFILE_TIMEOUT_S = 900.0  # two kernels built, then each replayed many times under Nsight Compute
 BENCH_TIMEOUT_S = 600.0
+EXPLAIN_TIMEOUT_S = 300.0  # every case simulated, then one recorded step by step (a check's limit, if longer)
 # ------------------------------------------------------------------------------- the magics
 
 
@@ -552,7 +553,7 @@ def explain(
     element, else the first block. It never changes a grade."""
     from grader.frontends import explain_view
 
-    limit = default_timeout() if timeout is None else timeout
+    limit = max(default_timeout(), EXPLAIN_TIMEOUT_S) if timeout is None else timeout
     with _quiet():
         magics = _magics()
         module, starts = magics.module_text(keep=kernel)
