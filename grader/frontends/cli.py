@@ -43,7 +43,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--hint",
         metavar="KERNEL",
-        help="print a hint for KERNEL of the named puzzle instead of grading (tier 1: the stub's TODO comment)",
+        help="print a hint for KERNEL of the named puzzle instead of grading (level 1 says why; each level says more)",
     )
     p.add_argument(
         "--level",
