@@ -329,7 +329,8 @@ def check(kernel: str, *, timeout: float | None = None, device: str = "auto", st
 
 def hint(kernel: str, level: int = 1, *, puzzle: str = "") -> None:
     """Print tier ``level`` of ``kernel``'s hints (1, the default, says why the kernel is built as it is;
-    each level says more, the last names the expressions without being the code). ``puzzle`` defaults to this notebook's ``%puzzle``.
+    each level says more, the last names the expressions without being the code). ``puzzle`` defaults to this
+    notebook's ``%puzzle``.
     An unknown kernel or a level past the last prints one line saying so; nothing raises."""
     from grader import hints
 
