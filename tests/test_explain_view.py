@@ -155,6 +155,9 @@ def test_the_page_has_one_section_per_step_and_opens_at_the_mark():
     assert 'value="7"' in page and "show(asked?+asked[1]:7)" in page  # or the step the address names (#step=N)
     assert page.count('<svg class="tensor"') == 2 * len(explanation.steps)  # A and y in every step
     assert "the wrong element came from here" in page
+    why = "y[64] was stored by block (1, 0)"
+    assert page.count(why) == 1 and page.index(why) < page.index('class="controls"')  # in view at every step
+    assert 'class="mark"' in page and "show(7);" in page  # a button back to the marked step
     for word in ("read past the edge (zeros)", "written", "outside the tensor"):
         assert word in page  # the legend
 

@@ -449,6 +449,7 @@ CSS = """
 .tl-explain.js .controls{display:flex}
 .tl-explain .controls input[type=range]{flex:1;max-width:520px}
 .tl-explain .controls button{font-size:14px;padding:2px 10px}
+.tl-explain .controls button.mark{background:#fef3c7;border:1px solid #f59e0b}
 .tl-explain .legend{display:flex;flex-wrap:wrap;gap:14px;margin:6px 0;color:#374151}
 .tl-explain .legend span.key{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:-1px;
  border:1px solid #9ca3af}
@@ -491,6 +492,7 @@ slider.value=i;label.textContent=steps[i].getAttribute("data-label");}
 slider.addEventListener("input",function(){show(+slider.value);});
 root.querySelector("button.prev").addEventListener("click",function(){show(+slider.value-1);});
 root.querySelector("button.next").addEventListener("click",function(){show(+slider.value+1);});
+var mark=root.querySelector("button.mark");if(mark)mark.addEventListener("click",function(){show(%(marked)d);});
 root.addEventListener("keydown",function(e){if(e.target===slider)return;
 if(e.key==="ArrowLeft")show(+slider.value-1);if(e.key==="ArrowRight")show(+slider.value+1);});
 var asked=/step=(\\d+)/.exec(window.location.hash||"");show(asked?+asked[1]:%(start)d);})();"""
@@ -549,8 +551,6 @@ def _step_section(
         f'<section class="step{" marked" if marked else ""}" data-step="{position}" data-label="{html.escape(label)}">',
         f"<h3>{html.escape(' · '.join(heading))}{badge}</h3>",
     ]
-    if marked and explanation.why:
-        out.append(f'<div class="why">{html.escape(tr(explanation.why, lang))}</div>')
     if step.source:
         number = f"{step.line:>4} | " if step.line else ""
         out.append(f'<pre class="src">{html.escape(number + step.source)}</pre>')
@@ -594,7 +594,7 @@ def html_fragment(explanation: Explanation, lang: str | None = None, view_id: st
         return "".join(out)
     if explanation.target:
         out.append(f'<p class="note">{html.escape(target_text(explanation, lang))}</p>')
-    if explanation.why and marked < 0:
+    if explanation.why:  # above the slider: it stays in view at every step
         out.append(f'<div class="why">{html.escape(tr(explanation.why, lang))}</div>')
     if explanation.truncated:
         out.append(f'<p class="note">{html.escape(tr(f"only the first {len(steps)} steps are kept", lang))}</p>')
@@ -602,12 +602,16 @@ def html_fragment(explanation: Explanation, lang: str | None = None, view_id: st
         out.append(f'<p class="note">{html.escape(tr("no steps recorded", lang))}</p></div>')
         return "".join(out)
     previous, following = html.escape(tr("previous", lang)), html.escape(tr("next", lang))
+    back = html.escape(tr("the marked step", lang))
     out.append(
         '<div class="controls">'
         f'<button type="button" class="prev">◀ {previous}</button>'
         f'<input type="range" class="slider" min="0" max="{len(steps) - 1}" value="{start}" '
-        f'aria-label="{html.escape(tr("step", lang))}">'
-        f'<button type="button" class="next">{following} ▶</button><span class="where"></span></div>'
+        f'aria-label="{html.escape(tr("step", lang))}" list="{view_id}-marks">'
+        f'<datalist id="{view_id}-marks"><option value="{max(marked, 0)}"></option></datalist>'
+        f'<button type="button" class="next">{following} ▶</button><span class="where"></span>'
+        + (f'<button type="button" class="mark">{back}</button>' if marked >= 0 else "")
+        + "</div>"
     )
     out.append(_legend(lang))
     pictures = global_tensors(explanation)
@@ -623,7 +627,7 @@ def html_fragment(explanation: Explanation, lang: str | None = None, view_id: st
                 seen = earlier.setdefault(touch.buffer, {})
                 seen[touch.mode] = seen[touch.mode] | grid if touch.mode in seen else grid
     out.append("</div>")
-    out.append(f"<script>{SCRIPT % {'id': _js_string(view_id), 'start': start}}</script>")
+    out.append(f"<script>{SCRIPT % {'id': _js_string(view_id), 'start': start, 'marked': max(marked, 0)}}</script>")
     return "".join(out)
 
 
