@@ -77,13 +77,6 @@ def test_packed_masks_round_trip():
         ("08", "gemv", "odd_127x129", "p08/gemv_reduce_clears.py", "T.reduce_sum(products, acc, dim=1)"),
         ("08", "gemv", "odd_127x129", "p08/gemv_no_clear.py", "T.reduce_sum(products, acc, dim=1, clear=False)"),
         ("08", "matmul_pipelined", "odd_127x129x131", "p08/matmul_pipelined_no_clear.py", "T.gemm(A_tile, B_tile"),
-        (
-            "06",
-            "softmax_online",
-            "odd_127x129",
-            "p06/softmax_online_tile_sum_not_cleared.py",
-            "T.reduce_sum(x, tile_sum, dim=1, clear=False)",
-        ),
     ],
 )
 def test_the_view_of_a_known_wrong_kernel_opens_at_its_buggy_line(puzzle_id, function, case, wrong, buggy):
@@ -93,6 +86,17 @@ def test_the_view_of_a_known_wrong_kernel_opens_at_its_buggy_line(puzzle_id, fun
     assert buggy in marked.source, (explanation.why, marked.source)
     assert marked.source == path.read_text().splitlines()[marked.line - 1].strip()
     assert "the likely cause" in explanation.why and explanation.target["buffer"] in explanation.why
+
+
+def test_without_evidence_the_view_opens_at_the_store_of_the_wrong_element_and_names_no_cause():
+    # softmax_online that leaves the padding past N unmasked: its running max and sum are carried across the
+    # key tiles as a correct kernel's are, so nothing in the steps' shape points at a cause; the view opens where
+    # the wrong element was stored and the learner steps back from there.
+    path = WRONG / "p06" / "softmax_online_padding_not_masked.py"
+    explanation = explained("06", "softmax_online", "odd_127x129", path)
+    marked = next(s for s in explanation.steps if s.index == explanation.marked)
+    assert marked.op == "copy" and marked.source.startswith("T.copy(tile, C[")
+    assert "was stored at" in explanation.why and "likely cause" not in explanation.why
 
 
 def test_an_element_no_block_writes_is_said_and_the_last_block_shown():

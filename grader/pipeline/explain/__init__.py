@@ -208,7 +208,6 @@ def mark(explanation: Explanation) -> None:
             if zero:
                 suspects.append((0, step, f"{_label(step)} read only past the edge of {zero[0]}, which gives zeros"))
         suspects += _lost_writes(before, buffer, writes)
-        suspects += _carried_sums(before, buffer, writes)
         if writes and _accumulates(writes[0], buffer):
             suspects.append((2, writes[0], f"{_label(writes[0])} added to {buffer} before any step had set it"))
     if suspects:
@@ -222,30 +221,6 @@ def mark(explanation: Explanation) -> None:
 def _accumulates(step: Step, buffer: str) -> bool:
     """The step adds to ``buffer`` (reads it and writes it), as a reduce without clear or a gemm does."""
     return _touches(step, buffer, "write") and _touches(step, buffer, "read")
-
-
-def _carried_sums(steps: list[Step], buffer: str, writes: list[Step]) -> list[tuple[int, Step, str]]:
-    """A per-iteration sum that is never reset: one line adds to ``buffer`` on successive iterations of a loop,
-    nothing sets it in between, and another step reads it in between, so each iteration reads the sum of every
-    iteration so far (a reduce into a tile's temporary with clear=False, say). An accumulator read only after
-    its loop is how a sum should be kept, and is not flagged."""
-    adds = [s for s in writes if _accumulates(s, buffer)]
-    for first, second in zip(adds, adds[1:]):
-        if first.line != second.line or first.loops == second.loops:
-            continue
-        between = [s for s in steps if first.index < s.index < second.index]
-        reset = any(_touches(s, buffer, "write") for s in between)
-        read = any(_touches(s, buffer, "read") for s in between)
-        if read and not reset:
-            return [
-                (
-                    1,
-                    second,
-                    f"{_label(second)} added to {buffer} without resetting it since the last iteration, and other "
-                    f"steps read {buffer} in between: each iteration sees the sum of all so far",
-                )
-            ]
-    return []
 
 
 def _lost_writes(steps: list[Step], buffer: str, writes: list[Step]) -> list[tuple[int, Step, str]]:
