@@ -372,4 +372,4 @@ def test_notebook_hint_uses_the_notebooks_puzzle(capsys, monkeypatch):
 def test_notebooks_import_hint_in_their_setup_cell():
     from grader.course.notebooks import setup_source
 
-    assert "from grader.nb import bench, check, hint" in setup_source("08").splitlines()
+    assert "from grader.nb import bench, check, explain, hint" in setup_source("08").splitlines()

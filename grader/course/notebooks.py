@@ -247,7 +247,7 @@ def setup_source(puzzle_id: str) -> str:
             "# grader on it in a separate process (a kernel that hangs only costs that check).",
             "%load_ext grader.nb",
             f"%puzzle {puzzle_id}",
-            "from grader.nb import bench, check, hint",
+            "from grader.nb import bench, check, explain, hint",
         ]
     )
 
