@@ -157,3 +157,12 @@ def test_explain_leaves_hidden_cases_out_and_parses_blocks():
             parse_block(bad)
     with pytest.raises(ValueError, match="no such kernel"):
         explained_only(puzzle, "gemm")
+
+
+def test_the_why_sentence_reads_in_chinese():
+    from grader.i18n import tr
+
+    why = explained("08", "gemv", "odd_127x129", WRONG / "p08" / "gemv_reduce_clears.py").why
+    said = tr(why, "zh_CN")
+    assert "可能的原因" in said and "覆盖了 acc" in said and "第 27 行" in said, said
+    assert "the likely cause" not in said and "overwrote" not in said
