@@ -109,8 +109,8 @@ def torch_mul_relu_backward(A, B, dC):
 #
 # A 2-D grid of tiles as in puzzle 03. Each block copies its BLOCK_M x BLOCK_N tile of A and the
 # BLOCK_N slice of B, and computes the output tile in a `T.Parallel` loop where B is indexed by the
-# column only: that is the broadcast. Multiply in fp32, clamp with `T.max`, cast to fp16, one
-# `T.copy` out. The `odd_127x129` case, 32 x 64 tiles:
+# column only: that is the broadcast. Multiply in fp32 (`T.cast(x, T.float32)` converts a value to
+# another type), clamp with `T.max`, cast back with `T.cast(..., T.float16)`, one `T.copy` out. The `odd_127x129` case, 32 x 64 tiles:
 
 # %% [notebook]
 # from grader.teaching.pictures import tiling
@@ -156,7 +156,8 @@ def mul_relu_forward(A, B, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
 # - pick the gradient with `T.if_then_else(mask, dC, 0)`;
 # - dB is float32 and summed in float32, with each product cast to float32 *before* multiplying:
 #   the graded tolerance for fp32 outputs catches an fp16 accumulator and products rounded to fp16;
-# - clear the accumulator before the loop, and return both outputs: `return dA, dB`.
+# - clear the accumulator before the loop (`T.clear(buf)` is `T.fill(buf, 0)`; `T.fill` sets every
+#   element of a buffer to one value), and return both outputs: `return dA, dB`.
 
 # %% [notebook]
 # tiling(256, 256, 256, 64)

@@ -240,7 +240,8 @@ def dequant_matmul(A, B, S, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: in
 # **1. The fp16 value from its bits.** The 16 bits `0x6400` are the fp16 number 1024 (exponent 10,
 # mantissa 0). Between 1024 and 2048 consecutive fp16 numbers are 1 apart, so the ten mantissa bits
 # count units: `0x6400 | q` for a nibble q in 0..15 is the fp16 number 1024 + q, and subtracting 1032
-# leaves q - 8, exactly. In the kernel that is a mask, an OR into a 16-bit integer,
+# leaves q - 8, exactly. In the kernel that is a mask, an OR into a 16-bit integer (`T.Cast("uint16",
+# x)` is `T.cast` in TVM's spelling, the type first),
 # `T.reinterpret(..., T.float16)` (the same bits read as fp16: no instruction at all) and one fp16
 # subtraction, instead of an integer subtraction and an integer-to-fp16 conversion, which runs at a
 # fraction of the rate of plain arithmetic. The weights are the same fp16 numbers as before, bit for
