@@ -54,12 +54,12 @@ def machine() -> str:
 
 def calibration_cpu_s() -> float:
     """CPU seconds this process takes for a fixed workload shaped like the simulator's (Python loops over
-    small torch ops), the best of three: how fast this machine is, to scale the CPU baselines by."""
+    small torch ops), the best of five after a warm-up: how fast this machine is, to scale the CPU baselines by."""
     import torch
 
     best, threads = float("inf"), torch.get_num_threads()
     torch.set_num_threads(1)  # as the simulator runs
-    for _ in range(3):
+    for _ in range(6):  # the first run warms torch's allocator and dispatch up; the best of the rest counts
         started = time.process_time()
         tile = torch.zeros(64, 64)
         for step in range(4000):
