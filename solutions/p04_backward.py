@@ -110,7 +110,8 @@ def torch_mul_relu_backward(A, B, dC):
 # A 2-D grid of tiles as in puzzle 03. Each block copies its BLOCK_M x BLOCK_N tile of A and the
 # BLOCK_N slice of B, and computes the output tile in a `T.Parallel` loop where B is indexed by the
 # column only: that is the broadcast. Multiply in fp32 (`T.cast(x, T.float32)` converts a value to
-# another type), clamp with `T.max`, cast back with `T.cast(..., T.float16)`, one `T.copy` out. The `odd_127x129` case, 32 x 64 tiles:
+# another type), clamp with `T.max`, cast back with `T.cast(..., T.float16)`, one `T.copy` out. The
+# `odd_127x129` case, 32 x 64 tiles:
 
 # %% [notebook]
 # from grader.teaching.pictures import tiling

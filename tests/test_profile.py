@@ -306,15 +306,28 @@ def h200_figures(key: str) -> dict:
     return dict(H200[key])
 
 
+# Kernels whose bench case has no counters on the H200 yet, and why. The session that changed them had no device
+# time left; scripts/profile/h200_profile.sh "07 08" profiles them. An entry must go once its profile is in the
+# data (the test below fails on a stale entry).
+REWRITTEN = "rewritten on the CUDA cores (issue 28): the data holds the old Tensor Core kernel's profile"
+AWAITING_H200 = {
+    ("07", "attention_two_pass"): REWRITTEN,
+    ("07", "flash_attention"): REWRITTEN,
+    ("08", "flash_attention_tensor_cores"): "puzzle 07's old kernel, moved: its figures are under 07 flash_attention",
+}
+
+
 def test_every_solution_kernel_was_profiled_with_counters_on_the_h200():
     from grader.discover import load_module, load_puzzle
 
-    profiled = {(key.split()[0], key.split()[1]) for key in H200}
+    profiled = {tuple(key.split()[:3]) for key in H200}
     for spec in sorted((Path(__file__).resolve().parents[1] / "solutions").glob("p*.py")):
         puzzle = load_puzzle(load_module(spec))
         for kernel in puzzle.kernels:
-            if any(c.bench for c in kernel.cases):
-                assert (puzzle.id, kernel.function) in profiled, (puzzle.id, kernel.function)
+            for case in [c for c in kernel.cases if c.bench]:
+                done = (puzzle.id, kernel.function, case.name) in profiled
+                waiting = (puzzle.id, kernel.function) in AWAITING_H200
+                assert done != waiting, (puzzle.id, kernel.function, case.name, "profiled" if done else "missing")
     for result in results_page.results():
         assert result["profile"]["mode"] == "gpu" and not result["profile"]["problem"], result["kernel"]
         assert result["profile"]["yours"]["dram_pct"] >= 0 and result["status"] == "passed"
