@@ -222,7 +222,8 @@ def test_english_case_lines_are_unchanged(english):
 
     lines = report.case_lines(_failed_case())
     assert lines[0].endswith("simulated on CPU: 232 of 1000 output elements wrong")
-    assert lines[-1] == "        hint: " + _failed_case().hint
+    assert lines[-2] == "        hint: " + _failed_case().hint
+    assert lines[-1] == "        see inside: python -m grader 01 --explain copy_threads --case tail_1000"
     assert tr("anything at all") == "anything at all"
 
 
@@ -240,6 +241,7 @@ def test_case_lines_in_chinese(chinese):
     assert (
         lines[5].startswith("        提示：边缘那些不完整的分块从来没有被写过") and "T.ceildiv(size, BLOCK)" in lines[5]
     )
+    assert lines[6] == "        看看内部：python -m grader 01 --explain copy_threads --case tail_1000"
 
 
 def test_the_notebook_summary_in_chinese(chinese):

@@ -228,11 +228,17 @@ def pending(puzzle_id: str, lang: str, root: Path | None = None) -> list[str]:
     root = root or course_root()
     source = puzzle_files(root / "puzzles")[puzzle_id]
     path = puzzle_catalogue_path(puzzle_id, lang, root)
+    return entry_problems(puzzle_entries(source, puzzle_id), path, path.name) + comment_pending(puzzle_id, lang, root)
+
+
+def entry_problems(entries: Sequence[Entry], path: Path, label: str) -> list[str]:
+    """One line per English entry that the catalogue at ``path`` lacks, leaves untranslated or fuzzy, or whose
+    translation differs from it in code, math or numbers; each line starts with ``label``."""
     have = {e.key: e for e in read_po(path)}
     out = []
-    for entry in puzzle_entries(source, puzzle_id):
+    for entry in entries:
         found = have.get(entry.key)
-        where = f"{path.name} [{entry.msgctxt}] {entry.msgid[:60]!r}"
+        where = f"{label} [{entry.msgctxt}] {entry.msgid[:60]!r}"
         if found is None:
             out.append(f"{where}: not in the catalogue (run python -m grader i18n update)")
         elif not found.msgstr:
@@ -241,7 +247,7 @@ def pending(puzzle_id: str, lang: str, root: Path | None = None) -> list[str]:
             out.append(f"{where}: fuzzy (the English changed since it was translated)")
         else:
             out += [f"{where}: {problem}" for problem in mismatches(entry.msgid, found.msgstr)]
-    return out + comment_pending(puzzle_id, lang, root)
+    return out
 
 
 def complete_list(lang: str, root: Path | None = None) -> list[str]:
@@ -550,20 +556,7 @@ def comment_pending(puzzle_id: str, lang: str, root: Path | None = None) -> list
     root = root or course_root()
     source = puzzle_files(root / "puzzles")[puzzle_id]
     path = comment_catalogue_path(puzzle_id, lang, root)
-    have = {e.key: e for e in read_po(path)}
-    out = []
-    for entry in comment_entries(source, puzzle_id):
-        found = have.get(entry.key)
-        where = f"comments/{path.name} [{entry.msgctxt}] {entry.msgid[:60]!r}"
-        if found is None:
-            out.append(f"{where}: not in the catalogue (run python -m grader i18n update)")
-        elif not found.msgstr:
-            out.append(f"{where}: not translated")
-        elif found.fuzzy:
-            out.append(f"{where}: fuzzy (the English changed since it was translated)")
-        else:
-            out += [f"{where}: {problem}" for problem in mismatches(entry.msgid, found.msgstr)]
-    return out
+    return entry_problems(comment_entries(source, puzzle_id), path, f"comments/{path.name}")
 
 
 def translate_code_comments(notebook, puzzle_id: str, lang: str, root: Path | None = None) -> None:
