@@ -174,7 +174,7 @@ class Recorder(Interpreter):
                 self.dropped += 1
             super().stmt(node)
             return
-        line = self.line_of(node) or self.guess_line(step_kind)
+        line = self.line_of(node) or self.guess_line(node, step_kind)
         self.step = Step(
             index=number,
             line=line,
@@ -192,14 +192,19 @@ class Recorder(Interpreter):
                 step.tiles.append(tile_values(buffer.name, self.scopes[buffer.data], self.tensor_of(buffer)))
             self.steps.append(step)
 
-    def guess_line(self, kind: str) -> int:
-        """A step whose TIR carries no line of the kernel's file (a tile op written in TileLang's own Python):
-        the first line after the previous step's that calls a T. function of that kind."""
-        previous = self.steps[-1].line if self.steps else 0
-        words = {"reduce": "T.reduce", "cumsum": "T.cumsum", "gemm": "T.gemm", "copy": "T.copy", "fill": "T."}
+    def guess_line(self, node: Any, kind: str) -> int:
+        """A step whose TIR carries no line of the kernel's file (a tile op written in TileLang's own Python, as
+        T.reduce_max is): the first line after the previous step's that calls it, else the first in the file
+        (a macro's body sits above the kernel that calls it)."""
+        words = {"reduce": "T.reduce", "cumsum": "T.cumsum", "gemm": "T.gemm", "copy": "T.copy"}
         word = words.get(kind, "T.")
-        for number in range(previous + 1, len(self.source) + 1):
-            if word in self.source[number - 1] and not self.source[number - 1].lstrip().startswith("#"):
+        if kind == "reduce":  # T.reduce_max, T.reduce_sum, ...: the reduction's name is its third argument
+            word = f"T.reduce_{getattr(node.value.args[2], 'value', '')}"
+        previous = self.steps[-1].line if self.steps else 0
+        lines = list(range(previous + 1, len(self.source) + 1)) + list(range(1, previous + 1))
+        for number in lines:
+            text = self.source[number - 1]
+            if word in text and not text.lstrip().startswith("#"):
                 return number
         return 0
 
