@@ -386,7 +386,9 @@ def test_bench_table_and_plot_read_the_graders_json(capsys):
     rows = nb._bench_rows(document)
     assert [(r.kernel, r.case) for r in rows] == [("gemv", "large_8192"), ("matmul_tuned", "large_4096")]
     table = render.bench_lines(nb._results(document))  # the CLI's table: one renderer
-    assert table[0].split() == ["kernel", "case", "ms", "TFLOP/s", "GB/s", "roofline", "torch", "ms", "vs", "torch"]
+    header = ["kernel", "case", "ms", "spread", "TFLOP/s", "GB/s", "roofline", "torch", "ms", "spread", "vs", "torch"]
+    assert table[0].split() == header
+    assert table[1].split()[4] == "-"  # a document from before --repeat has no range: no spread, not a made-up 0%
     assert table[2].split()[-1] == "0.90x"
     assert "70% com" in table[2]  # the 0.14 ms floor over 0.2 ms
     assert "vs cuBLAS again: 0.1900 ms, 0.95x" in table[3]

@@ -129,7 +129,10 @@ def test_the_notebook_and_the_terminal_render_the_same_case_line():
     sizes = report.sizes_text(failed.sizes)
     assert terminal[0] == notebook[0][: len("  FAIL  tail_1000              ")] + f"{sizes:26} " + notebook[0][31:]
     assert notebook[0] == "  FAIL  tail_1000              simulated on CPU: 40 of 1000 output elements wrong"
-    assert terminal[1:] == notebook[1:]  # details and hint: the same words, short enough not to wrap
+    assert terminal[1:3] == notebook[1:3]  # details and hint: the same words, short enough not to wrap
+    # the way in to the explain view is the one thing each front end says its own way
+    assert terminal[3] == "        see inside: python -m grader 08 --explain gemv --case tail_1000"
+    assert notebook[3] == '        see inside: explain("gemv", case="tail_1000")'
 
 
 def _string_uses(tree):
