@@ -32,8 +32,7 @@ def has_tail(kernel: Kernel, case: Case) -> bool:
     """Whether some output dimension is not a multiple of the block parameter that tiles it."""
     for tensor in kernel.outputs:
         shape = tensor.concrete_shape(case.sizes)
-        for extent, param in zip(shape, kernel.tiles.get(tensor.name, ())):
-            block = case.params.get(param) if param else None
+        for extent, block in zip(shape, kernel.tile_sizes(tensor.name, case.params)):
             if isinstance(block, int) and block > 0 and extent % block:
                 return True
     return False

@@ -116,8 +116,9 @@ class Kernel:
     ``reference`` computes the outputs from the inputs with torch (the grader calls it on
     float64 copies). ``baseline`` is what ``--bench`` times against (torch at the kernel's
     dtypes). ``flops`` and ``bytes_moved`` give work per call for TFLOP/s and GB/s.
-    ``tiles`` names, for each output dimension, the block parameter that tiles it, so a
-    failure can say which tiles of the launch grid are wrong.
+    ``tiles`` names, for each output dimension, the block parameter that tiles it (or a number, a
+    fixed tile: 1 for an axis with one block per index, such as attention's heads), so a failure can
+    say which tiles of the launch grid are wrong.
     """
 
     function: str
@@ -129,7 +130,7 @@ class Kernel:
     cases: tuple[Case, ...]
     flops: Callable[[Mapping[str, int]], float] | None = None
     bytes_moved: Callable[[Mapping[str, int]], float] | None = None
-    tiles: Mapping[str, tuple[str | None, ...]] = field(default_factory=dict)
+    tiles: Mapping[str, tuple[str | int | None, ...]] = field(default_factory=dict)
     tolerances: Mapping[str, Tolerance] = field(default_factory=lambda: dict(DEFAULT_TOLERANCES))
     hint: str = ""
     concepts: tuple[Any, ...] = ()  # grader.concepts.Concept: what the kernel must use, read from its TIR
@@ -140,6 +141,10 @@ class Kernel:
             if case.name == name:
                 return case
         raise KeyError(f"{self.function} has no case {name!r}")
+
+    def tile_sizes(self, output: str, params: Mapping[str, Any]) -> tuple[int | None, ...]:
+        """The tile along each dimension of ``output`` with these block parameters (None: not tiled)."""
+        return tuple(t if isinstance(t, int) else params.get(t) if t else None for t in self.tiles.get(output, ()))
 
     def tolerance_for(self, dtype: str) -> Tolerance:
         return self.tolerances[dtype]

@@ -46,6 +46,19 @@ def test_a_large_grid_is_merged_into_at_most_64_marks_per_axis():
     assert "tile map (x wrong, . right, each mark 7 tiles): " + "." * 55 + "x" in verdict.details
 
 
+def test_a_3d_output_is_mapped_without_its_axes_of_one_tile():
+    want = torch.randn(2, 100, 64, dtype=torch.float64)  # heads x queries x head dim, one block per head
+    got = want.clone()
+    got[1, 64:] = float("nan")  # head 1's second tile of queries
+    verdict = compare("O", got, want, TOLERANCE, (1, 64, None))
+    assert "wrong tiles: 1 of 4 ((1, 1, 0)); tile = 1x64x64" in verdict.details
+    assert verdict.tile_map == {"tile": [1, 64], "grid": [2, 2], "cell": [1, 1], "wrong": [[0, 0], [0, 1]]}
+    one_head = compare("O", got[1:], want[1:], TOLERANCE, (1, 64, None))
+    assert one_head.tile_map["grid"] == [2] and one_head.tile_map["wrong"] == [0, 1]
+    three_axes = compare("O", got, want, TOLERANCE, (1, 64, 32))  # three axes of several tiles: text only
+    assert three_axes.tile_map is None and any(line.startswith("wrong tiles: 2 of 8") for line in three_axes.details)
+
+
 def test_a_passing_comparison_has_no_map():
     want = torch.randn(100, dtype=torch.float64)
     assert compare("C", want.clone(), want, TOLERANCE, (64,)).tile_map is None

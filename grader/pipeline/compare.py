@@ -162,7 +162,7 @@ def _underflow_hint(name: str, largest: float) -> str:
 class TileSummary:
     lines: list[str]  # for the learner: the wrong tiles listed, then a map of wrong and right ones
     only_tail: bool  # only partial (edge) tiles are wrong
-    tile_map: dict
+    tile_map: dict | None  # None when the grid has more than two axes of several tiles (not drawn)
 
 
 def _wrong_tiles(bad: torch.Tensor, tile: tuple[int | None, ...]) -> TileSummary | None:
@@ -186,9 +186,18 @@ def _wrong_tiles(bad: torch.Tensor, tile: tuple[int | None, ...]) -> TileSummary
     listed = ", ".join(str(c[0]) if len(c) == 1 else "(" + ", ".join(map(str, c)) + ")" for c in coords)
     more = "" if wrong_tiles <= SHOW_FIRST else ", ..."
     text = f"wrong tiles: {wrong_tiles} of {total_tiles} ({listed}{more}); tile = {'x'.join(map(str, sizes))}"
-    cells = [math.ceil(g / MAP_CELLS) for g in per_tile.shape]
-    shown = _any_per_block(per_tile, cells) if any(c > 1 for c in cells) else per_tile
-    tile_map = {"tile": sizes, "grid": list(per_tile.shape), "cell": cells, "wrong": shown.int().tolist()}
+    # A map has one or two axes. A grid of more has its axes of one tile left out of the map (an attention
+    # output's head axis when there is one head, its untiled last axis); one still above two is not drawn.
+    axes = list(range(per_tile.dim()))
+    if len(axes) > 2:
+        axes = [a for a in axes if per_tile.shape[a] > 1] or [axes[-1]]
+    if len(axes) > 2:
+        return TileSummary([text], only_tail, None)
+    drawn = per_tile.reshape([per_tile.shape[a] for a in axes])
+    cells = [math.ceil(g / MAP_CELLS) for g in drawn.shape]
+    shown = _any_per_block(drawn, cells) if any(c > 1 for c in cells) else drawn
+    grid = list(drawn.shape)
+    tile_map = {"tile": [sizes[a] for a in axes], "grid": grid, "cell": cells, "wrong": shown.int().tolist()}
     return TileSummary([text, *_map_lines(shown, cells)], only_tail, tile_map)
 
 

@@ -117,7 +117,7 @@ def compare_outputs(ctx: Context, kernel: Kernel, case: Case, inputs: list, outp
     wrong = total = 0
     max_abs = max_rel = 0.0
     for spec, got, want in zip(kernel.outputs, outputs, expected):
-        tile = tuple(case.params.get(p) if p else None for p in kernel.tiles.get(spec.name, ()))
+        tile = kernel.tile_sizes(spec.name, case.params)
         verdict = compare(spec.name, got, want.to(got.device), kernel.tolerance_for(spec.dtype), tile)
         wrong += verdict.wrong
         total += verdict.total
