@@ -349,6 +349,14 @@ def _gemm_cases(seeds: int) -> tuple[Case, ...]:
             seed=seeds + 6,
             simulate=True,
         ),
+        # One token: a single row of A, 15 of the block's 16 rows past M; and tails in N and K's groups.
+        Case(
+            "one_row_1x200x512_g64",
+            _sizes(200, 512, 8, m=1),
+            {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_K": 64, "STAGES": 3},
+            seed=seeds + 7,
+            simulate=True,
+        ),
         # Decode: 16 tokens. BLOCK_N = 64 gives 128 blocks for the 132 SMs (the same block for both kernels,
         # for the two to compare).
         Case(
@@ -356,6 +364,14 @@ def _gemm_cases(seeds: int) -> tuple[Case, ...]:
             _sizes(8192, 8192, 64, m=16),
             {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_K": 128, "STAGES": 4},
             seed=seeds + 5,
+            bench=True,
+        ),
+        # Decode of one token, the size published 4-bit kernels are compared at (issue 29's targets).
+        Case(
+            "decode_1x8192x8192_g128",
+            _sizes(8192, 8192, 64, m=1),
+            {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_K": 128, "STAGES": 4},
+            seed=seeds + 8,
             bench=True,
         ),
     )
