@@ -141,16 +141,17 @@ def torch_matmul(A, B):
 
 
 def attention_reference(Q, K, V):
-    scores = (Q @ K.T) / math.sqrt(Q.shape[1])
+    """Each head on its own: Q is H x M x D, K and V are H x N x D."""
+    scores = (Q @ K.transpose(-2, -1)) / math.sqrt(Q.shape[-1])
     return scores.softmax(dim=-1) @ V
 
 
 def torch_attention(Q, K, V):
-    """What --bench times flash_attention_tensor_cores against: torch's fused attention at fp16 (one
-    batch, one head)."""
+    """What --bench times flash_attention_tensor_cores against: torch's fused attention at fp16, the H
+    heads as one batch (it takes batch x heads x length x D)."""
     import torch.nn.functional as F
 
-    return F.scaled_dot_product_attention(Q[None, None], K[None, None], V[None, None])[0, 0]
+    return F.scaled_dot_product_attention(Q[None], K[None], V[None])[0]
 
 
 # -------------------------------------------------------------------------------- kernels
@@ -916,21 +917,23 @@ def matmul_streamk(
 #   the same numbers.
 # - **`T.Pipelined`** over the key tiles, as in `matmul_pipelined`, with warp specialization on (the
 #   default).
+# - **Heads.** Q, K, V and O gain a leading head axis, the grid a second axis `head`; copies index it
+#   first.
 #
-# The bench case (16384 queries and keys, D = 64) uses 128 x 128 tiles, 256 threads and 2 stages,
-# against torch's `scaled_dot_product_attention`; the deep dive at the end measures its stages.
+# The bench cases, 16384 queries and keys at D = 64 with 1 and 32 heads, run 128 x 128 tiles, 256
+# threads and 2 stages against torch's `scaled_dot_product_attention` (deep dive below).
 
 
 # %% flash_attention_tensor_cores
 @tilelang.jit
 def flash_attention_tensor_cores(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THREADS: int = 128):
-    M, N, D = T.const("M, N, D")
-    Q: T.Tensor((M, D), T.float16)
-    K: T.Tensor((N, D), T.float16)
-    V: T.Tensor((N, D), T.float16)
-    O = T.empty((M, D), T.float16)  # noqa: E741 (O, the output, as in the formulas)
+    H, M, N, D = T.const("H, M, N, D")
+    Q: T.Tensor((H, M, D), T.float16)
+    K: T.Tensor((H, N, D), T.float16)
+    V: T.Tensor((H, N, D), T.float16)
+    O = T.empty((H, M, D), T.float16)  # noqa: E741 (O, the output, as in the formulas)
 
-    with T.Kernel(T.ceildiv(M, BLOCK_M), threads=THREADS) as bx:
+    with T.Kernel(T.ceildiv(M, BLOCK_M), H, threads=THREADS) as (bx, head):
         # TODO begin: puzzle 07's one-pass flash attention, its two products as T.gemm on the Tensor Cores
         scale = math.log2(math.e) / math.sqrt(D)  # exp(x / sqrt(D)) == exp2(x * scale)
         Q_tile = T.alloc_shared((BLOCK_M, D), T.float16)
@@ -945,12 +948,12 @@ def flash_attention_tensor_cores(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: in
         tile_sum = T.alloc_fragment((BLOCK_M,), T.float32)
         row_sum = T.alloc_fragment((BLOCK_M,), T.float32)
 
-        T.copy(Q[bx * BLOCK_M, 0], Q_tile)
+        T.copy(Q[head, bx * BLOCK_M, 0], Q_tile)
         T.clear(acc)
         T.clear(row_sum)
         T.fill(row_max, -T.infinity(T.float32))
         for j in T.Pipelined(T.ceildiv(N, BLOCK_N), num_stages=STAGES):
-            T.copy(K[j * BLOCK_N, 0], K_tile)
+            T.copy(K[head, j * BLOCK_N, 0], K_tile)
             T.clear(S)
             T.gemm(Q_tile, K_tile, S, transpose_B=True, policy=T.GemmWarpPolicy.FullRow)
             for i, c in T.Parallel(BLOCK_M, BLOCK_N):
@@ -969,12 +972,12 @@ def flash_attention_tensor_cores(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: in
                 acc[i, d] = acc[i, d] * correction[i]
 
             T.copy(S, P)
-            T.copy(V[j * BLOCK_N, 0], V_tile)
+            T.copy(V[head, j * BLOCK_N, 0], V_tile)
             T.gemm(P, V_tile, acc, policy=T.GemmWarpPolicy.FullRow)
 
         for i, d in T.Parallel(BLOCK_M, D):
             acc[i, d] = acc[i, d] / row_sum[i]
-        T.copy(acc, O[bx * BLOCK_M, 0])
+        T.copy(acc, O[head, bx * BLOCK_M, 0])
         # TODO end
 
     return O
@@ -992,10 +995,10 @@ def _gemm_flops(s):
     return 2.0 * s["M"] * s["N"] * s["K"]
 
 
-_Q = Tensor("Q", ("M", "D"), "float16")
-_K = Tensor("K", ("N", "D"), "float16")
-_V = Tensor("V", ("N", "D"), "float16")
-_O = Tensor("O", ("M", "D"), "float16")
+_Q = Tensor("Q", ("H", "M", "D"), "float16")
+_K = Tensor("K", ("H", "N", "D"), "float16")
+_V = Tensor("V", ("H", "N", "D"), "float16")
+_O = Tensor("O", ("H", "M", "D"), "float16")
 
 # P is rounded to fp16 before P @ V (T.gemm takes fp16 operands), a relative error of up to 2^-11 on
 # every weight. Those errors mostly average out along a row, but not far enough for the default fp16
@@ -1075,7 +1078,8 @@ def puzzle() -> Puzzle:
         staged_store("the whole tiles stored through a shared tile: T.copy(acc, C_tile), then T.copy(C_tile, C[...])"),
         adds_only_atomically("partial", "the parts of a shared tile added into `partial` with T.atomic_add only"),
     )
-    # flash_attention_tensor_cores: puzzle 07's blocks and cases; the bench case double-buffers K and V
+    # flash_attention_tensor_cores: puzzle 07's blocks and cases, with one head; the bench cases double-buffer
+    # K and V
     attn_small = {"BLOCK_M": 64, "BLOCK_N": 64}
     attn_rect = {"BLOCK_M": 64, "BLOCK_N": 32}
     attn_large = {"BLOCK_M": 128, "BLOCK_N": 128, "STAGES": 2, "THREADS": 256}
@@ -1265,26 +1269,44 @@ def puzzle() -> Puzzle:
                 outputs=(_O,),
                 reference=attention_reference,
                 baseline=torch_attention,
-                flops=lambda s: 4.0 * s["M"] * s["N"] * s["D"],
+                flops=lambda s: 4.0 * s["H"] * s["M"] * s["N"] * s["D"],
                 bytes_moved=lambda s: tensor_bytes((_Q, _K, _V, _O), s),
-                tiles={"O": ("BLOCK_M", None)},
+                tiles={"O": (1, "BLOCK_M", None)},  # one block per head
                 tolerances=ATTENTION_TOLERANCES,
                 concepts=flash,
                 cases=(
-                    Case("square_256", {"M": 256, "N": 256, "D": 64}, attn_small, seed=8901, simulate=True),
-                    Case("tail_1000", {"M": 1000, "N": 1000, "D": 64}, attn_small, seed=8902),
+                    Case("square_256", {"H": 1, "M": 256, "N": 256, "D": 64}, attn_small, seed=8901, simulate=True),
+                    Case("tail_1000", {"H": 1, "M": 1000, "N": 1000, "D": 64}, attn_small, seed=8902),
                     # fewer keys than one tile: the mask decides every row's sum
-                    Case("few_keys_100x37", {"M": 100, "N": 37, "D": 64}, attn_small, seed=8903, simulate=True),
-                    Case("long_keys_127x4099", {"M": 127, "N": 4099, "D": 64}, attn_small, seed=8904, simulate=True),
+                    Case("few_keys_100x37", {"H": 1, "M": 100, "N": 37, "D": 64}, attn_small, seed=8903, simulate=True),
+                    Case(
+                        "long_keys_127x4099",
+                        {"H": 1, "M": 127, "N": 4099, "D": 64},
+                        attn_small,
+                        seed=8904,
+                        simulate=True,
+                    ),
                     # rectangular tiles, M != N != D, a tail in M and N: a key offset stepped by
                     # BLOCK_M instead of BLOCK_N fails here on the CPU too
-                    Case("rect_150x100x32", {"M": 150, "N": 100, "D": 32}, attn_rect, seed=8906, simulate=True),
+                    Case("rect_150x100x32", {"H": 1, "M": 150, "N": 100, "D": 32}, attn_rect, seed=8906, simulate=True),
+                    # two heads, a tail in M and N: a copy that forgets the head (every block reading head 0's
+                    # Q, K or V, or writing head 0's O) fails here on the CPU too
+                    Case("heads_2x100x37", {"H": 2, "M": 100, "N": 37, "D": 64}, attn_small, seed=8907, simulate=True),
                     # 80 KiB: a T4 block gets 64, so half as many keys per step there (48 KiB)
                     Case(
                         "large_16384",
-                        {"M": 16384, "N": 16384, "D": 64},
+                        {"H": 1, "M": 16384, "N": 16384, "D": 64},
                         attn_large,
                         seed=8905,
+                        bench=True,
+                        for_gpus={"sm_75": {"BLOCK_N": 64}},
+                    ),
+                    # 32 heads: 4096 blocks where large_16384 has 128; the same block and fit
+                    Case(
+                        "heads_32x16384_d64",
+                        {"H": 32, "M": 16384, "N": 16384, "D": 64},
+                        attn_large,
+                        seed=8908,
                         bench=True,
                         for_gpus={"sm_75": {"BLOCK_N": 64}},
                     ),
@@ -1445,8 +1467,15 @@ def puzzle() -> Puzzle:
 # %% [deep-dive]
 # ## Flash attention on the Tensor Cores: stages, keys a step, and the softmax between the GEMMs
 #
-# Experiments on `flash_attention_tensor_cores`' bench case: 16384 queries and keys, D = 64, 128 x 128
-# tiles, 256 threads, 2 stages.
+# Experiments on `flash_attention_tensor_cores`' bench cases: 16384 queries and keys, D = 64, 128 x 128
+# tiles, 256 threads, 2 stages. `large_16384` is one head: 128 blocks, fewer than the H200's 132 SMs.
+# `heads_32x16384_d64` is 32 heads, the shape of a model's attention layer and the kind of shape at which
+# published attention kernels report their speed: 4096 blocks, about 31 for every SM. Each head has its
+# own Q, K and V and no head reads another's, so each block works within one head, the grid's second
+# index, and only the kernel's copies know there is more than one (`heads_2x100x37` checks on the CPU
+# that heads do not mix). A batch of sequences would be one more axis of the same kind; the cases have
+# one, so it is left out. The figures below are the one-head case's: `bench()` times the 32-head case
+# too, but it has not been measured yet.
 #
 # **1. What a stage costs.** The cell compiles the reference kernel at the bench case's size and block
 # with one, two and three stages, and with 64 keys a step, and reads what each block asks of an SM
@@ -1458,7 +1487,7 @@ def puzzle() -> Puzzle:
 # from solutions.p08_matrix import flash_attention_tensor_cores as reference_flash
 #
 # # The bench case's sizes and block; put your own kernel here once its check passes.
-# sizes = {"M": 16384, "N": 16384, "D": 64, "BLOCK_M": 128, "THREADS": 256}
+# sizes = {"H": 1, "M": 16384, "N": 16384, "D": 64, "BLOCK_M": 128, "THREADS": 256}
 # rows = [
 #     resource_usage(reference_flash, f"BLOCK_N={n}, STAGES={s}", **sizes, BLOCK_N=n, STAGES=s)
 #     for n, s in ((128, 1), (128, 2), (128, 3), (64, 2))

@@ -44,6 +44,10 @@ def _attention(draw: st.DrawFn, p: Mapping[str, int]) -> dict[str, int]:
     return {"M": draw(st.integers(1, 80)), "N": draw(st.integers(1, 140)), "D": 64}  # D is 64 in every case
 
 
+def _heads_attention(draw: st.DrawFn, p: Mapping[str, int]) -> dict[str, int]:
+    return {"H": draw(st.integers(1, 3)), **_attention(draw, p)}  # heads side by side (puzzle 08)
+
+
 def _gemv(draw: st.DrawFn, p: Mapping[str, int]) -> dict[str, int]:
     return {"M": draw(st.integers(1, 150)), "K": draw(st.integers(1, 300))}
 
@@ -94,7 +98,7 @@ SIZES: dict[str, Sizes] = {
     "softmax_online": _rows_cols(40, 400),
     "attention_two_pass": _attention,
     "flash_attention": _attention,
-    "flash_attention_tensor_cores": _attention,
+    "flash_attention_tensor_cores": _heads_attention,
     "gemv": _gemv,
     "matmul_cuda_cores": _gemm,
     "matmul_naive": _gemm,
@@ -106,6 +110,7 @@ SIZES: dict[str, Sizes] = {
     "conv1d_channels": _conv_channels,
     "conv1d_im2col": _conv_channels,
     "conv1d_implicit": _conv_channels,
+    "conv1d_channels_last": _conv_channels,
     "dequantize_int4": _int4(with_m=False),
     "dequant_matmul": _int4(with_m=True),
     "dequant_matmul_decode": _int4(with_m=True),

@@ -37,8 +37,8 @@ def test_cases_include_tails(puzzle):
         tails = False
         for case in kernel.cases:
             for out in kernel.outputs:
-                for dim, block in zip(out.shape, kernel.tiles.get(out.name, ())):
-                    if block and case.sizes[dim] % case.params[block]:
+                for dim, block in zip(out.shape, kernel.tile_sizes(out.name, case.params)):
+                    if block and case.sizes[dim] % block:
                         tails = True
         assert tails, f"{kernel.function} has no case with a partial tile"
 

@@ -13,12 +13,12 @@ WANTS = "T.gemm"
 
 @tilelang.jit
 def flash_attention_tensor_cores(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THREADS: int = 128):
-    M, N, D = T.const("M, N, D")
-    Q: T.Tensor((M, D), T.float16)
-    K: T.Tensor((N, D), T.float16)
-    V: T.Tensor((N, D), T.float16)
-    O = T.empty((M, D), T.float16)  # noqa: E741
-    with T.Kernel(T.ceildiv(M, BLOCK_M), threads=THREADS) as bx:
+    H, M, N, D = T.const("H, M, N, D")
+    Q: T.Tensor((H, M, D), T.float16)
+    K: T.Tensor((H, N, D), T.float16)
+    V: T.Tensor((H, N, D), T.float16)
+    O = T.empty((H, M, D), T.float16)  # noqa: E741
+    with T.Kernel(T.ceildiv(M, BLOCK_M), H, threads=THREADS) as (bx, head):
         scale = math.log2(math.e) / math.sqrt(D)
         Q_tile = T.alloc_shared((BLOCK_M, D), T.float16)
         K_tile = T.alloc_shared((BLOCK_N, D), T.float16)
@@ -30,13 +30,13 @@ def flash_attention_tensor_cores(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: in
         prev_max = T.alloc_fragment((BLOCK_M,), T.float32)
         tile_sum = T.alloc_fragment((BLOCK_M,), T.float32)
         row_sum = T.alloc_fragment((BLOCK_M,), T.float32)
-        T.copy(Q[bx * BLOCK_M, 0], Q_tile)
+        T.copy(Q[head, bx * BLOCK_M, 0], Q_tile)
         T.clear(acc)
         T.clear(row_sum)
         T.fill(row_max, -T.infinity(T.float32))
         for j in T.serial(T.ceildiv(N, BLOCK_N)):
-            T.copy(K[j * BLOCK_N, 0], K_tile)
-            T.copy(V[j * BLOCK_N, 0], V_tile)
+            T.copy(K[head, j * BLOCK_N, 0], K_tile)
+            T.copy(V[head, j * BLOCK_N, 0], V_tile)
             T.clear(S)
             for d in T.serial(D):
                 for i, c in T.Parallel(BLOCK_M, BLOCK_N):
@@ -58,5 +58,5 @@ def flash_attention_tensor_cores(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: in
                     acc[i, d] += T.cast(P_tile[i, c], T.float32) * T.cast(V_tile[c, d], T.float32)
         for i, d in T.Parallel(BLOCK_M, D):
             acc[i, d] = acc[i, d] / row_sum[i]
-        T.copy(acc, O[bx * BLOCK_M, 0])
+        T.copy(acc, O[head, bx * BLOCK_M, 0])
     return O

@@ -14,12 +14,12 @@ import tilelang.language as T
 
 @tilelang.jit
 def flash_attention_tensor_cores(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THREADS: int = 128):
-    M, N, D = T.const("M, N, D")
-    Q: T.Tensor((M, D), T.float16)
-    K: T.Tensor((N, D), T.float16)
-    V: T.Tensor((N, D), T.float16)
-    O = T.empty((M, D), T.float16)  # noqa: E741
-    with T.Kernel(T.ceildiv(M, BLOCK_M), threads=THREADS) as bx:
+    H, M, N, D = T.const("H, M, N, D")
+    Q: T.Tensor((H, M, D), T.float16)
+    K: T.Tensor((H, N, D), T.float16)
+    V: T.Tensor((H, N, D), T.float16)
+    O = T.empty((H, M, D), T.float16)  # noqa: E741
+    with T.Kernel(T.ceildiv(M, BLOCK_M), H, threads=THREADS) as (bx, head):
         inv_sqrt_d = 1.0 / math.sqrt(D)
         q = T.alloc_shared((BLOCK_M, D), T.float16)
         k_tile = T.alloc_shared((BLOCK_N, D), T.float16)
@@ -33,12 +33,12 @@ def flash_attention_tensor_cores(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: in
         tile_sum = T.alloc_fragment((BLOCK_M,), T.float32)
         row_sum = T.alloc_fragment((BLOCK_M,), T.float32)
 
-        T.copy(Q[bx * BLOCK_M, 0], q)
+        T.copy(Q[head, bx * BLOCK_M, 0], q)
         T.clear(acc)
         T.clear(row_sum)
         T.fill(row_max, -T.infinity(T.float32))
         for j in T.Pipelined(T.ceildiv(N, BLOCK_N), num_stages=STAGES):
-            T.copy(K[j * BLOCK_N, 0], k_tile)
+            T.copy(K[head, j * BLOCK_N, 0], k_tile)
             T.clear(s)
             T.gemm(q, k_tile, s, transpose_B=True, policy=T.GemmWarpPolicy.FullRow)
             for i, c in T.Parallel(BLOCK_M, BLOCK_N):
@@ -57,10 +57,10 @@ def flash_attention_tensor_cores(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: in
             for i, d in T.Parallel(BLOCK_M, D):
                 acc[i, d] = acc[i, d] * correction[i]
             T.copy(s, p)
-            T.copy(V[j * BLOCK_N, 0], v_tile)
+            T.copy(V[head, j * BLOCK_N, 0], v_tile)
             T.gemm(p, v_tile, acc, policy=T.GemmWarpPolicy.FullRow)
 
         for i, d in T.Parallel(BLOCK_M, D):
             acc[i, d] = acc[i, d] / row_sum[i]
-        T.copy(acc, O[bx * BLOCK_M, 0])
+        T.copy(acc, O[head, bx * BLOCK_M, 0])
     return O

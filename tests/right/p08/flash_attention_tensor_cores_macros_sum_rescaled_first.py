@@ -13,8 +13,8 @@ import tilelang.language as T
 
 
 @T.macro
-def score_tile(K, q, k_tile, s, first_key, n_keys):
-    T.copy(K[first_key, 0], k_tile)
+def score_tile(K, q, k_tile, s, head, first_key, n_keys):
+    T.copy(K[head, first_key, 0], k_tile)
     T.gemm(q, k_tile, s, transpose_B=True, clear_accum=True, policy=T.GemmWarpPolicy.FullRow)
     for i, c in T.Parallel(s.shape[0], s.shape[1]):
         s[i, c] = T.if_then_else(first_key + c < n_keys, s[i, c], -T.infinity(T.float32))
@@ -30,12 +30,12 @@ def rescale(acc, row_sum, correction):
 
 @tilelang.jit
 def flash_attention_tensor_cores(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THREADS: int = 128):
-    M, N, D = T.const("M, N, D")
-    Q: T.Tensor((M, D), T.float16)
-    K: T.Tensor((N, D), T.float16)
-    V: T.Tensor((N, D), T.float16)
-    O = T.empty((M, D), T.float16)  # noqa: E741
-    with T.Kernel(T.ceildiv(M, BLOCK_M), threads=THREADS) as bx:
+    H, M, N, D = T.const("H, M, N, D")
+    Q: T.Tensor((H, M, D), T.float16)
+    K: T.Tensor((H, N, D), T.float16)
+    V: T.Tensor((H, N, D), T.float16)
+    O = T.empty((H, M, D), T.float16)  # noqa: E741
+    with T.Kernel(T.ceildiv(M, BLOCK_M), H, threads=THREADS) as (bx, head):
         scale = math.log2(math.e) / math.sqrt(D)
         q = T.alloc_shared((BLOCK_M, D), T.float16)
         k_tile = T.alloc_shared((BLOCK_N, D), T.float16)
@@ -48,12 +48,12 @@ def flash_attention_tensor_cores(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: in
         correction = T.alloc_fragment((BLOCK_M,), T.float32)
         row_sum = T.alloc_fragment((BLOCK_M,), T.float32)
 
-        T.copy(Q[bx * BLOCK_M, 0], q)
+        T.copy(Q[head, bx * BLOCK_M, 0], q)
         T.fill(acc, 0.0)
         T.fill(row_sum, 0.0)
         T.fill(row_max, -T.infinity(T.float32))
         for j in T.Pipelined(T.ceildiv(N, BLOCK_N), num_stages=STAGES):
-            score_tile(K, q, k_tile, s, j * BLOCK_N, N)
+            score_tile(K, q, k_tile, s, head, j * BLOCK_N, N)
             T.copy(row_max, prev_max)
             T.reduce_max(s, row_max, dim=1, clear=False)
             for i in T.Parallel(BLOCK_M):
@@ -63,10 +63,10 @@ def flash_attention_tensor_cores(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: in
                 s[i, c] = T.exp2(s[i, c] * scale - row_max[i] * scale)
             T.reduce_sum(s, row_sum, dim=1, clear=False)
             T.copy(s, p)
-            T.copy(V[j * BLOCK_N, 0], v_tile)
+            T.copy(V[head, j * BLOCK_N, 0], v_tile)
             T.gemm(p, v_tile, acc, policy=T.GemmWarpPolicy.FullRow)
 
         for i, d in T.Parallel(BLOCK_M, D):
             acc[i, d] = acc[i, d] / row_sum[i]
-        T.copy(acc, O[bx * BLOCK_M, 0])
+        T.copy(acc, O[head, bx * BLOCK_M, 0])
     return O

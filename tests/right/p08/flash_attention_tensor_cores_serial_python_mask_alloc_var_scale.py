@@ -13,12 +13,12 @@ import tilelang.language as T
 
 @tilelang.jit
 def flash_attention_tensor_cores(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THREADS: int = 128):
-    M, N, D = T.const("M, N, D")
-    Q: T.Tensor((M, D), T.float16)
-    K: T.Tensor((N, D), T.float16)
-    V: T.Tensor((N, D), T.float16)
-    O = T.empty((M, D), T.float16)  # noqa: E741
-    with T.Kernel(T.ceildiv(M, BLOCK_M), threads=THREADS) as bx:
+    H, M, N, D = T.const("H, M, N, D")
+    Q: T.Tensor((H, M, D), T.float16)
+    K: T.Tensor((H, N, D), T.float16)
+    V: T.Tensor((H, N, D), T.float16)
+    O = T.empty((H, M, D), T.float16)  # noqa: E741
+    with T.Kernel(T.ceildiv(M, BLOCK_M), H, threads=THREADS) as (bx, head):
         Q_tile = T.alloc_shared((BLOCK_M, D), T.float16)
         K_tile = T.alloc_shared((BLOCK_N, D), T.float16)
         V_tile = T.alloc_shared((BLOCK_N, D), T.float16)
@@ -33,12 +33,12 @@ def flash_attention_tensor_cores(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: in
         scale = T.alloc_var(T.float32)
         scale = 1.0 / math.sqrt(D)
 
-        T.copy(Q[bx * BLOCK_M, 0], Q_tile)
+        T.copy(Q[head, bx * BLOCK_M, 0], Q_tile)
         T.fill(acc, 0.0)
         T.fill(row_sum, 0.0)
         T.fill(row_max, -T.infinity(T.float32))
         for j in T.serial((N + BLOCK_N - 1) // BLOCK_N):
-            T.copy(K[j * BLOCK_N, 0], K_tile)
+            T.copy(K[head, j * BLOCK_N, 0], K_tile)
             T.fill(S, 0.0)
             T.gemm(Q_tile, K_tile, S, transpose_B=True, policy=T.GemmWarpPolicy.FullRow)
             for i, c in T.Parallel(BLOCK_M, BLOCK_N):
@@ -56,9 +56,9 @@ def flash_attention_tensor_cores(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: in
             for i, d in T.Parallel(BLOCK_M, D):
                 acc[i, d] = acc[i, d] * correction[i]
             T.copy(S, P)
-            T.copy(V[j * BLOCK_N, 0], V_tile)
+            T.copy(V[head, j * BLOCK_N, 0], V_tile)
             T.gemm(P, V_tile, acc, policy=T.GemmWarpPolicy.FullRow)
         for i, d in T.Parallel(BLOCK_M, D):
             acc[i, d] = acc[i, d] / row_sum[i]
-        T.copy(acc, O[bx * BLOCK_M, 0])
+        T.copy(acc, O[head, bx * BLOCK_M, 0])
     return O
