@@ -846,6 +846,15 @@ def matmul_streamk(
 # teaches how a schedule is written (persistent blocks, shares of K, a workspace and its fix-up); on
 # this GPU it does not make the GEMM faster. Try `bench("matmul_streamk", CHUNK=1)`
 # and `CHUNK=8` to see the per-chunk cost move.
+#
+# **Where the model says it pays: a nearly empty last wave.** Both kernels have a second bench case,
+# `last_wave_1792x2560x16384`: 14 x 10 = 140 tiles, one full wave and then 8 tiles, each 256 K steps
+# long. `matmul_tuned` runs two rounds of 256 K steps, the second with 124 SMs idle: 512 K steps where
+# 140 x 256 / 132 = 271.5 would do, the SMs busy 53 % of the time. Stream-K shares those 8 tiles' 512
+# chunks of 4 K steps out among all 132 blocks, 3 or 4 chunks each, so its run is 256 + 16 = 272 K
+# steps: the model gives it nearly half the run back, against the same per-chunk and fix-up costs as
+# above. Predict the ratio before you run `bench("matmul_streamk", "matmul_tuned")`; the H200's answer
+# is not measured yet (docs/results/pending-h200.md).
 
 
 # %% [markdown]
@@ -905,6 +914,10 @@ def flash_attention_tensor_cores(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: in
 _A = Tensor("A", ("M", "K"), "float16")
 _B_VEC = Tensor("B", ("K",), "float16")
 _B_MAT = Tensor("B", ("K", "N"), "float16")
+
+
+# A GEMM whose last wave of 128 x 256 tiles is nearly empty on 132 SMs (14 x 10 = 140 tiles), with a long K.
+_LAST_WAVE = {"M": 1792, "N": 2560, "K": 16384}
 
 
 def _gemm_flops(s):
@@ -1141,6 +1154,8 @@ def puzzle() -> Puzzle:
                     Case("rect_200x300x100", {"M": 200, "N": 300, "K": 100}, tuned_blocks, 8407, simulate=True, **fit),
                     Case("large_4096", {"M": 4096, "N": 4096, "K": 4096}, tuned_blocks, 8405, bench=True, **fit),
                     Case("large_8192", {"M": 8192, "N": 8192, "K": 8192}, tuned_blocks, 8406, bench=True, **fit),
+                    # matmul_streamk's last-wave case, for the two to be compared on it
+                    Case("last_wave_1792x2560x16384", _LAST_WAVE, tuned_blocks, 8408, bench=True, **fit),
                 ),
                 **gemm_common,
             ),
@@ -1175,6 +1190,9 @@ def puzzle() -> Puzzle:
                     Case("tail_3000x2504x1000", {"M": 3000, "N": 2504, "K": 1000}, sk_blocks, 8506, **sk_fit),
                     Case("large_4096", {"M": 4096, "N": 4096, "K": 4096}, sk_blocks, 8507, bench=True, **sk_fit),
                     Case("large_8192", {"M": 8192, "N": 8192, "K": 8192}, sk_blocks, 8508, bench=True, **sk_fit),
+                    # 140 tiles of 128 x 256 on 132 SMs: one full wave, then 8 tiles that would leave 124 SMs
+                    # idle, with 256 K steps each for stream-K to share out: the shape the schedule is for
+                    Case("last_wave_1792x2560x16384", _LAST_WAVE, sk_blocks, 8509, bench=True, **sk_fit),
                 ),
                 **gemm_common,
             ),
