@@ -1,4 +1,4 @@
-"""Puzzle 09 · Convolution: a 1-D convolution four ways, ending on the Tensor Cores.
+"""Puzzle 09 · Convolution: a 1-D convolution five ways, ending on the Tensor Cores.
 
 A 1-D convolution slides a short filter along a signal: audio filters, the token mixers of
 speech and state-space models, the temporal layers of video networks. Like torch's ``conv1d``
@@ -44,16 +44,26 @@ Inputs and outputs (fp16 in, fp16 out, every sum accumulated in fp32), with ``P 
     adds ``T.gemm(w_tap, window, acc)``: K small GEMMs into one accumulator. Each window is a whole
     tile of X, but one whose first column is shifted, which decides how it is copied (see the notebook).
 
+``conv1d_channels_last``
+    The implicit GEMM on the channels-last layout: ``X`` is L x C_in, ``W`` is C_out x K x C_in, output
+    ``Y`` of L x C_out with ``Y[t, o] = sum_k sum_c X[t + k - P, c] * W[o, k, c]``. A tap's shift now
+    moves the window by whole rows: for each tap k and tile of BLOCK_C channels the window
+    ``X[t0 + k - P : t0 + k - P + BLOCK_L, c0 : c0 + BLOCK_C]`` is BLOCK_L rows of contiguous
+    channels, and the tap's weights ``W[o0 : o0 + BLOCK_O, k, c0 : c0 + BLOCK_C]`` are BLOCK_O rows of
+    them. Each (tap, channel tile) step copies one of each into shared memory and adds
+    ``T.gemm(window, w_tap, acc, transpose_B=True)``; one ``T.Pipelined`` loop runs over the steps.
+
 What it teaches: halos (a tile that reads more input than it writes output), zero padding for
 free from ``T.copy``'s bounds checks, reuse of one input tile by many outputs, and how a
 convolution becomes a GEMM so the Tensor Cores can do it, first through an im2col tile, then as an
-implicit GEMM without one.
+implicit GEMM without one, and last on the layout (channels last) where each shifted window is whole rows.
 
 Preconditions: K is odd (so "same" padding is symmetric); ``BLOCK_C * K`` is a multiple of 16
-(the fp16 ``T.gemm`` K step), true whenever BLOCK_C is, and for ``conv1d_implicit``, whose
-``T.gemm`` is BLOCK_C deep, BLOCK_C itself is; L > BLOCK_L, so the grid has at least
-two blocks along L (see the note below). C_in, C_out and L are otherwise anything: a partial
-channel block reads zeros for the missing channels from both X and W2.
+(the fp16 ``T.gemm`` K step), true whenever BLOCK_C is, and for ``conv1d_implicit`` and
+``conv1d_channels_last``, whose ``T.gemm`` is BLOCK_C deep, BLOCK_C itself is; L > BLOCK_L, so the
+grid has at least two blocks along L (see the note below). C_in, C_out and L are otherwise
+anything: a partial channel block reads zeros for the missing channels from both X and W2 (X and W
+in ``conv1d_channels_last``, whose copies are 16 bytes wide when C_in is a multiple of 8).
 
 TileLang note, negative indices: an index that TileLang can prove negative is read the Python
 way, counted back from the end (``X[-3]`` is ``X[L - 3]``), before ``T.copy``'s bounds checks
@@ -74,7 +84,7 @@ window would silently be read from the far end of the signal.
 #   neighbours it shares with the blocks beside it;
 # - **lowering to GEMM**: rearranged (im2col), a convolution *is* a matrix product, and then it runs
 #   on the Tensor Cores of puzzle 08. The "implicit GEMM" convolutions of cuDNN and CUTLASS build
-#   these tiles on the fly, as the last kernel here does.
+#   these tiles on the fly, as the last two kernels here do.
 #
 # As torch's `conv1d`, the operation is a cross-correlation (the filter is not flipped) with "same"
 # padding: `Y[t] = sum_k W[k] X[t + k - P]`, P = (K - 1) / 2, and X read as 0 outside `[0, L)`.
@@ -85,7 +95,7 @@ from __future__ import annotations
 import tilelang
 import tilelang.language as T
 
-from grader.concepts import gemm_operand_copied, uses_tile_op
+from grader.concepts import gemm_operand_copied, pipelined, uses_tile_op
 from grader.spec import Case, Kernel, Puzzle, Tensor, tensor_bytes
 
 # ---------------------------------------------------------------- references (run on float64)
@@ -105,6 +115,15 @@ def conv1d_channels_reference(X, W):
     return F.conv1d(X[None], W, padding=(K - 1) // 2)[0]
 
 
+def conv1d_channels_last_reference(X, W):
+    """X is L x C_in, W is C_out x K x C_in; Y is L x C_out. The same convolution as
+    conv1d_channels_reference, on the tensors seen channels-first."""
+    import torch.nn.functional as F
+
+    K = W.shape[1]
+    return F.conv1d(X.T[None], W.permute(0, 2, 1), padding=(K - 1) // 2)[0].T
+
+
 def torch_conv1d(X, W):
     """What --bench times against: torch's conv1d (cuDNN) at fp16."""
     import torch.nn.functional as F
@@ -117,6 +136,18 @@ def torch_conv1d_channels(X, W):
     import torch.nn.functional as F
 
     return F.conv1d(X[None], W, padding=(W.shape[-1] - 1) // 2)[0]
+
+
+def torch_conv1d_channels_last(X, W):
+    """What --bench times against: torch's convolution (cuDNN) at fp16 on the same channels-last layout.
+    torch's conv1d makes a channels-last input contiguous (a transpose) before it runs, so this is conv2d
+    on a one-row image: X seen as 1 x C_in x 1 x L and W as C_out x C_in x 1 x K are views of the same
+    memory in torch's ``channels_last`` format (no copy), and so is the output, L x C_out."""
+    import torch.nn.functional as F
+
+    x = X.T[None, :, None, :]  # N, C, H, W = 1, C_in, 1, L; channels_last: C is the contiguous axis
+    w = W.permute(0, 2, 1)[:, :, None, :]  # C_out, C_in, 1, K; channels_last as well
+    return F.conv2d(x, w, padding=(0, (W.shape[1] - 1) // 2))[0, :, 0, :].T
 
 
 # -------------------------------------------------------------------------------- kernels
@@ -380,6 +411,108 @@ def conv1d_implicit(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int 
     return Y
 
 
+# %% [markdown]
+# ## Kernel 5: `conv1d_channels_last`, windows of whole rows
+#
+# **The change from `conv1d_implicit`: the layout.** The products, the tiles and the accumulator stay;
+# what changes is which axis of each tensor is contiguous in memory. X becomes L x C_in, one row per
+# position with its channels side by side ("channels last", torch's `channels_last`, cuDNN's NHWC); the
+# output Y becomes L x C_out, so that the next layer can read it the same way and the accumulator,
+# positions by output channels, is stored as it is; and W becomes C_out x K x C_in:
+#
+# $$Y_{t,o} = \sum_{k}\sum_{c} X_{t+k-P,\,c}\, W_{o,k,c}, \qquad Y = \sum_{k=0}^{K-1} (S_{k-P}X)\, W_{:,k,:}^{T}$$
+#
+# Shifting by a tap now moves the window by whole rows, not by elements. For each tap k and each tile
+# of BLOCK_C channels the window is `X[t0 + k - P : t0 + k - P + BLOCK_L, c0 : c0 + BLOCK_C]`:
+# BLOCK_L rows, each BLOCK_C contiguous channels. Every such row starts on a 16-byte boundary whenever
+# C_in is a multiple of 8, whatever the shift, so `T.copy` can move every window in 16-byte pieces. In
+# `conv1d_implicit` the shift ran along the contiguous axis, by 2 bytes per column, and decided the
+# width of each window's copy.
+#
+# Why W as C_out x K x C_in: the tap's weights for this step,
+# `W[o0 : o0 + BLOCK_O, k, c0 : c0 + BLOCK_C]`, are then BLOCK_O rows of BLOCK_C contiguous channels,
+# whole 16-byte pieces as well. It is also the order of torch's `channels_last` weights (output
+# channel, tap, input channel), so the baseline below reads the same bytes as the kernel, with no
+# reordering. Both tiles hold the channels, the sum's index, along their rows, so the product is
+# `window @ w_tap^T`: `T.gemm(window, w_tap, acc, transpose_B=True)`, as puzzle 08's flash attention
+# multiplies Q by the K tile. (K x C_in x C_out would give whole rows too, BLOCK_C rows of BLOCK_O
+# outputs, and no transpose; but torch would then reorder W on every call of the baseline.)
+#
+# One step is now one (tap, channel tile) pair: one window, one weight tile, one `T.gemm`. A single
+# `T.Pipelined` loop runs over the K·⌈C_in / BLOCK_C⌉ steps, tap `s // STEPS` and channel tile
+# `s % STEPS` at step s, so each stage holds one window and one weight tile, and the next steps' copies
+# load while this one multiplies. The block owns BLOCK_L positions x BLOCK_O output channels; its
+# fp32 accumulator is BLOCK_L x BLOCK_O, stored at `Y[t0, o0]` after the loop.
+#
+# Predict: which width will each window's copy get now, and does any copy fall back to plain loads?
+# Then: against `conv1d_implicit` at the same sizes (the bench cases are the same work, 86 GFLOP), should
+# this kernel be faster on the H200, and by how much against cuDNN given the same layout? The cell below
+# lowers the reference kernel at the bench case for sm_90a (no GPU) and lists its copies and its MMA.
+
+# %% [notebook]
+# import re
+#
+# from grader.teaching.experiments import kernel_source
+# from solutions.p09_conv1d import conv1d_channels_last as reference_channels_last
+#
+# # The reference kernel at the bench case's sizes and block, lowered for sm_90a (no compile, no GPU).
+# cuda = kernel_source(
+#     reference_channels_last, C_in=256, L=1 << 17, C_out=256, K=5, BLOCK_O=128, BLOCK_L=128, BLOCK_C=64, STAGES=3
+# )
+# for tile in ("window", "w_tap"):
+#     copies = sorted(set(re.findall(rf"(cp_async_gs\w*<\d+>)\(\(&\(\(\(half_t\*\){tile}\)", cuda)))
+#     plain = re.search(rf"\(\(half_t\*\){tile}\)\[[^;]*\] = ", cuda)
+#     print(f"{tile:7}", ", ".join(copies), "| plain loads and stores too" if plain else "| no plain loads and stores")
+# print("MMA:", sorted(set(re.findall(r"\b(wgmma_\w+?|mma_sync\w*)<", cuda))))
+
+# %% [measured]
+# Every copy is a 16-byte `cp.async`: the windows' copies are the conditional kind, which checks one
+# condition per 16 bytes, whether the row lies inside X (zeros where it does not: the padding); the
+# weight tiles' copies check nothing at this size. The MMA is `wgmma` with both operands in shared
+# memory. So, as predicted from the layout, no window is copied element by element any more.
+#
+# How fast it runs has not been measured yet: the course has had no H200 time since this rung was
+# written (docs/results/pending-h200.md lists the run). The prediction to test: faster than
+# `conv1d_implicit` at the same work, since every window now moves in 16-byte copies that overlap the
+# Tensor Cores, and the per-tap pick of the weights into registers is gone; whether it reaches cuDNN
+# at the same layout is what that run will tell.
+
+# %% [markdown]
+# What to watch for: copy the weight tile with slices written out,
+# `W[o0 : o0 + BLOCK_O, k, c0 : c0 + BLOCK_C]`. Given only a corner, `W[o0, k, c0]`, `T.copy` fits a 2-D
+# tile to the last two axes of W, so it would read BLOCK_O taps of one output channel. The window's
+# first row is `t0 + k - P`, negative for the first block's first taps, which `T.copy` fills with
+# zeros, as before. STEPS counts the partial channel tile too (`T.ceildiv`): its missing channels read
+# zeros from X and W. BLOCK_C is the `T.gemm`'s K step, a multiple of 16.
+#
+# The layout is the caller's choice, and it is not free where the data arrive channels-first: turning
+# X from C_in x L into L x C_in is one more read and write of all of X. Networks that use it choose it
+# once, for every layer, as torch's `channels_last` memory format does.
+
+
+# %% conv1d_channels_last
+# Warp specialization off, as for its siblings: TileLang's warp-specialized builds of this puzzle's GEMMs
+# stop with "illegal instruction" on the H200 (docs/results/p09-p10-notes.md), and this one's has not run on
+# a GPU yet. Without it the copies are cp.async, 16 bytes each.
+@tilelang.jit(pass_configs={tilelang.PassConfigKey.TL_DISABLE_WARP_SPECIALIZED: True})
+def conv1d_channels_last(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int = 2, THREADS: int = 128):
+    C_in, L, C_out, K = T.const("C_in, L, C_out, K")
+    X: T.Tensor((L, C_in), T.float16)
+    W: T.Tensor((C_out, K, C_in), T.float16)
+    Y = T.empty((L, C_out), T.float16)
+
+    with T.Kernel(T.ceildiv(L, BLOCK_L), T.ceildiv(C_out, BLOCK_O), threads=THREADS) as (bx, by):
+        # TODO begin: one T.gemm per (tap, channel tile), of a window of whole rows and the tap's weights
+        # Same implicit GEMM, new layout: X is one row of channels per position, so a window shifted by
+        # a tap is whole rows of X. Walk the (tap, channel tile) pairs in one T.Pipelined loop; at each
+        # step copy the window of BLOCK_L rows and BLOCK_C channels and that tap's BLOCK_O x BLOCK_C
+        # weights into shared memory, and T.gemm them into a float32 (BLOCK_L, BLOCK_O) accumulator.
+        raise NotImplementedError("conv1d_channels_last")
+        # TODO end
+
+    return Y
+
+
 # %% cases
 # ---------------------------------------------------------------------------------- cases
 
@@ -389,6 +522,9 @@ _Y1 = Tensor("Y", ("L",), "float16")
 _X = Tensor("X", ("C_in", "L"), "float16")
 _W = Tensor("W", ("C_out", "C_in", "K"), "float16")
 _Y = Tensor("Y", ("C_out", "L"), "float16")
+_X_LAST = Tensor("X", ("L", "C_in"), "float16")
+_W_LAST = Tensor("W", ("C_out", "K", "C_in"), "float16")
+_Y_LAST = Tensor("Y", ("L", "C_out"), "float16")
 
 
 def _conv_flops(s):
@@ -404,6 +540,7 @@ def puzzle() -> Puzzle:
     channels = {"BLOCK_O": 32, "BLOCK_L": 128}
     im2col = {"BLOCK_O": 64, "BLOCK_L": 64, "BLOCK_C": 16, "STAGES": 2}
     implicit = {"BLOCK_O": 32, "BLOCK_L": 64, "BLOCK_C": 16, "STAGES": 2}
+    channels_last = {"BLOCK_O": 32, "BLOCK_L": 64, "BLOCK_C": 16, "STAGES": 2}
     channel_io = dict(
         inputs=(_X, _W),
         outputs=(_Y,),
@@ -575,6 +712,61 @@ def puzzle() -> Puzzle:
                 ),
                 **channel_io,
             ),
+            Kernel(
+                function="conv1d_channels_last",
+                concepts=(
+                    uses_tile_op("tl.tileop.gemm", "each step's window times the tap's weights with T.gemm"),
+                    gemm_operand_copied(0, "each window copied from X into a shared tile with T.copy, whole rows"),
+                    gemm_operand_copied(1, "each tap's weight tile copied from W into a shared tile with T.copy"),
+                    pipelined(2, "the (tap, channel tile) loop to be T.Pipelined(..., num_stages=2 or more)"),
+                ),
+                title="Channels last: every tap's window is whole rows, one T.gemm per (tap, channel tile)",
+                inputs=(_X_LAST, _W_LAST),
+                outputs=(_Y_LAST,),
+                reference=conv1d_channels_last_reference,
+                baseline=torch_conv1d_channels_last,
+                flops=_conv_flops,
+                bytes_moved=lambda s: tensor_bytes((_X_LAST, _W_LAST, _Y_LAST), s),
+                tiles={"Y": ("BLOCK_L", "BLOCK_O")},
+                cases=(
+                    # a tail in C_in (20 = 16 + 4), C_out (24 < 32) and L (300 = 4 x 64 + 44)
+                    Case("small_20to24_300_k3", _sizes(20, 24, 300, 3), channels_last, seed=9501, simulate=True),
+                    # one tap (P = 0, no shift): a plain GEMM of X and W[:, 0, :] transposed
+                    Case("pointwise_24to40_150_k1", _sizes(24, 40, 150, 1), channels_last, seed=9502, simulate=True),
+                    # odd sizes everywhere, rows of 6 bytes; nine windows wider than the signal's tail
+                    Case(
+                        "odd_3to5_37_k9",
+                        _sizes(3, 5, 37, 9),
+                        {"BLOCK_O": 32, "BLOCK_L": 32, "BLOCK_C": 16, "STAGES": 2},
+                        seed=9503,
+                        simulate=True,
+                    ),
+                    # BLOCK_O != BLOCK_L, several tiles of each, a tail in C_in, C_out and L; 3 channel
+                    # tiles a tap and 5 taps, so a step decoded with the two counts swapped misses pairs
+                    Case(
+                        "rect_40to72_150_k5",
+                        _sizes(40, 72, 150, 5),
+                        {"BLOCK_O": 64, "BLOCK_L": 32, "BLOCK_C": 16, "STAGES": 2},
+                        seed=9504,
+                        simulate=True,
+                    ),
+                    # 300 channels x 7 taps: 2100-term sums, which an fp16 accumulator cannot keep.
+                    Case("deep_300to32_130_k7", _sizes(300, 32, 130, 7), channels_last, seed=9505, simulate=True),
+                    Case("tail_40to72_1000_k5", _sizes(40, 72, 1000, 5), channels_last, seed=9506),
+                    # conv1d_implicit's bench sizes (the same 86 GFLOP); 128 x 128 output tiles, as there,
+                    # and 64 channels (one T.gemm 64 deep) per step, 3 stages of 32 KiB. Not swept yet.
+                    Case(
+                        "large_256_131072_k5",
+                        _sizes(256, 256, 1 << 17, 5),
+                        {"BLOCK_O": 128, "BLOCK_L": 128, "BLOCK_C": 64, "STAGES": 3, "THREADS": 128},
+                        seed=9507,
+                        bench=True,
+                        # 96 KiB on Hopper, an A100, RTX 30xx/40xx and L4 (99 KiB a block there); 32 on a
+                        # T4, which has no cp.async, so that stages add nothing there
+                        for_gpus={"sm_75": {"BLOCK_C": 32, "STAGES": 2}},
+                    ),
+                ),
+            ),
         ),
     )
 
@@ -589,6 +781,8 @@ def puzzle() -> Puzzle:
 #   on the Tensor Cores.
 # - An implicit GEMM: the same GEMM as K small ones over shifted windows, one accumulator, no im2col
 #   tile; a Python loop over a list of tiles, unrolled while tracing.
+# - A layout chosen for the copies: channels last, each tap's window is whole rows of 16 bytes, and one
+#   pipelined loop over (tap, channel tile) steps feeds one `T.gemm` a step.
 #
 # **Next:** puzzle 10 builds a GEMM operand in shared memory too, unpacking it from 4-bit weights.
 

@@ -32,6 +32,7 @@ HARD_KERNELS = {
     "flash_attention_tensor_cores",
     "conv1d_im2col",
     "conv1d_implicit",
+    "conv1d_channels_last",
     "dequant_matmul",
     "dequant_matmul_decode",
 }
