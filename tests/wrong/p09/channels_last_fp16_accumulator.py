@@ -1,0 +1,34 @@
+"""conv1d_channels_last with a float16 accumulator: deep_300to32_130_k7 adds 2100 products per output,
+more than fp16's 10 stored bits keep, and rect_40to72_150_k5 (200 products) loses a few outputs too;
+the shallow cases pass."""
+
+KERNEL = "conv1d_channels_last"
+CAUGHT_BY = "gpu"
+
+import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit(pass_configs={tilelang.PassConfigKey.TL_DISABLE_WARP_SPECIALIZED: True})
+def conv1d_channels_last(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int = 2, THREADS: int = 128):
+    C_in, L, C_out, K = T.const("C_in, L, C_out, K")
+    X: T.Tensor((L, C_in), T.float16)
+    W: T.Tensor((C_out, K, C_in), T.float16)
+    Y = T.empty((L, C_out), T.float16)
+
+    with T.Kernel(T.ceildiv(L, BLOCK_L), T.ceildiv(C_out, BLOCK_O), threads=THREADS) as (bx, by):
+        P = (K - 1) // 2
+        STEPS = T.ceildiv(C_in, BLOCK_C)
+        window = T.alloc_shared((BLOCK_L, BLOCK_C), T.float16)
+        w_tap = T.alloc_shared((BLOCK_O, BLOCK_C), T.float16)
+        acc = T.alloc_fragment((BLOCK_L, BLOCK_O), T.float16)
+        T.clear(acc)
+        for s in T.Pipelined(K * STEPS, num_stages=STAGES):
+            k = s // STEPS
+            c0 = s % STEPS * BLOCK_C
+            T.copy(X[bx * BLOCK_L + k - P, c0], window)
+            T.copy(W[by * BLOCK_O : (by + 1) * BLOCK_O, k, c0 : c0 + BLOCK_C], w_tap)
+            T.gemm(window, w_tap, acc, transpose_B=True)
+        T.copy(acc, Y[bx * BLOCK_L, by * BLOCK_O])
+
+    return Y

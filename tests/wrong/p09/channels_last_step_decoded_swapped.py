@@ -1,0 +1,36 @@
+"""conv1d_channels_last that decodes its step the other way round, the tap from the remainder and the
+channel tile from the quotient, with the same divisor, the number of channel tiles. The pairs it walks
+are the right ones only when there are as many channel tiles as taps, which no simulated case has:
+small_20to24_300_k3 (2 tiles, 3 taps) walks taps 0 and 1 only, over a third channel tile past the
+last channel, and odd_3to5_37_k9 (1 tile, 9 taps) tap 0 only, over nine channel tiles."""
+
+KERNEL = "conv1d_channels_last"
+CAUGHT_BY = "gpu"
+
+import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit(pass_configs={tilelang.PassConfigKey.TL_DISABLE_WARP_SPECIALIZED: True})
+def conv1d_channels_last(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int = 2, THREADS: int = 128):
+    C_in, L, C_out, K = T.const("C_in, L, C_out, K")
+    X: T.Tensor((L, C_in), T.float16)
+    W: T.Tensor((C_out, K, C_in), T.float16)
+    Y = T.empty((L, C_out), T.float16)
+
+    with T.Kernel(T.ceildiv(L, BLOCK_L), T.ceildiv(C_out, BLOCK_O), threads=THREADS) as (bx, by):
+        P = (K - 1) // 2
+        STEPS = T.ceildiv(C_in, BLOCK_C)
+        window = T.alloc_shared((BLOCK_L, BLOCK_C), T.float16)
+        w_tap = T.alloc_shared((BLOCK_O, BLOCK_C), T.float16)
+        acc = T.alloc_fragment((BLOCK_L, BLOCK_O), T.float32)
+        T.clear(acc)
+        for s in T.Pipelined(K * STEPS, num_stages=STAGES):
+            k = s % STEPS
+            c0 = s // STEPS * BLOCK_C
+            T.copy(X[bx * BLOCK_L + k - P, c0], window)
+            T.copy(W[by * BLOCK_O : (by + 1) * BLOCK_O, k, c0 : c0 + BLOCK_C], w_tap)
+            T.gemm(window, w_tap, acc, transpose_B=True)
+        T.copy(acc, Y[bx * BLOCK_L, by * BLOCK_O])
+
+    return Y
