@@ -21,6 +21,12 @@ new)  # issue 28: the kernels that changed (07 on the CUDA cores, 08's moved fla
     bash scripts/p07/sweep_cuda_cores.sh > "$out/p07-sweep.txt" 2>&1
     bash scripts/profile/h200_profile.sh "07 08" p07-08 > "$out/profiles.txt" 2>&1
     python scripts/p08/intrinsics.py --json "$out/p08-intrinsics.json" > "$out/p08-intrinsics.txt" 2>&1
+    # issue 29: the channels-last convolution's blocks, then its warp-specialized (TMA) build alone and last
+    # (its siblings' warp-specialized builds stop with "illegal instruction", which ends the process)
+    python scripts/sweep.py 09 conv1d_channels_last large_256_131072_k5 '{}' '{"BLOCK_C": 32}' '{"STAGES": 4}' \
+        '{"BLOCK_O": 256, "THREADS": 256}' > "$out/p09-channels-last.txt" 2>&1
+    python scripts/sweep.py 09 conv1d_channels_last large_256_131072_k5 \
+        '{"_pass": {"tl.disable_warp_specialized": false}}' >> "$out/p09-channels-last.txt" 2>&1
     ;;
 experiments)  # issue 28: the notebooks' experiments and matmul_tuned's ablation
     timeout 300 python scripts/p08/tuned_ablation.py "$out/p08-ablation.json" > "$out/p08-ablation.txt" 2>&1
