@@ -315,7 +315,7 @@ AWAITING_H200 = {
     ("07", "attention_two_pass"): REWRITTEN,
     ("07", "flash_attention"): REWRITTEN,
     ("08", "flash_attention_tensor_cores"): "puzzle 07's old kernel, moved: its figures are under 07 flash_attention",
-    ("09", "conv1d_channels_last"): "a rung added for issue 29's targets (channels last), after the profiles were taken",
+    ("09", "conv1d_channels_last"): "a rung added for issue 29's targets, after the profiles were taken",
     # (puzzle, kernel, case): one new bench case of a kernel whose other cases were profiled
     ("08", "matmul_tuned", "last_wave_1792x2560x16384"): NEW_CASE,
     ("08", "matmul_streamk", "last_wave_1792x2560x16384"): NEW_CASE,
