@@ -7,8 +7,9 @@ python -m grader i18n update | check    # the translation catalogues i18n/LANG/*
 python -m grader autograde-shard | autograde-shards | autograde-status ASSIGNMENT   # (grader.nbgrader.shards)
 """
 
-import importlib
 import sys
+
+from grader import hermetic
 
 SUBCOMMANDS = {
     "notebooks": "grader.course.generate",
@@ -27,6 +28,8 @@ SUBCOMMANDS.update(
 
 
 def main(argv: list[str]) -> int:
+    import importlib
+
     if argv and argv[0] in SUBCOMMANDS:
         module, _, function = SUBCOMMANDS[argv[0]].partition(":")
         return getattr(importlib.import_module(module), function or "main")(argv[1:])
@@ -36,4 +39,7 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
+    # Typed by a person, the interpreter has the current folder on sys.path: start again hermetic before
+    # importing anything that is not already loaded (grader.hermetic says what that keeps out).
+    hermetic.reexec("grader", sys.argv[1:])
     sys.exit(main(sys.argv[1:]))

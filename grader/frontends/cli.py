@@ -16,6 +16,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from grader import hermetic
 from grader.discover import course_root, normalize_id, puzzle_files, puzzle_id_of
 from grader.i18n import hint_lines, tr
 from grader.settings import CLI, OPTION, OPTIONS, SANDBOX, GradeOptions
@@ -138,6 +139,7 @@ def pytest_args(args: argparse.Namespace, chosen: list[tuple[str, Path]]) -> lis
         "grader.frontends.plugin",
         "-p",
         "no:cacheprovider",
+        "--noconftest",  # a conftest.py beside the graded file, in a parent or in $TMPDIR would run in this process
         "--rootdir",
         str(chosen[0][1].resolve().parent),
         "-c",
@@ -167,8 +169,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return watch(args, chosen, list(argv if argv is not None else sys.argv[1:]))
     import pytest
 
-    # Only the grader's own plugin: another installed pytest plugin must not print into a learner's run.
-    os.environ.setdefault("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    # Only the grader's own plugin and options: no installed plugin, no PYTEST_ADDOPTS or PYTEST_PLUGINS.
+    os.environ.update(hermetic.environment(os.environ))
     seen = _Unchecked()
     with stopped_by_ctrl_c(), json_on_stdout(args):
         code = pytest.main(pytest_args(args, chosen), plugins=[seen])

@@ -27,7 +27,6 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 import warnings
@@ -38,7 +37,7 @@ from typing import Any
 
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 
-from grader import settings
+from grader import hermetic, settings
 from grader.discover import CELL_END, course_root, normalize_id
 from grader.frontends import render
 from grader.i18n import hint_lines, tr
@@ -221,14 +220,16 @@ def _run_grader(
         source.write_text(module)
         report = Path(folder) / "result.json"
         case_timeout = case_timeout or max(5.0, 0.75 * timeout - 5.0)
-        command = [sys.executable, "-m", "grader", puzzle_id, "--file", str(source), "-k", ",".join(kernels)]
-        command += ["--exact", "--json", str(report), "--device", device, "--timeout", f"{case_timeout:g}", *extra]
+        arguments = [puzzle_id, "--file", str(source), "-k", ",".join(kernels), "--exact", "--json", str(report)]
+        arguments += ["--device", device, "--timeout", f"{case_timeout:g}", *extra]
         env = {**os.environ, "TILELANG_PRINT_ON_COMPILATION": "0", "PYTHONWARNINGS": "ignore", **(env_extra or {})}
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
         env.pop("MPLBACKEND", None)
+        env = hermetic.environment(env, cwd=folder)
+        command = hermetic.command("grader", *arguments, env=env, cwd=folder)
         started = time.perf_counter()
         if warm is not None and warm.alive() and not env_extra:
-            answer = warm.run(command[3:], env, folder, timeout)
+            answer = warm.run(arguments, env, folder, timeout)
             document = _read_json(report) if answer.returncode is not None else None
             return GraderRun(document, answer.returncode, answer.output, time.perf_counter() - started)
         child = subprocess.Popen(

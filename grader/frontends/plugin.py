@@ -84,6 +84,16 @@ def _state(config: pytest.Config) -> GradeState | None:
 
 
 @pytest.hookimpl(tryfirst=True)
+def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    # A plain folder, never a Package: pytest imports a package's __init__.py to look for setup_module, and the
+    # graded file's folder is the learner's.
+    state = _state(parent.config)
+    if state is not None and state.targets:
+        return pytest.Dir.from_parent(parent, path=path)
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     # Claim the graded file before pytest's Python collector imports it as a test module: that
     # would load torch and TileLang into this process and break on a learner's syntax error.

@@ -2,7 +2,8 @@
 imported (CUDA not initialised), from which every check's processes are forked instead of started cold.
 
 ``python -m grader.frontends.warm_server SOCKET`` (the server) listens on a Unix socket. A request is one JSON line,
-``{"argv": [...], "cwd": "...", "env": {...}}``: the grader's command line. For each one the server forks
+``{"secret": "...", "argv": [...], "cwd": "...", "env": {...}}``: the grader's command line, with the secret
+the client gave the server on its stdin (any other request is dropped unanswered). For each one the server forks
 a child that becomes ``python -m grader ARGV`` in its own session, its stdout and stderr the connection;
 it answers ``warm pid=N`` first and ``\\0exit=CODE`` last. That child forks the judge, and the judge forks
 the tracer (``WARM_ENV`` tells them to), so each is still a process of its own, started fresh for this
@@ -19,17 +20,17 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import select
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import settings
+from grader import hermetic, settings
 
 WARM_ENV = settings.WARM  # set in a forked check: start the judge and the tracer by fork too
 EXIT_MARK = b"\0exit="
@@ -51,14 +52,22 @@ class WarmGrader:
 
         root = course_root()
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(root), os.environ.get("PYTHONPATH")) if p)}
+        env = hermetic.environment(env, cwd=self.folder.name)
+        # The server runs a request only with this secret, which reaches it through its stdin: a process that can
+        # connect to the socket (a sandbox that escaped its folder, another program of the user) cannot make it
+        # grade anything, least of all with --no-sandbox.
+        self.secret = secrets.token_hex(32)
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "grader.frontends.warm_server", self.path],
+            hermetic.command("grader.frontends.warm_server", self.path, env=env, cwd=self.folder.name),
+            cwd=self.folder.name,
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             env=env,
             start_new_session=True,
         )
+        self.process.stdin.write(self.secret.encode() + b"\n")
+        self.process.stdin.flush()
 
     def alive(self) -> bool:
         return self.process.poll() is None
@@ -76,7 +85,8 @@ class WarmGrader:
                     if not self.alive() or time.monotonic() > deadline:
                         raise
                     time.sleep(0.05)
-            client.sendall(json.dumps({"argv": argv, "env": env, "cwd": cwd}).encode() + b"\n")
+            request = {"secret": self.secret, "argv": argv, "env": env, "cwd": cwd}
+            client.sendall(json.dumps(request).encode() + b"\n")
             return _collect(client, deadline)
         finally:
             client.close()

@@ -5,6 +5,7 @@ says how a check is isolated; WarmGrader there is the client)."""
 from __future__ import annotations
 
 import contextlib
+import hmac
 import importlib
 import json
 import os
@@ -56,8 +57,14 @@ def preload() -> None:
 _SOCKET_FOLDER = ""  # the server's socket lives here: a sandboxed tracer must not reach it
 
 
+_SECRET = b""  # the first line of stdin: a request without it is dropped
+
+
 def serve(path: str) -> None:
-    global _SOCKET_FOLDER
+    global _SOCKET_FOLDER, _SECRET
+    _SECRET = _read_line(sys.stdin.fileno()).strip()
+    if len(_SECRET) < 32:
+        return  # started without a secret: serve nobody
     _SOCKET_FOLDER = str(Path(path).resolve().parent)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
@@ -77,6 +84,17 @@ def serve(path: str) -> None:
         listener.close()
         with contextlib.suppress(OSError):
             os.unlink(path)
+
+
+def _read_line(fd: int) -> bytes:
+    """One line, a byte at a time: nothing past it may sit in a buffer that select() does not see."""
+    line = b""
+    while len(line) < 4096 and not line.endswith(b"\n"):
+        byte = os.read(fd, 1)
+        if not byte:
+            break
+        line += byte
+    return line
 
 
 def _fork_check(listener: socket.socket, connection: socket.socket) -> None:
@@ -106,6 +124,8 @@ def _read_request(connection: socket.socket) -> dict[str, Any]:
     request = json.loads(data.partition(b"\n")[0])
     if not isinstance(request, dict) or not isinstance(request.get("argv"), list):
         raise ValueError("not a request")
+    if not hmac.compare_digest(str(request.get("secret", "")).encode(), _SECRET):
+        raise ValueError("not from the front end that started this server")
     return request
 
 
