@@ -198,6 +198,8 @@ Where no CUDA GPU is usable it refuses too, unless told --JudgeChecks.device=cpu
 import os
 from pathlib import Path
 
+from grader.nbgrader.sanitize import safe_html_config
+
 c = get_config()  # noqa: F821 (nbgrader provides it)
 
 ROOT = Path({str(course.root)!r})
@@ -248,6 +250,11 @@ c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.AssignLatePenalties",
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
+
+# A submission's markdown and outputs are the student's HTML. The feedback pages (`nbgrader
+# generate_feedback`) and the formgrader show them cleaned: no script, event handler, frame, form or
+# javascript: link; the feedback pages also forbid every script (grader/nbgrader/sanitize.py).
+c.merge(safe_html_config())
 
 # Hidden cases: graded on this machine only, never written into a notebook, and never in the
 # environment of the notebook's kernel (the student's code runs there): the judge alone gets the
