@@ -60,8 +60,8 @@ def test_inside_no_process_network_capability_or_hidden_path_is_in_reach(tmp_pat
     (secret_folder / "gradebook.db").write_text("scores")
     script = (
         f"ls /proc | grep -c '^[0-9]'; cat {secret_file}; ls -A {secret_folder} | wc -l; "
-        "grep CapEff /proc/self/status; cat /sys/class/net/*/operstate 2>/dev/null | sort | uniq -c; "
-        "ls /sys/class/net; (mount -o remount,rw / 2>/dev/null && echo REMOUNTED) || true"
+        "grep CapEff /proc/self/status; (mount -o remount,rw / 2>/dev/null && echo REMOUNTED) || true; "
+        "awk -F: 'NR > 2 {gsub(/ /, \"\", $1); print $1}' /proc/net/dev"  # /sys is not in the sandbox at all
     )
     done = confined(tmp_path, script, secret_file, secret_folder)
     assert done.returncode == 0, done.stderr

@@ -31,9 +31,8 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import ctypes.util
-import glob
+import errno
 import os
-import re
 import signal
 import sys
 import tempfile
@@ -53,7 +52,29 @@ MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_NOATIME, MS_NODIRATIME, MS_BIND = 32, 1024, 2048, 4096
 MS_REC, MS_PRIVATE, MS_RELATIME, MS_STRICTATIME = 1 << 14, 1 << 18, 1 << 21, 1 << 24
 PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 1, 24, 38
-GPU_DEVICES = ("/dev/nvidia*", "/dev/nvidia-caps/*", "/dev/dri/*")
+MNT_DETACH = 2
+SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "ppc64le": 203}
+SYS_KEYCTL = {"x86_64": 250, "aarch64": 219, "ppc64le": 271}
+KEYCTL_JOIN_SESSION_KEYRING = 1
+
+# What the sandbox's root holds besides Python and its packages (readable_paths): the system's programs and
+# libraries, and of /etc only what the loader, the C library and Python's startup read. Nothing else of the host
+# (HOME, /tmp, /run, /var, /srv, /mnt, the course's solutions, tests and .git, other students' folders, sockets,
+# the judge's compile cache) exists inside.
+SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+ETC_PATHS = (
+    "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/passwd", "/etc/group", "/etc/nsswitch.conf",
+    "/etc/localtime", "/etc/alternatives", "/etc/os-release", "/etc/mime.types",
+)  # fmt: skip
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+DEFAULT_TMPFS_BYTES = 512 * 2**20  # all the sandbox may write (its work folder and /dev/shm together)
+
+
+def tmpfs_bytes(memory_limit_gb: float) -> int:
+    """What a sandbox may write: DEFAULT_TMPFS_BYTES, or less where --memory-limit is smaller (a tmpfs is memory)."""
+    if memory_limit_gb > 0:
+        return max(16 * 2**20, min(DEFAULT_TMPFS_BYTES, int(memory_limit_gb * 2**30)))
+    return DEFAULT_TMPFS_BYTES
 
 
 FAILED = 3  # the exit status of a launcher (or a forked tracer's waiter) that could not confine: never ran it
@@ -85,16 +106,6 @@ def _write(path: str, text: str) -> None:
         handle.write(text)
 
 
-def _mount_points() -> list[str]:
-    """Every mount point of this mount namespace, parents before children (mountinfo's order)."""
-    points = []
-    with open("/proc/self/mountinfo") as handle:
-        for line in handle:
-            field = line.split()[4]  # mountinfo writes a space as \040, a tab as \011, ...
-            points.append(re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field))
-    return points
-
-
 def _flags(path: str) -> int:
     """The mount flags a read-only remount of ``path`` must keep: a user namespace may not drop
     nosuid, nodev, noexec or change the atime mode of a mount it inherited."""
@@ -118,9 +129,38 @@ def _inside(path: str, folders: list[str]) -> bool:
     return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
 
 
-def enter(writable: Path, hide: list[Path] | tuple[Path, ...] = ()) -> None:
+def readable_paths(show: list[Path] | tuple[Path, ...] = ()) -> list[str]:
+    """The host paths the sandbox's root shows, read-only: SYSTEM_PATHS, ETC_PATHS, this interpreter's prefixes
+    and every folder on its sys.path, except the course's root, of which only its grader package (the tracer's
+    own code) is shown; plus ``show`` (the graded file). What does not exist is left out."""
+    from grader.hermetic import ROOT
+
+    course = os.path.realpath(ROOT)
+    found: list[str] = [*SYSTEM_PATHS, *ETC_PATHS, os.path.join(course, "grader")]
+    for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix}:
+        found.append(os.path.realpath(prefix))
+    for entry in sys.path:
+        if not entry or not os.path.isabs(entry):
+            continue  # the current folder: the sandbox's own work folder, or nothing
+        real = os.path.realpath(entry)
+        if real == course or _inside(course, [real]) or _inside(real, [course]):
+            continue  # the course's root or a folder above it: its solutions, tests and .git stay out
+        found.append(real)
+    found += [str(path) for path in show]
+    return sorted({p for p in found if os.path.lexists(p)})
+
+
+def enter(
+    writable: Path,
+    hide: list[Path] | tuple[Path, ...] = (),
+    show: list[Path] | tuple[Path, ...] = (),
+    tmpfs_bytes: int = DEFAULT_TMPFS_BYTES,
+) -> None:
     """Confine this process (see the module's docstring). Returns in the sandboxed process; the caller's
-    process waits outside and exits with its status. Raises Unavailable before forking if it cannot."""
+    process waits outside and exits with its status. Raises Unavailable before forking if it cannot.
+    ``show``: host files the sandbox may read besides readable_paths() (the graded file); ``tmpfs_bytes``:
+    all it may write."""
+    readable = readable_paths(show)  # asked before the namespaces: sys.path and the prefixes are the judge's
     libc = _libc()
     libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
     uid, gid = os.getuid(), os.getgid()
@@ -139,7 +179,7 @@ def enter(writable: Path, hide: list[Path] | tuple[Path, ...] = ()) -> None:
         _wait_and_exit(pid, ready_read, ready_write)
     os.close(ready_read)
     try:
-        _confine(libc, writable, hide)
+        _confine(libc, writable, hide, readable, tmpfs_bytes)
     except BaseException as error:  # the waiter says why and exits FAILED: never run unconfined
         os.write(ready_write, f"{error}".encode()[:4000] or b"failed")
         os._exit(FAILED)
@@ -173,35 +213,109 @@ def _wait_and_exit(pid: int, ready_read: int, ready_write: int) -> None:
     os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
 
 
-def _confine(libc: ctypes.CDLL, writable: Path, hide: list[Path] | tuple[Path, ...]) -> None:
-    """In the first process of the new PID namespace: die with the waiter, then build the filesystem."""
+def _confine(
+    libc: ctypes.CDLL, writable: Path, hide: list[Path] | tuple[Path, ...], readable: list[str], tmpfs_bytes: int
+) -> None:
+    """In the first process of the new PID namespace: die with the waiter, then make a new root that holds only
+    ``readable`` (read-only), an empty /tmp, HOME and /run, the work folder and /dev/shm on one tmpfs of
+    ``tmpfs_bytes``, a few device files and a /proc of this namespace; then leave the host's root for it."""
     _check(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "prctl(PR_SET_PDEATHSIG)")
+    _new_session_keyring(libc)
     _check(libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "making the mounts private")
-    existing = _mount_points()
-    work = str(writable)
-    _check(libc.mount(b"tmpfs", work.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, b"mode=0700"), f"a tmpfs on {work}")
-    covered = []
-    for path in [*hide, *(Path(p) for pattern in GPU_DEVICES for p in glob.glob(pattern))]:
-        _cover(libc, str(path), covered)
-    # Read-only, every mount there was (a mount under /proc goes with the old /proc, replaced below).
-    for point in existing:
-        if point == work or _inside(point, ["/proc", *covered]) or not os.path.exists(point):
-            continue
-        try:
-            if os.statvfs(point).f_flag & os.ST_RDONLY:
-                continue
-            _check(libc.mount(None, point.encode(), None, MS_BIND | MS_REMOUNT | MS_RDONLY | _flags(point), None), "")
-        except OSError:  # it will not go read-only: cover it instead, or give up
-            _check(
-                libc.mount(b"tmpfs", point.encode(), b"tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, b"mode=0555"),
-                f"making {point} read-only",
-            )
-    # A /proc of this PID namespace only; where the kernel refuses one (a container that masks parts of
+    work = os.path.realpath(writable)
+    size = f"size={max(1, tmpfs_bytes // 2**20)}m,mode=0700".encode()
+    _check(libc.mount(b"tmpfs", work.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, size), f"a tmpfs on {work}")
+    root, scratch = os.path.join(work, "root"), os.path.join(work, "work")
+    os.makedirs(root)
+    os.makedirs(os.path.join(scratch, "shm"))
+    for path in readable:
+        _show(libc, root, path)
+    for path in DEVICES:
+        if os.path.exists(path):
+            _place(libc, root, path, path, MS_NOSUID | MS_NOEXEC)
+    _place(libc, root, scratch, work, MS_NOSUID | MS_NODEV, writable=True)
+    _place(libc, root, os.path.join(scratch, "shm"), "/dev/shm", MS_NOSUID | MS_NODEV | MS_NOEXEC, writable=True)
+    for folder in ("/tmp", "/run", "/proc", os.environ.get("HOME") or "/tmp"):
+        os.makedirs(root + folder, exist_ok=True)
+    # A /proc of this PID namespace only, mounted while the host's /proc is still in view (the kernel lets a user
+    # namespace mount a proc only where one is fully visible); where it refuses (a container that masks parts of
     # its /proc), an empty one: the other processes stay out of sight either way.
-    if libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None) != 0:
-        _check(libc.mount(b"tmpfs", b"/proc", b"tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, b"mode=0555"), "/proc")
+    proc = (root + "/proc").encode()
+    if libc.mount(b"proc", proc, b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None) != 0:
+        _check(libc.mount(b"tmpfs", proc, b"tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, b"mode=0555"), "/proc")
+    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1")):
+        os.symlink(target, os.path.join(root, "dev", name))
+    os.symlink("/proc/self/fd/2", os.path.join(root, "dev", "stderr"))
+    # The skeleton itself read-only: a bind of the new root onto itself, which pivot_root also needs (a mount point).
+    _check(libc.mount(root.encode(), root.encode(), None, MS_BIND | MS_REC, None), "binding the new root")
+    _check(
+        libc.mount(None, root.encode(), None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, None),
+        "making the new root read-only",
+    )
+    _pivot(libc, root)
+    covered: list[str] = []
+    for path in hide:  # whatever of them a shown folder still holds (the hidden cases are never shown)
+        if os.path.lexists(path):
+            _cover(libc, str(path), covered)
     _drop_capabilities(libc)
     os.chdir(work)
+
+
+def _show(libc: ctypes.CDLL, root: str, path: str) -> None:
+    """``path`` at the same place under ``root``, read-only: a symbolic link as the same link (/bin -> usr/bin),
+    anything else by a bind mount of just it (not the mounts below it)."""
+    inside = root + path
+    if os.path.islink(path):
+        if not os.path.lexists(inside):
+            os.makedirs(os.path.dirname(inside), exist_ok=True)
+            os.symlink(os.readlink(path), inside)
+        path = os.path.realpath(path)
+        inside = root + path
+    if os.path.lexists(inside) and os.path.ismount(inside):
+        return
+    _place(libc, root, path, path, 0)
+
+
+def _place(libc: ctypes.CDLL, root: str, source: str, target: str, flags: int, writable: bool = False) -> None:
+    """Bind ``source`` at ``target`` under ``root``: read-only unless ``writable``."""
+    inside = root + target
+    if os.path.isdir(source):
+        os.makedirs(inside, exist_ok=True)
+    else:
+        os.makedirs(os.path.dirname(inside), exist_ok=True)
+        if not os.path.lexists(inside):
+            with open(inside, "w"):
+                pass
+    _check(libc.mount(source.encode(), inside.encode(), None, MS_BIND, None), f"showing {target}")
+    if not writable:
+        keep = _flags(source) | flags
+        _check(
+            libc.mount(None, inside.encode(), None, MS_BIND | MS_REMOUNT | MS_RDONLY | keep, None),
+            f"making {target} read-only",
+        )
+
+
+def _pivot(libc: ctypes.CDLL, root: str) -> None:
+    """Make ``root`` this namespace's / and let go of the host's: pivot_root(".", ".") stacks the old root on
+    the new one, and a lazy unmount of "." then removes it (what container runtimes do)."""
+    number = SYS_PIVOT_ROOT.get(os.uname().machine)
+    if number is None:
+        raise Unavailable(1, f"pivot_root: not known on {os.uname().machine}")
+    os.chdir(root)
+    _check(libc.syscall(number, b".", b"."), "pivot_root")
+    _check(libc.umount2(b".", MNT_DETACH), "letting go of the host's root")
+    os.chdir("/")
+
+
+def _new_session_keyring(libc: ctypes.CDLL) -> None:
+    """A new, empty session keyring: the user's stored keys and tokens stay out of reach. A kernel without
+    keyrings (ENOSYS) has nothing to hide."""
+    number = SYS_KEYCTL.get(os.uname().machine)
+    if number is None or libc.syscall(number, KEYCTL_JOIN_SESSION_KEYRING, None) >= 0:
+        return
+    problem = ctypes.get_errno()
+    if problem not in (errno.ENOSYS, errno.EOPNOTSUPP):
+        raise Unavailable(problem, f"a new session keyring: {os.strerror(problem)}")
 
 
 def _cover(libc: ctypes.CDLL, path: str, covered: list[str]) -> None:
@@ -250,19 +364,19 @@ def _probe() -> str:
     if not sys.platform.startswith("linux"):
         return f"{sys.platform} has no Linux namespaces"
     read_end, write_end = os.pipe()
+    folder = tempfile.mkdtemp(prefix="tilelang-course-sandbox-")  # made and removed here: the trial never returns
     pid = os.fork()
     if pid == 0:
         code = 1
         try:
             os.close(read_end)
             os.dup2(write_end, 2)  # where the waiter says why a step inside failed
-            with tempfile.TemporaryDirectory(prefix="tilelang-course-sandbox-") as folder:
-                try:
-                    enter(Path(folder), ())
-                except Unavailable as error:
-                    os.write(write_end, str(error).encode()[:2000])
-                    os._exit(1)
-                code = 0  # confined: nothing to report
+            try:
+                enter(Path(folder), ())
+            except Unavailable as error:
+                os.write(write_end, str(error).encode()[:2000])
+                os._exit(1)
+            code = 0  # confined: nothing to report
         finally:
             os._exit(code)
     os.close(write_end)
@@ -271,6 +385,8 @@ def _probe() -> str:
         problem += chunk
     os.close(read_end)
     _, status = os.waitpid(pid, 0)
+    with contextlib.suppress(OSError):
+        os.rmdir(folder)
     if os.waitstatus_to_exitcode(status) == 0:
         return ""
     return problem.decode(errors="replace") or f"the trial sandbox ended with status {status}"
@@ -319,12 +435,18 @@ def hidden_paths() -> list[Path]:
 
 
 def main(argv: list[str]) -> None:
-    """``python -m grader.processes.sandbox WRITABLE [--hide PATH ...] -- COMMAND ...``: exec COMMAND confined."""
+    """``python -m grader.processes.sandbox WRITABLE [--hide PATH ...] [--show PATH ...] [--bytes N] -- COMMAND
+    ...``: exec COMMAND confined."""
     split = argv.index("--")
     options, command = argv[:split], argv[split + 1 :]
-    writable, hide = Path(options[0]), [Path(options[i + 1]) for i, o in enumerate(options) if o == "--hide"]
+
+    def named(flag: str) -> list[str]:
+        return [options[i + 1] for i, o in enumerate(options) if o == flag]
+
+    writable, hide, show = Path(options[0]), [Path(p) for p in named("--hide")], [Path(p) for p in named("--show")]
+    size = int(named("--bytes")[-1]) if named("--bytes") else DEFAULT_TMPFS_BYTES
     try:
-        enter(writable, hide)
+        enter(writable, hide, show, size)
     except Unavailable as error:
         sys.stderr.write(f"sandbox: {error}\n")
         os._exit(FAILED)

@@ -106,7 +106,7 @@ class ForkedTracer:
                 os.closerange(cls.REPLY_FD + 1, os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 65536)
                 if hide is not None:  # confined from here on; this process stays outside as the waiter
                     try:
-                        sandbox.enter(work, hide)
+                        sandbox.enter(work, hide, [source.resolve()], sandbox.tmpfs_bytes(memory_limit_gb))
                     except sandbox.Unavailable as error:
                         os.write(2, f"sandbox: {error}\n".encode())
                         code = sandbox.FAILED
@@ -182,6 +182,8 @@ class Tracer:
             command = [sys.executable, "-m", "grader.trace.tracer", str(self.source.resolve()), str(write_end)]
             if hide is not None:  # the launcher confines itself, then execs the tracer
                 covered = [part for path in hide for part in ("--hide", str(path))]
+                covered += ["--show", str(self.source.resolve())]
+                covered += ["--bytes", str(sandbox.tmpfs_bytes(self.memory_limit_gb))]
                 command = [sys.executable, "-m", "grader.processes.sandbox", str(work), *covered, "--", *command]
             self.process = subprocess.Popen(
                 command,
