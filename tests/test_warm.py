@@ -122,12 +122,15 @@ LOOK_AROUND = """
 import os, json
 from pathlib import Path
 
+SYSTEM = {{"bin", "dev", "etc", "lib", "lib32", "lib64", "libx32", "proc", "run", "sbin", "tmp", "usr"}}
 raise RuntimeError("SEEN " + json.dumps({{
+    "root": sorted(p.name for p in Path("/").iterdir() if p.name not in SYSTEM),
+    "tmp": [p.name for p in Path("/tmp").rglob("*") if p.is_file()],
     "fds": sorted(int(fd) for fd in os.listdir("/proc/self/fd")),
-    "env": sorted(os.environ),
+    "env": sorted(n for n in os.environ if n.startswith("TILELANG_COURSE_") or n == "GITHUB_TOKEN"),
     "processes": sorted(int(p.name) for p in Path("/proc").glob("[0-9]*")),
-    "hidden": Path({hidden!r}).read_text(),
-    "socket_folder": [p.name for p in Path({socket!r}).iterdir()],
+    "hidden": Path({hidden!r}).read_text() if Path({hidden!r}).exists() else None,
+    "socket_folder": [p.name for p in Path({socket!r}).iterdir()] if Path({socket!r}).exists() else None,
 }}))
 """ + (ROOT / "tests" / "attacks" / "patch_compare.py").read_text().split('"""', 2)[2]
 
@@ -143,10 +146,14 @@ def test_the_forked_tracer_is_sandboxed_and_holds_nothing_of_the_judge(warm_grad
     (result,) = run.results("gemv")
     seen = json.loads(result["message"].split("SEEN ", 1)[1])
     assert set(seen["fds"]) <= {0, 1, 2, 3, max(seen["fds"])}  # the listing's own descriptor is the last
-    assert not [name for name in seen["env"] if name.startswith("TILELANG_COURSE_") or name == "GITHUB_TOKEN"]
+    assert seen["env"] == []
     assert seen["processes"] == [1]  # no other process (the judge, the server, the notebook) can be seen
-    assert seen["hidden"] == ""  # the hidden cases file reads as /dev/null
-    assert seen["socket_folder"] == []  # the warm server's socket cannot be reached to start a check
+    assert seen["hidden"] is None  # the hidden cases file is not in the sandbox's root
+    assert seen["socket_folder"] is None  # nor is the warm server's socket
+    # Of the host's root, the system's folders and those on the way to Python, the course's grader and the file
+    assert set(seen["root"]) <= {*Path(sys.prefix).resolve().parts[1:2], *ROOT.resolve().parts[1:2]}
+    # Of /tmp, only the folders on the way to the graded file and the tracer's work folder: no classmate's file
+    assert seen["tmp"] == [learner.name]
 
 
 def test_the_server_ends_with_the_session_that_started_it():
