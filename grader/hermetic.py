@@ -59,10 +59,12 @@ def _temporary_folder(env):
 
 def trusted_paths(env=None, cwd=None):
     """The course root, then each PYTHONPATH folder that is absolute and exists and is none of: the current
-    folder, $TMPDIR, HOME, or a folder anyone may write to. (A GPU host's bundle of TileLang, e.g. /tmp/site,
-    is such a PYTHONPATH folder; a relative entry would mean the current folder.)"""
+    folder (this process's, and ``cwd``, the child's), $TMPDIR, HOME, or a folder anyone may write to. (A GPU
+    host's bundle of TileLang, e.g. /tmp/site, is such a PYTHONPATH folder; a relative entry would mean the
+    current folder.)"""
     env = os.environ if env is None else env
-    refused = {os.path.realpath(p) for p in (cwd or os.getcwd(), _temporary_folder(env), env.get("HOME") or "/")}
+    refused = {os.getcwd(), cwd or os.getcwd(), _temporary_folder(env), env.get("HOME") or "/"}
+    refused = {os.path.realpath(p) for p in refused}  # the caller's folder and the child's
     paths = [ROOT]
     for entry in (env.get("PYTHONPATH") or "").split(os.pathsep):
         if not entry or not os.path.isabs(entry) or not os.path.isdir(entry):

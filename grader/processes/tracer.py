@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from grader import settings
+from grader import hermetic, settings
 from grader.discover import course_root
 from grader.pipeline.admit import MAX_REPLY_BYTES
 from grader.pipeline.build import Signature
@@ -184,7 +184,11 @@ class Tracer:
                 covered = [part for path in hide for part in ("--hide", str(path))]
                 covered += ["--show", str(self.source.resolve())]
                 covered += ["--bytes", str(sandbox.tmpfs_bytes(self.memory_limit_gb))]
-                command = [sys.executable, "-m", "grader.processes.sandbox", str(work), *covered, "--", *command]
+                # The launcher runs outside the sandbox until it has entered it: hermetic, so no .pth of HOME's
+                # user site, no sitecustomize and no PYTHON* variable runs there first.
+                command = hermetic.command(
+                    "grader.processes.sandbox", str(work), *covered, "--", *command, cwd=str(work)
+                )
             self.process = subprocess.Popen(
                 command,
                 cwd=work,
