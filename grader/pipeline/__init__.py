@@ -1,7 +1,8 @@
 """The grading steps, one module each, in the order a case goes through them:
 
 1. ``trace``    a @tilelang.jit function and a case's sizes -> TIR (run by the sandboxed tracer on a learner's file)
-2. ``admit``    the gate every traced TIR passes: allowed node types, no host calls, the puzzle's signature
+2. ``admit``    the gate every traced TIR passes: allowed node types, no host calls, the puzzle's signature;
+   ``tir_graph`` checks its JSON node by node and gives every name one the judge made
 3. ``build``    admitted TIR -> a compiled kernel (TileLang and nvcc, for the GPU graded for)
 4. ``inputs``   the case's inputs drawn, its outputs poisoned, the torch reference computed
 5. ``execute``  the case run on the GPU, or tile by tile on the CPU simulator (``simulate/``), then ``compare``

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from grader.pipeline import tir_graph
 from grader.pipeline.build import BuildFailed, check_signature
 from grader.spec import Case, Kernel
 
@@ -72,7 +73,8 @@ def refused(sentence: str) -> BuildFailed:
 
 
 def load_tir(text: Any, kernel: Kernel) -> Any:
-    """The PrimFunc in a tracer's reply, or BuildFailed: JSON of allowed TVM node types only."""
+    """The PrimFunc in a tracer's reply, or BuildFailed: JSON of allowed TVM node types only, every node checked
+    and every name the judge's own (grader.pipeline.tir_graph) before TVM reads it."""
     from tilelang import tvm
 
     if not isinstance(text, str) or len(text) > MAX_REPLY_BYTES:
@@ -88,7 +90,12 @@ def load_tir(text: Any, kernel: Kernel) -> Any:
         what = f"objects of type {', '.join(strange[:3])}" if strange else f"a {root}"
         raise refused(f"`{kernel.function}` traced to {what}, which no TileLang kernel contains")
     try:
-        tir = tvm.ir.load_json(text)
+        tir_graph.check_graph(document)
+        tir_graph.judge_names(document)
+    except tir_graph.Refused as problem:
+        raise refused(f"`{kernel.function}` {problem}") from None
+    try:
+        tir = tvm.ir.load_json(json.dumps(document))
     except Exception as error:
         raise refused(f"`{kernel.function}` did not trace to a kernel the grader can read") from error
     if not isinstance(tir, tvm.tirx.PrimFunc):

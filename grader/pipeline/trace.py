@@ -81,11 +81,13 @@ def trace(function: Any, signature: Signature, arguments: dict[str, Any], source
 
 def trace_tir(function: Any, kernel: Any, case: Any, source: Path) -> Any:
     """In-process tracing for the grader's own tests and scripts: trace, then admit the TIR as the
-    judge does (signature, shapes, no host calls)."""
-    from grader.pipeline.admit import admit
+    judge does (through its JSON, every name the judge's; signature, shapes, no host calls)."""
+    from tilelang import tvm
+
+    from grader.pipeline.admit import admit, load_tir
 
     tir = trace(function, Signature.of(kernel), {**case.sizes, **case.params}, source)
-    return admit(tir, kernel, case)
+    return admit(load_tir(tvm.ir.save_json(tir), kernel), kernel, case)
 
 
 def jit_options(function: Any) -> dict[str, Any]:

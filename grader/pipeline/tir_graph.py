@@ -1,0 +1,316 @@
+"""The traced kernel's JSON graph (tvm.ir.save_json), checked node by node and renamed before TVM loads it.
+
+A visitor of the loaded TIR meets only what it walks: a loop variable its body never uses, a buffer's data
+variable, a block's name are not expressions, and TVM's code generators print such names verbatim into C++
+and CUDA. So the gate reads the graph itself, where every node is listed, reachable or not:
+
+- every node's type key is on an allow-list, with its fields (``SCHEMA``, built from what the course's own
+  kernels trace to: solutions/, tests/right/, tests/wrong/, tests/concept/ at every case), and every plain
+  value (dtype, integer, flag) is of the field's kind;
+- every string is read in the place it is used: storage scopes, thread tags, operator names, attribute and
+  annotation keys come from an allow-list or a strict pattern, other strings (T.print's labels) from a
+  character set that cannot end a C string literal;
+- every NAME (variables at every binding site, buffers, blocks) is replaced by one the judge makes
+  (``judge_names``), whatever the learner wrote.
+
+Nothing here imports TVM: the graph is plain JSON until the judge has made it safe to load.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+# The field kinds of SCHEMA. A REF is an index into the node list; the others are plain JSON values.
+REF, DTYPE, INT, FLOAT, BOOL = "ref", "dtype", "int", "float", "bool"
+PLAIN = (DTYPE, INT, FLOAT, BOOL)
+# Fields that hold a string node, each read by its own rule (STRING_RULES).
+NAME, SCOPE, THREAD_TAG, ATTR_KEY, TEXT = "name", "scope", "thread tag", "attribute key", "label"
+
+_EXPR = {"span": REF, "dtype": DTYPE}
+_BINARY = {**_EXPR, "a": REF, "b": REF}
+_STMT = {"span": REF}
+
+SCHEMA: dict[str, dict[str, str]] = {
+    "ir.IntImm": {**_EXPR, "value": INT},
+    "ir.FloatImm": {**_EXPR, "value": FLOAT},
+    "ir.PrimType": {**_EXPR},
+    "ir.PointerType": {"span": REF, "element_type": REF, "storage_scope": SCOPE},
+    "ir.TupleType": {"span": REF, "fields": REF},
+    "ir.Span": {"source_name": REF, "line": INT, "column": INT, "end_line": INT, "end_column": INT},
+    "ir.Range": {"span": REF, "min": REF, "extent": REF},
+    "ir.DictAttrs": {"__dict__": REF},
+    "relax.FuncStructInfo": {"span": REF, "params": REF, "ret": REF, "derive_func": REF, "purity": BOOL},
+    "relax.TupleStructInfo": {"span": REF, "fields": REF},
+    "relax.ShapeStructInfo": {"span": REF, "values": REF, "ndim": INT},
+    "relax.TensorStructInfo": {"span": REF, "shape": REF, "dtype": DTYPE, "vdevice": REF, "ndim": INT},
+    "relax.expr.ShapeExpr": {"span": REF, "struct_info_": REF, "values": REF},
+    **{
+        f"tirx.{op}": _BINARY for op in "Add Sub Mul Div Mod FloorDiv FloorMod Min Max EQ NE LT LE GT GE And Or".split()
+    },
+    "tirx.Not": {**_EXPR, "a": REF},
+    "tirx.Select": {**_EXPR, "condition": REF, "true_value": REF, "false_value": REF},
+    "tirx.Ramp": {**_EXPR, "base": REF, "stride": REF, "lanes": REF},
+    "tirx.Broadcast": {**_EXPR, "value": REF, "lanes": REF},
+    "tirx.Cast": {**_EXPR, "value": REF, "annotations": REF},
+    "tirx.Call": {**_EXPR, "op": REF, "args": REF, "annotations": REF},
+    "tirx.StringImm": {**_EXPR, "value": TEXT},
+    "tirx.Var": {**_EXPR, "name": NAME, "type_annotation": REF},
+    "tirx.SizeVar": {**_EXPR, "name": NAME, "type_annotation": REF},
+    "tirx.Let": {**_EXPR, "var": REF, "value": REF, "body": REF},
+    "tirx.BufferLoad": {**_EXPR, "buffer": REF, "indices": REF, "predicate": REF},
+    "tirx.Buffer": {
+        "span": REF,
+        "data": REF,
+        "dtype": DTYPE,
+        "shape": REF,
+        "strides": REF,
+        "axis_separators": REF,
+        "elem_offset": REF,
+        "name": NAME,
+        "data_alignment": INT,
+        "offset_factor": INT,
+        "buffer_type": INT,
+    },
+    "tirx.BufferRegion": {"buffer": REF, "region": REF},
+    "tirx.MatchBufferRegion": {"buffer": REF, "source": REF},
+    "tirx.BufferStore": {**_STMT, "buffer": REF, "value": REF, "indices": REF, "predicate": REF},
+    "tirx.Bind": {**_STMT, "var": REF, "value": REF},
+    "tirx.Evaluate": {**_STMT, "value": REF},
+    "tirx.SeqStmt": {**_STMT, "seq": REF},
+    "tirx.IfThenElse": {**_STMT, "condition": REF, "then_case": REF, "else_case": REF},
+    "tirx.For": {
+        **_STMT,
+        "loop_var": REF,
+        "min": REF,
+        "extent": REF,
+        "kind": INT,
+        "body": REF,
+        "thread_binding": REF,
+        "annotations": REF,
+        "step": REF,
+    },
+    "tirx.While": {**_STMT, "condition": REF, "body": REF},
+    "tirx.AttrStmt": {**_STMT, "node": REF, "attr_key": ATTR_KEY, "value": REF, "body": REF},
+    "tirx.AllocBuffer": {**_STMT, "buffer": REF, "annotations": REF},
+    "tirx.DeclBuffer": {**_STMT, "buffer": REF},
+    "tirx.IterVar": {"span": REF, "dom": REF, "var": REF, "iter_type": INT, "thread_tag": THREAD_TAG},
+    "tirx.SBlock": {
+        **_STMT,
+        "iter_vars": REF,
+        "reads": REF,
+        "writes": REF,
+        "name_hint": NAME,
+        "alloc_buffers": REF,
+        "match_buffers": REF,
+        "annotations": REF,
+        "init": REF,
+        "body": REF,
+    },
+    "tirx.SBlockRealize": {**_STMT, "iter_values": REF, "predicate": REF, "block": REF},
+    "tirx.PrimFunc": {
+        **_STMT,
+        "params": REF,
+        "ret_type": REF,
+        "buffer_map": REF,
+        "body": REF,
+        "attrs": REF,
+        "struct_info_": REF,
+    },
+}
+# Nodes whose data is not a dict of fields: containers of references, boxed values, and strings.
+CONTAINERS = ("ffi.Array", "ffi.Map")
+BOXES = {"int": INT, "float": FLOAT, "bool": BOOL}
+LEAVES = ("ffi.String", "ir.Op", "ir.SourceName", "None")
+
+DTYPE_TEXT = re.compile(
+    r"^(bool|handle|void|u?int(1|4|8|16|32|64)|float(16|32|64)|bfloat16|float8_e[45]m[23](fn|fnuz)?)(x\d{1,3})?$"
+)
+SCOPES = frozenset("global shared shared.dyn local local.fragment local.var".split())
+THREAD_TAGS = frozenset(f"{kind}.{axis}" for kind in ("blockIdx", "threadIdx") for axis in "xyz") | {""}
+DOTTED_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+OP_NAME = re.compile(r"^(tl|tirx)(\.[a-z_][a-z0-9_]*)+$")
+# Printf labels, scopes, reduce kinds: no quote, backslash, newline, brace, '#', ';' or '*/' can end the C string
+# literal or comment a label is printed in, nor start a statement of its own.
+TEXT_VALUE = re.compile(r"^[A-Za-z0-9_.<>\[\]:, +*/%()=-]{0,200}$")
+SOURCE_PATH = re.compile(r"^[A-Za-z0-9_./ +@-]{1,4096}$")  # the learner's file, for line numbers in explanations
+IMPORTED_SOURCE = "pragma_import"  # T.import_source: text pasted into the generated code
+
+STRING_RULES = {
+    SCOPE: lambda text: text in SCOPES,
+    THREAD_TAG: lambda text: text in THREAD_TAGS,
+    ATTR_KEY: lambda text: bool(DOTTED_KEY.match(text)) and len(text) <= 100,
+    TEXT: lambda text: bool(TEXT_VALUE.match(text)),
+}
+
+# A kept name is a plain short identifier that means nothing of its own to C, C++, CUDA or the code TVM and
+# TileLang generate around it: keywords, CUDA's built-ins and the runtime's type names are renamed too.
+PLAIN_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,31}$")
+RESERVED = frozenset(
+    """alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t char32_t class
+    co_await co_return co_yield compl concept const const_cast consteval constexpr constinit continue decltype
+    default delete do double dynamic_cast else enum explicit export extern false float for friend goto if inline
+    int long mutable namespace new noexcept not not_eq nullptr operator or or_eq private protected public register
+    reinterpret_cast requires restrict return short signed sizeof static static_assert static_cast struct switch
+    template this thread_local throw true try typedef typeid typename union unsigned using virtual void volatile
+    wchar_t while xor xor_eq main std tl cute cutlass half half_t bfloat16_t float_e4m3_t float_e5m2_t uint uchar
+    ushort ulong threadIdx blockIdx blockDim gridDim warpSize dim3 int8_t int16_t int32_t int64_t uint8_t uint16_t
+    uint32_t uint64_t size_t NULL TVMValue TVMFFIAny TVMFFIObjectHandle args num_args result resource_handle
+    stack_value ret_val""".split()
+)
+
+
+class Refused(Exception):
+    """One sentence (after the kernel's name) for what the graph holds that no TileLang kernel does."""
+
+
+def plain(text: str) -> bool:
+    """A learner's name the judge keeps: short, a C identifier, no '__' (reserved to the implementation)."""
+    return bool(PLAIN_NAME.match(text)) and "__" not in text and text not in RESERVED
+
+
+def check_graph(document: Any) -> None:
+    """Refused unless every node of the graph is of an allowed kind, with allowed fields and strings."""
+    if not isinstance(document, dict) or set(document) - {"root_index", "nodes", "metadata", "attrs", "b64ndarrays"}:
+        raise Refused("did not trace to a kernel the grader can read")
+    metadata = document.get("metadata", {})
+    if not isinstance(metadata, dict) or not all(isinstance(v, str) and len(v) < 64 for v in metadata.values()):
+        raise Refused("did not trace to a kernel the grader can read")
+    if document.get("b64ndarrays"):
+        raise Refused("traced to a kernel with constant arrays, which no TileLang kernel contains")
+    nodes = document.get("nodes")
+    if not isinstance(nodes, list) or not isinstance(document.get("root_index"), int):
+        raise Refused("did not trace to a kernel the grader can read")
+    for node in nodes:
+        check_node(node, len(nodes))
+    if not 0 <= document["root_index"] < len(nodes) or nodes[document["root_index"]]["type"] != "tirx.PrimFunc":
+        raise Refused("did not trace to a kernel")
+    for index, uses in string_uses(nodes).items():
+        check_string(str(nodes[index]["data"]), uses)
+
+
+def check_node(node: Any, count: int) -> None:
+    kind = node.get("type") if isinstance(node, dict) else None
+    data = node.get("data") if isinstance(node, dict) else None
+    if not isinstance(kind, str) or kind not in (*SCHEMA, *CONTAINERS, *BOXES, *LEAVES):
+        raise Refused(f"traced to objects of type {str(kind)[:60]}, which no TileLang kernel contains")
+    if kind in SCHEMA:
+        if not isinstance(data, dict):
+            raise Refused(f"traced to a {kind} the grader cannot read")
+        for field, value in data.items():
+            check_field(kind, field, value, count)
+    elif kind in CONTAINERS:
+        if not isinstance(data, list) or not all(is_ref(item, count) for item in data):
+            raise Refused(f"traced to a {kind} the grader cannot read")
+        if kind == "ffi.Map" and len(data) % 2:
+            raise Refused(f"traced to a {kind} the grader cannot read")
+    elif kind in BOXES:
+        check_plain(kind, BOXES[kind], data)
+    elif kind != "None" and not isinstance(data, str):
+        raise Refused(f"traced to a {kind} the grader cannot read")
+    elif kind == "ir.Op" and not OP_NAME.match(data):
+        raise Refused(f"calls the operation {data[:60]!r}, which is not one of TileLang's")
+
+
+def check_field(kind: str, field: Any, value: Any, count: int) -> None:
+    expected = SCHEMA[kind].get(field)
+    if expected is None:
+        raise Refused(f"traced to a {kind} with a field {str(field)[:40]!r} that no TileLang kernel sets")
+    if expected in PLAIN:
+        check_plain(kind, expected, value)
+    elif not is_ref(value, count):
+        raise Refused(f"traced to a {kind} the grader cannot read")
+
+
+def check_plain(kind: str, expected: str, value: Any) -> None:
+    fits = {
+        DTYPE: lambda: isinstance(value, str) and bool(DTYPE_TEXT.match(value)),
+        INT: lambda: isinstance(value, int) and not isinstance(value, bool) and abs(value) < 2**63,
+        FLOAT: lambda: isinstance(value, (int, float)) and not isinstance(value, bool),
+        BOOL: lambda: isinstance(value, bool),
+    }[expected]
+    if not fits():
+        raise Refused(f"traced to a {kind} holding {str(value)[:40]!r} where a {expected} belongs")
+
+
+def is_ref(value: Any, count: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < count
+
+
+def string_uses(nodes: list[dict[str, Any]]) -> dict[int, set[str]]:
+    """String node -> the rules of the places that refer to it (an unreferenced string is read as TEXT)."""
+    uses: dict[int, set[str]] = {i: set() for i, node in enumerate(nodes) if node["type"] == "ffi.String"}
+    for node in nodes:
+        for rule, target in references(node):
+            if target in uses:
+                uses[target].add(rule)
+            elif rule != TEXT and node["type"] in SCHEMA:  # a name, scope, tag or key field holds a string
+                raise Refused(f"traced to a {node['type']} whose {rule} is not a string")
+    return {index: rules or {TEXT} for index, rules in uses.items()}
+
+
+def references(node: dict[str, Any]) -> list[tuple[str, int]]:
+    """(rule, node index) for every reference a node holds: a plain reference that lands on a string (a map's
+    value, an array's item, an AttrStmt's node) reads it as TEXT."""
+    kind, data = node["type"], node.get("data")
+    if kind in SCHEMA:
+        rules = SCHEMA[kind]
+        return [(TEXT if rules[f] == REF else rules[f], v) for f, v in data.items() if rules[f] not in PLAIN]
+    if kind == "ffi.Map":
+        return [(ATTR_KEY if i % 2 == 0 else TEXT, value) for i, value in enumerate(data)]
+    if kind == "ffi.Array":
+        return [(TEXT, value) for value in data]
+    return []
+
+
+def check_string(text: str, uses: set[str]) -> None:
+    if text.startswith(IMPORTED_SOURCE) and uses & {ATTR_KEY}:
+        raise Refused(f"imports source code (T.import_source, {text[:40]})")
+    for rule in sorted(uses - {NAME}):
+        if not STRING_RULES[rule](text):
+            article = "an" if rule[0] in "aeiou" else "a"
+            raise Refused(f"holds the string {text[:40]!r} as {article} {rule}, which TileLang never makes")
+
+
+def judge_names(document: dict[str, Any]) -> dict[str, str]:
+    """Point every NAME field at a name the judge made, and make the learner's file path plain: returns
+    {judge's name: the learner's text} for the names it changed.
+
+    A made name is the learner's own where it is plain (``plain``), else ``v1``, ``v2``, ...: either way it
+    matches [A-Za-z][A-Za-z0-9_]*, one C identifier token with no quote, backslash, newline, '#', '*/' or
+    space, so wherever a code generator prints it (a declaration, an expression, a string literal of an error
+    message, a comment) it cannot end that place or start another. Equal texts get equal names and different
+    texts different ones, so the kernel means what it meant (the simulator looks variables up by name).
+    TileLang names a block's thread variables by their tags (``blockIdx.x``): those fixed texts are kept.
+    The names are new string nodes: a string node shared with another place keeps its text there."""
+    nodes = document["nodes"]
+    only_names = [i for i, rules in string_uses(nodes).items() if rules == {NAME}]
+    made: dict[str, int] = {}  # learner's text -> index of the new string node
+    originals: dict[str, str] = {}
+    taken = {str(nodes[i]["data"]) for node in nodes for rule, i in references(node) if rule == NAME}
+    counter = iter(range(1, 1 << 30))
+    for node in list(nodes):
+        if node["type"] not in SCHEMA:
+            continue
+        for field, rule in SCHEMA[node["type"]].items():
+            if rule == NAME and field in node["data"]:
+                text = str(nodes[node["data"][field]]["data"])
+                if text not in made:
+                    name = text if plain(text) or text in THREAD_TAGS - {""} else fresh(counter, taken)
+                    originals[name] = text
+                    nodes.append({"type": "ffi.String", "data": name})
+                    made[text] = len(nodes) - 1
+                node["data"][field] = made[text]
+    for index in only_names:  # no longer referred to: the learner's text does not reach TVM at all
+        nodes[index]["data"] = ""
+    for node in nodes:
+        if node["type"] == "ir.SourceName" and not SOURCE_PATH.match(str(node["data"])):
+            node["data"] = "kernel.py"
+    return {name: text for name, text in originals.items() if name != text}
+
+
+def fresh(counter: Any, taken: set[str]) -> str:
+    while (name := f"v{next(counter)}") in taken:
+        pass
+    taken.add(name)
+    return name
