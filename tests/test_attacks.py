@@ -68,6 +68,8 @@ EXPECTED = {
     "forge_pass_line.py": (outcome.ERROR, "[32m  PASS  square_256"),
     "phone_home.py": (outcome.FAILED, "of 256 output elements wrong"),
     "gpu_from_the_tracer.py": (outcome.ERROR, "GPU seen by the tracer: "),
+    "cpp_in_loop_var_name.py": (outcome.FAILED, "of 256 output elements wrong"),
+    "cpp_in_buffer_and_let_names.py": (outcome.FAILED, "of 256 output elements wrong"),
 }
 # Run again with --no-sandbox, where what they write is the evidence that they ran: (status, phrase) there.
 UNCONFINED = {
