@@ -15,9 +15,13 @@ attack on the GPU (`python -m pytest -q -m gpu tests/test_attacks.py`).
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import json
 import os
+import shutil
 import socket
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -70,6 +74,19 @@ EXPECTED = {
     "gpu_from_the_tracer.py": (outcome.ERROR, "GPU seen by the tracer: "),
     "cpp_in_loop_var_name.py": (outcome.FAILED, "of 256 output elements wrong"),
     "cpp_in_buffer_and_let_names.py": (outcome.FAILED, "of 256 output elements wrong"),
+    # What the sandbox's root leaves out (grader.processes.sandbox.readable_paths): none of these can be read
+    "reference_from_git.py": (outcome.FAILED, "of 256 output elements wrong"),
+    "classmate_module.py": (outcome.FAILED, "of 256 output elements wrong"),
+    "path_socket.py": (outcome.FAILED, "of 256 output elements wrong"),
+    "cache_sizes.py": (outcome.ERROR, "LEAKED cache entries: 0 []"),
+    "session_keyring.py": (outcome.ERROR, "LEAKED key: none"),
+    "fill_the_disk.py": (outcome.ERROR, ("MiB, then: No space left on device", "MiB, then: File too large")),
+}
+# Run with --no-sandbox, each of these gets what it came for: evidence that the attack is live (test_..._live).
+LIVE_UNCONFINED = {
+    "reference_from_git.py": (outcome.PASSED, "simulated on CPU"),
+    "session_keyring.py": (outcome.ERROR, "LEAKED key: secret-token-in-the-keyring"),
+    "cache_sizes.py": (outcome.ERROR, "LEAKED cache entries: "),
 }
 # Run again with --no-sandbox, where what they write is the evidence that they ran: (status, phrase) there.
 UNCONFINED = {
@@ -143,6 +160,55 @@ class Listener:
         self.server.close()
 
 
+class Planted:
+    """What some attacks look for, put where they look: a classmate's right module in $TMPDIR (classmate_module.py),
+    Unix sockets bound to paths in the test's folder, $TMPDIR and HOME (path_socket.py), a token in the session
+    keyring (session_keyring.py). ``names``: what it put in the test's folder; ``connections``: accepted ones."""
+
+    def __init__(self, name: str, folder: Path) -> None:
+        self.names: list[str] = []
+        self.paths: list[Path] = []
+        self.servers: list[socket.socket] = []
+        self.connections = 0
+        if name == "classmate_module.py":
+            classmate = Path(tempfile.mkdtemp(prefix="tilelang-course-check-"))
+            (classmate / "p08_notebook.py").write_text((ROOT / "solutions" / "p08_matrix.py").read_text())
+            self.paths.append(classmate)
+        if name == "path_socket.py":
+            spot = f"tilelang-course-attack-{os.getpid()}-{folder.name}.sock"
+            for path in (folder / "grader.sock", Path(tempfile.gettempdir()) / spot, Path.home() / f".{spot}"):
+                server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                server.bind(str(path))
+                server.listen(8)
+                server.setblocking(False)
+                self.servers.append(server)
+                self.paths.append(path)
+            self.names.append("grader.sock")
+        if name == "session_keyring.py":
+            add_key(b"tilelang-course-attack", b"secret-token-in-the-keyring")
+
+    def close(self) -> None:
+        for server in self.servers:
+            with contextlib.suppress(OSError):
+                while True:
+                    server.accept()[0].close()
+                    self.connections += 1
+            server.close()
+        for path in self.paths:
+            if path.is_dir():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
+
+
+def add_key(description: bytes, payload: bytes) -> None:
+    """A "user" key in this process's session keyring, which the grader's processes inherit (add_key(2))."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    number = {"x86_64": 248, "aarch64": 217}.get(os.uname().machine)
+    if number is None or libc.syscall(number, b"user", description, payload, len(payload), ctypes.c_int(-3)) < 0:
+        pytest.skip(f"no session keyring here (errno {ctypes.get_errno()})")
+
+
 def unchecked_bytecode() -> list[Path]:
     """.pyc files beside the course's sources that Python would load without checking them (PEP 552)."""
     found = []
@@ -189,6 +255,7 @@ def judged(
         cache.mkdir(parents=True, exist_ok=True)
         (cache / EXISTING).write_bytes(ORIGINAL)
     listener = Listener()
+    planted = Planted(name, tmp_path)
     try:
         run = attack(grade, name, device, tmp_path, cache, hidden, listener.port, confined)
         status, phrase = (EXPECTED if confined else UNCONFINED)[name]
@@ -210,10 +277,12 @@ def judged(
         assert [r["status"] for r in again["results"]] == [result["status"]], rewritten
     finally:
         listener.close()
+        planted.close()
     if confined:
-        made = sorted(p.name for p in tmp_path.iterdir() if p.name != "cache")  # a warm check's own trace cache
+        made = sorted(p.name for p in tmp_path.iterdir() if p.name not in ("cache", *planted.names))
         assert made == sorted(["hidden.json", run.json_path.name]), made
         assert listener.connections == 0, "the learner's file reached a server on this machine"
+        assert planted.connections == 0, "the learner's file reached a Unix socket of this machine"
         assert not unchecked_bytecode(), "unchecked bytecode was planted beside the course's sources"
         if stderr_apart:  # a cold tracer's command line names the file: none of its processes may be alive
             left = processes_running(ATTACKS / name, tmp_path)
@@ -249,6 +318,25 @@ def test_attack_fails_on_the_cpu(grade, name, tmp_path, attack_cache):
 @pytest.mark.parametrize("name", sorted(UNCONFINED))
 def test_attack_fails_unconfined_on_the_cpu(grade, name, tmp_path, attack_cache):
     judged(grade, name, "cpu", tmp_path, attack_cache, confined=False)
+
+
+@pytest.mark.parametrize("name", sorted(LIVE_UNCONFINED))
+def test_attack_is_live_unconfined(grade, name, tmp_path, attack_cache):
+    """Without the sandbox each of these gets what it came for, so its failing in the sandbox means something."""
+    planted = Planted(name, tmp_path)
+    try:
+        if name == "cache_sizes.py":  # something in the judge's cache to find, as any earlier grading leaves
+            attack_cache.mkdir(parents=True, exist_ok=True)
+            (attack_cache / "entry-of-an-earlier-grading").write_text("{777: [128]}")
+        run = attack(grade, name, "cpu", tmp_path, attack_cache, confined=False)
+    finally:
+        planted.close()
+        (attack_cache / "entry-of-an-earlier-grading").unlink(missing_ok=True)
+    (result,) = run.results("gemv")
+    status, phrase = LIVE_UNCONFINED[name]
+    assert result["status"] == status and phrase in result["message"], result
+    if name == "cache_sizes.py":
+        assert "LEAKED cache entries: 0 " not in result["message"], result
 
 
 @pytest.mark.gpu

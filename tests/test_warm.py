@@ -156,6 +156,26 @@ def test_the_forked_tracer_is_sandboxed_and_holds_nothing_of_the_judge(warm_grad
     assert seen["tmp"] == [learner.name]
 
 
+def test_the_server_runs_nothing_for_a_client_without_its_secret(warm_server, tmp_path):
+    """Whoever reaches the socket (another program of the user, a sandbox had it escaped) and asks for an unconfined
+    check gets no answer and starts nothing: the secret reached the server only through its stdin."""
+    import socket
+
+    marker = tmp_path / "ran"
+    forged = {"argv": ["--hint", "gemv"], "env": {}, "cwd": str(tmp_path)}
+    deadline = time.monotonic() + 60
+    while not Path(warm_server.path).exists() and time.monotonic() < deadline:  # it binds once it has its secret
+        time.sleep(0.05)
+    for request in (forged, {**forged, "secret": "0" * 64}):
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+            client.settimeout(30)
+            client.connect(warm_server.path)
+            client.sendall(json.dumps(request).encode() + b"\n")
+            assert client.recv(4096) == b""  # closed unanswered: no "warm pid=", no check
+    assert not marker.exists()
+    assert warm_server.alive()
+
+
 def test_the_server_ends_with_the_session_that_started_it():
     from grader.frontends.warm import WarmGrader
 
