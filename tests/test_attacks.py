@@ -58,15 +58,16 @@ EXPECTED = {
     "call_host_function.py": (outcome.ERROR, "calls the external function `system`"),
     "unsafe_compile_options.py": (outcome.ERROR, "flag '-ccbin=/tmp/not-a-compiler'"),
     "sleep_at_import.py": (outcome.TIMED_OUT, "the file's top level never finishes"),
-    "fork_at_import.py": (outcome.ERROR, "Read-only file system"),
-    "baked_answer.py": (outcome.FAILED, "output elements wrong"),
+    "fork_at_import.py": (outcome.ERROR, "tilelang-course-attack-fork.pids'"),  # its folder is not in the sandbox
+    # solutions/ is not in the sandbox; unconfined (below), the inputs' hash of the TIR still fails it
+    "baked_answer.py": (outcome.ERROR, "KeyError: '08'"),
     "link_in_cache.py": (outcome.ERROR, "Read-only file system"),
-    "tamper_cache_in_place.py": (outcome.ERROR, "Read-only file system"),
+    "tamper_cache_in_place.py": (outcome.FAILED, "of 256 output elements wrong"),  # no cache in the sandbox
     "extern_name_injection.py": (outcome.ERROR, "calls the external function `debug_print_msg(0), C[0] ="),
     "import_source.py": (outcome.ERROR, "imports source code (T.import_source, pragma_import_c)"),
     "patch_tvm_in_tracer.py": (outcome.FAILED, "of 256 output elements wrong"),
     "disable_barriers.py": (outcome.ERROR, "sets the pass config 'tl.disable_thread_storage_sync'"),
-    "poison_bytecode.py": (outcome.FAILED, "of 256 output elements wrong"),
+    "poison_bytecode.py": (outcome.ERROR, "No such file or directory: '"),  # nor solutions/ to compile
     "kill_the_judge.py": (outcome.FAILED, "of 256 output elements wrong"),
     "hidden_cases_from_proc.py": (outcome.ERROR, "LEAKED: [] []"),
     "forge_pass_line.py": (outcome.ERROR, "[32m  PASS  square_256"),
@@ -84,6 +85,7 @@ EXPECTED = {
 }
 # Run with --no-sandbox, each of these gets what it came for: evidence that the attack is live (test_..._live).
 LIVE_UNCONFINED = {
+    "baked_answer.py": (outcome.FAILED, "output elements wrong"),
     "reference_from_git.py": (outcome.PASSED, "simulated on CPU"),
     "session_keyring.py": (outcome.ERROR, "LEAKED key: secret-token-in-the-keyring"),
     "cache_sizes.py": (outcome.ERROR, "LEAKED cache entries: "),
