@@ -9,7 +9,7 @@ python -m grader autograde-shard | autograde-shards | autograde-status ASSIGNMEN
 
 import sys
 
-from grader import hermetic
+from grader.processes import hermetic
 
 SUBCOMMANDS = {
     "notebooks": "grader.course.generate",

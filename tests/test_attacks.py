@@ -86,7 +86,8 @@ EXPECTED = {
 # Run with --no-sandbox, each of these gets what it came for: evidence that the attack is live (test_..._live).
 LIVE_UNCONFINED = {
     "baked_answer.py": (outcome.FAILED, "output elements wrong"),
-    "reference_from_git.py": (outcome.PASSED, "simulated on CPU"),
+    "reference_from_git.py": (outcome.PASSED, "max abs err"),
+    "classmate_module.py": (outcome.PASSED, "max abs err"),
     "session_keyring.py": (outcome.ERROR, "LEAKED key: secret-token-in-the-keyring"),
     "cache_sizes.py": (outcome.ERROR, "LEAKED cache entries: "),
 }

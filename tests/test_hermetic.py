@@ -1,5 +1,5 @@
-"""The processes that decide a verdict start hermetic (grader.hermetic): files planted where Python or pytest would
-pick them up never run there. Written as a student who has read the grader would: every file below writes a
+"""The processes that decide a verdict start hermetic (grader.processes.hermetic): files planted where Python or
+pytest would pick them up never run there. Written as a student who has read the grader would: every file below writes a
 marker when it runs and tries to make a kernel that stores zeros pass; the kernel must still fail and no marker
 may appear.
 
@@ -137,7 +137,7 @@ def test_nothing_planted_runs_in_a_check_the_course_starts(tmp_path: Path, monke
 
 
 def test_the_hermetic_path_keeps_out_the_folders_anyone_can_plant_in(tmp_path: Path, monkeypatch):
-    from grader import hermetic
+    from grader.processes import hermetic
 
     world = tmp_path / "world"
     world.mkdir()

@@ -16,9 +16,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from grader import hermetic
 from grader.discover import course_root, normalize_id, puzzle_files, puzzle_id_of
 from grader.i18n import hint_lines, tr
+from grader.processes import hermetic
 from grader.settings import CLI, OPTION, OPTIONS, SANDBOX, GradeOptions
 from grader.settings import parse_params as _parse_params
 

@@ -37,11 +37,12 @@ from typing import Any
 
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 
-from grader import hermetic, settings
+from grader import settings
 from grader.discover import CELL_END, course_root, normalize_id
 from grader.frontends import render
 from grader.i18n import hint_lines, tr
 from grader.outcome import CaseResult, Status
+from grader.processes import hermetic
 
 CHECK_TIMEOUT_S = 120.0
 TIMEOUT_ENV = settings.CHECK_TIMEOUT  # seconds: the default limit of every check (slow machines)

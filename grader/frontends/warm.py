@@ -30,7 +30,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import hermetic, settings
+from grader import settings
+from grader.processes import hermetic
 
 WARM_ENV = settings.WARM  # set in a forked check: start the judge and the tracer by fork too
 EXIT_MARK = b"\0exit="

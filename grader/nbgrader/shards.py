@@ -37,6 +37,7 @@ from pathlib import Path
 
 from grader import settings, verified
 from grader.nbgrader.placement import DEVICE_ENV, DEVICES, chosen_device, device_refusal
+from grader.processes import hermetic
 
 GRADED, FAILED, MISSING, NOT_SUBMITTED = "graded", "failed", "missing", "not submitted"
 LOGS = "logs"  # DIR/logs/ASSIGNMENT/STUDENT.log, one per student, rewritten on each attempt
@@ -167,15 +168,19 @@ def autograde_student(course: Path, assignment: str, student: str, shard: str) -
     """``nbgrader autograde ASSIGNMENT --student STUDENT --force`` with its output in the student's log."""
     log = log_path(course, assignment, student)
     log.parent.mkdir(parents=True, exist_ok=True)
-    command = [sys.executable, "-m", "nbgrader", "autograde", assignment, "--student", glob.escape(student), "--force"]
+    # Hermetic (grader.hermetic): nbgrader runs JudgeChecks, which decides the grade; the course folder it starts
+    # in is found by nbgrader as its config folder, not put on sys.path.
+    arguments = ["autograde", assignment, "--student", glob.escape(student), "--force"]
+    command = hermetic.command("nbgrader", *arguments, cwd=str(course))
     started = time.monotonic()
     with open(log, "w") as handle:
         stamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
         gpus = os.environ.get("CUDA_VISIBLE_DEVICES", "(unset)")
         handle.write(f"# {stamp} host {socket.gethostname()} shard {shard} CUDA_VISIBLE_DEVICES={gpus}\n")
-        handle.write(f"# {' '.join(command)}\n")
+        handle.write(f"# nbgrader {' '.join(arguments)} (hermetic: python -I)\n")
         handle.flush()
-        child = subprocess.Popen(command, cwd=course, stdout=handle, stderr=subprocess.STDOUT)
+        environment = hermetic.environment(cwd=str(course))
+        child = subprocess.Popen(command, cwd=course, env=environment, stdout=handle, stderr=subprocess.STDOUT)
 
         def stop(signum: int, _frame: object) -> None:  # Slurm's scancel or a Ctrl-C: stop the child too
             child.send_signal(signum)
@@ -226,9 +231,10 @@ def run_shards(course: Path, assignment: str, gpus: list[str] | None, count: int
     folder.mkdir(parents=True, exist_ok=True)
     running = []
     for index, gpu in enumerate(slots):
-        command = [sys.executable, "-m", "grader", "autograde-shard", assignment, "--course", str(course)]
-        command += ["--shard", str(index), "--shards", str(len(slots))] + (["--regrade"] if regrade else [])
-        env = dict(os.environ) if gpu is None else {**os.environ, "CUDA_VISIBLE_DEVICES": gpu}
+        arguments = ["autograde-shard", assignment, "--course", str(course), "--shard", str(index)]
+        arguments += ["--shards", str(len(slots))] + (["--regrade"] if regrade else [])
+        command = hermetic.command("grader", *arguments)
+        env = hermetic.environment({**os.environ, **({"CUDA_VISIBLE_DEVICES": gpu} if gpu is not None else {})})
         log = folder / f"shard-{index}.log"
         with open(log, "w") as handle:
             running.append(

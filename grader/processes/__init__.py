@@ -7,5 +7,6 @@ turns what the judge sends into results. ``judge`` is the judge process: it load
 replies as untrusted data; ``reaper`` kills whatever it leaves behind before a verdict leaves.
 ``trace_cache`` lets a warm check skip tracing a kernel whose file has not changed. ``profiler`` (``--profile``)
 runs a case's admitted TIR, and the course's own kernel, under Nsight Compute in a child of the judge
-(``python -m grader.processes.profiler``), once the tracer is gone.
+(``python -m grader.processes.profiler``), once the tracer is gone. ``hermetic`` is how every trusted process
+starts: ``python -I`` with only the course's root and the named ``PYTHONPATH`` folders on ``sys.path``.
 """

@@ -133,7 +133,7 @@ def readable_paths(show: list[Path] | tuple[Path, ...] = ()) -> list[str]:
     """The host paths the sandbox's root shows, read-only: SYSTEM_PATHS, ETC_PATHS, this interpreter's prefixes
     and every folder on its sys.path, except the course's root, of which only its grader package (the tracer's
     own code) is shown; plus ``show`` (the graded file). What does not exist is left out."""
-    from grader.hermetic import ROOT
+    from grader.processes.hermetic import ROOT
 
     course = os.path.realpath(ROOT)
     found: list[str] = [*SYSTEM_PATHS, *ETC_PATHS, os.path.join(course, "grader")]

@@ -23,12 +23,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from grader import hermetic, settings
+from grader import settings
 from grader.discover import course_root
 from grader.pipeline.admit import MAX_REPLY_BYTES
 from grader.pipeline.build import Signature
 from grader.pipeline.trace import TracerGone
-from grader.processes import reaper, sandbox
+from grader.processes import hermetic, reaper, sandbox
 from grader.spec import Kernel
 
 STARTING = "while starting"  # the tracer's own start, before any learner code runs

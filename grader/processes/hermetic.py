@@ -22,7 +22,7 @@ This module imports only the standard library: it runs first.
 import os
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # the course: where this very file lives
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))  # the course, from this file
 
 # PYTHON* variables a trusted process passes on (to compilers and the tracer, which start without -I); any other
 # (PYTHONSTARTUP, PYTHONHOME, PYTHONBREAKPOINT, PYTHONUSERBASE, PYTHONINSPECT, ...) is dropped.
