@@ -33,9 +33,11 @@ import ctypes
 import ctypes.util
 import errno
 import os
+import re
 import signal
 import sys
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -228,8 +230,8 @@ def _confine(
     root, scratch = os.path.join(work, "root"), os.path.join(work, "work")
     os.makedirs(root)
     os.makedirs(os.path.join(scratch, "shm"))
-    for path in readable:
-        _show(libc, root, path)
+    for path in _outermost(_link(root, path) for path in readable):
+        _place(libc, root, path, path, 0)
     for path in DEVICES:
         if os.path.exists(path):
             _place(libc, root, path, path, MS_NOSUID | MS_NOEXEC)
@@ -261,19 +263,24 @@ def _confine(
     os.chdir(work)
 
 
-def _show(libc: ctypes.CDLL, root: str, path: str) -> None:
-    """``path`` at the same place under ``root``, read-only: a symbolic link as the same link (/bin -> usr/bin),
-    anything else by a bind mount of just it (not the mounts below it)."""
-    inside = root + path
+def _link(root: str, path: str) -> str:
+    """A symbolic link is shown as the same link (/bin -> usr/bin); what it points to is shown in its stead."""
     if os.path.islink(path):
+        inside = root + path
         if not os.path.lexists(inside):
             os.makedirs(os.path.dirname(inside), exist_ok=True)
             os.symlink(os.readlink(path), inside)
-        path = os.path.realpath(path)
-        inside = root + path
-    if os.path.lexists(inside) and os.path.ismount(inside):
-        return
-    _place(libc, root, path, path, 0)
+        return os.path.realpath(path)
+    return path
+
+
+def _outermost(paths: Iterable[str]) -> list[str]:
+    """Each path once, leaving out those inside another (binding /usr already shows /usr/lib/os-release)."""
+    kept: list[str] = []
+    for path in sorted(set(paths)):
+        if not _inside(path, kept):
+            kept.append(path)
+    return kept
 
 
 def _place(libc: ctypes.CDLL, root: str, source: str, target: str, flags: int, writable: bool = False) -> None:
@@ -286,13 +293,32 @@ def _place(libc: ctypes.CDLL, root: str, source: str, target: str, flags: int, w
         if not os.path.lexists(inside):
             with open(inside, "w"):
                 pass
-    _check(libc.mount(source.encode(), inside.encode(), None, MS_BIND, None), f"showing {target}")
+    # Recursive: in a user namespace the kernel refuses (EINVAL) to bind a folder without the mounts below it when
+    # they are locked (on the H200 host, /usr/local/nvidia below /usr); _read_only then covers those mounts too.
+    recursive = 0 if writable else MS_REC
+    _check(libc.mount(source.encode(), inside.encode(), None, MS_BIND | recursive, None), f"showing {target}")
     if not writable:
-        keep = _flags(source) | flags
-        _check(
-            libc.mount(None, inside.encode(), None, MS_BIND | MS_REMOUNT | MS_RDONLY | keep, None),
-            f"making {target} read-only",
-        )
+        _read_only(libc, inside, flags)
+
+
+def _read_only(libc: ctypes.CDLL, inside: str, flags: int) -> None:
+    """``inside`` and every mount below it read-only, each keeping the flags a user namespace may not drop."""
+    for point in [p for p in _mount_points() if p == inside or _inside(p, [inside])]:
+        if os.statvfs(point).f_flag & os.ST_RDONLY:
+            continue
+        remount = MS_BIND | MS_REMOUNT | MS_RDONLY | _flags(point) | flags
+        if libc.mount(None, point.encode(), None, remount, None) != 0:  # it will not go read-only: cover it
+            _cover(libc, point, [])
+
+
+def _mount_points() -> list[str]:
+    """Every mount point of this mount namespace, parents before children (mountinfo's order)."""
+    points = []
+    with open("/proc/self/mountinfo") as handle:
+        for line in handle:
+            field = line.split()[4]  # mountinfo writes a space as \040, a tab as \011, ...
+            points.append(re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field))
+    return points
 
 
 def _pivot(libc: ctypes.CDLL, root: str) -> None:
