@@ -119,13 +119,15 @@ def test_attack_fails_through_the_warm_grader_on_the_gpu(warm_grade, name, tmp_p
 
 
 LOOK_AROUND = """
-import os, json
+import os, json, re, sys
 from pathlib import Path
 
 SYSTEM = {{"bin", "dev", "etc", "lib", "lib32", "lib64", "libx32", "proc", "run", "sbin", "tmp", "usr"}}
+# Python's own folders may sit in /tmp (the GPU host's bundle of TileLang, /tmp/site): they are shown, read-only
+ON_PATH = re.compile("|".join(re.escape(p.rstrip("/") + "/") for p in sys.path if p.startswith("/tmp/")) or "^$")
 raise RuntimeError("SEEN " + json.dumps({{
     "root": sorted(p.name for p in Path("/").iterdir() if p.name not in SYSTEM),
-    "tmp": [p.name for p in Path("/tmp").rglob("*") if p.is_file()],
+    "tmp": [p.name for p in Path("/tmp").rglob("*") if p.is_file() and not ON_PATH.match(str(p))],
     "fds": sorted(int(fd) for fd in os.listdir("/proc/self/fd")),
     "env": sorted(n for n in os.environ if n.startswith("TILELANG_COURSE_") or n == "GITHUB_TOKEN"),
     "processes": sorted(int(p.name) for p in Path("/proc").glob("[0-9]*")),
