@@ -21,6 +21,8 @@ import json
 import os
 import shutil
 import socket
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -83,6 +85,7 @@ EXPECTED = {
     "cache_sizes.py": (outcome.ERROR, "LEAKED cache entries: 0 []"),
     "session_keyring.py": (outcome.ERROR, "LEAKED key: none"),
     "fill_the_disk.py": (outcome.ERROR, ("MiB, then: No space left on device", "MiB, then: File too large")),
+    "fork_bomb.py": (outcome.ERROR, "then: Resource temporarily unavailable"),
 }
 # Run with --no-sandbox, each of these gets what it came for: evidence that the attack is live (test_..._live).
 LIVE_UNCONFINED = {
@@ -347,3 +350,25 @@ def test_attack_is_live_unconfined(grade, name, tmp_path, attack_cache):
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_attack_fails_on_the_gpu(grade, name, tmp_path, attack_cache):
     judged(grade, name, "cuda", tmp_path, attack_cache)
+
+
+def test_a_fork_bomb_costs_only_its_own_check(grade, tmp_path, attack_cache):
+    """The bomb stops at the sandbox's cap on tasks, and a right gemv graded at the same moment still passes."""
+    from grader.processes.sandbox import MAX_TASKS
+
+    report = tmp_path / "beside.json"
+    beside = subprocess.Popen(
+        [sys.executable, "-m", "grader", "08", "--solutions", "-k", "gemv", "--exact", "--case", CASE]
+        + ["--device", "cpu", "--json", str(report)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    bomb_folder = tmp_path / "bomb"
+    bomb_folder.mkdir()
+    run = attack(grade, "fork_bomb.py", "cpu", bomb_folder, attack_cache)
+    assert beside.wait(timeout=600) == 0
+    (result,) = run.results("gemv")
+    forked = int(result["message"].split("forked ", 1)[1].split()[0])
+    assert forked < MAX_TASKS and "Resource temporarily unavailable" in result["message"], result["message"]
+    assert [r["status"] for r in json.loads(report.read_text())["results"]] == [outcome.PASSED]

@@ -34,6 +34,7 @@ import ctypes.util
 import errno
 import os
 import re
+import resource
 import signal
 import sys
 import tempfile
@@ -70,6 +71,10 @@ ETC_PATHS = (
 )  # fmt: skip
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 DEFAULT_TMPFS_BYTES = 512 * 2**20  # all the sandbox may write (its work folder and /dev/shm together)
+# Tasks (processes and threads) a sandbox may hold at once: a tracer needs a few dozen threads (torch's pools scale
+# with the cores); a fork bomb stops here instead of at the machine's limit, so a check graded beside it still runs.
+MAX_TASKS = 1024
+CGROUP_PREFIX = "tilelang-course-sandbox-"
 
 
 def tmpfs_bytes(memory_limit_gb: float) -> int:
@@ -163,6 +168,7 @@ def enter(
     ``show``: host files the sandbox may read besides readable_paths() (the graded file); ``tmpfs_bytes``:
     all it may write."""
     readable = readable_paths(show)  # asked before the namespaces: sys.path and the prefixes are the judge's
+    _join_task_cgroup()  # before the namespaces: the cgroup files are the host's
     libc = _libc()
     libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
     uid, gid = os.getuid(), os.getgid()
@@ -223,6 +229,11 @@ def _confine(
     ``tmpfs_bytes``, a few device files and a /proc of this namespace; then leave the host's root for it."""
     _check(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "prctl(PR_SET_PDEATHSIG)")
     _new_session_keyring(libc)
+    # Counted per user in this user namespace: this sandbox's tasks only. The kernel does not apply it to root,
+    # which the cgroup (_join_task_cgroup) caps where it could be made.
+    hard = resource.getrlimit(resource.RLIMIT_NPROC)[1]
+    cap = MAX_TASKS if hard == resource.RLIM_INFINITY else min(MAX_TASKS, hard)
+    resource.setrlimit(resource.RLIMIT_NPROC, (cap, cap))
     _check(libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "making the mounts private")
     work = os.path.realpath(writable)
     size = f"size={max(1, tmpfs_bytes // 2**20)}m,mode=0700".encode()
@@ -333,6 +344,51 @@ def _pivot(libc: ctypes.CDLL, root: str) -> None:
     os.chdir("/")
 
 
+def _task_cgroup_folder(pid: int) -> Path | None:
+    """Where this process's pids cgroup gets its child for the sandbox started by ``pid``: cgroup v1's pids
+    hierarchy, or v2's unified one; None where there is no pids controller."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if "pids" in controllers.split(","):
+            return Path("/sys/fs/cgroup/pids") / path.lstrip("/") / f"{CGROUP_PREFIX}{pid}"
+    for line in lines:
+        if line.startswith("0::"):
+            return Path("/sys/fs/cgroup") / line[3:].lstrip("/") / f"{CGROUP_PREFIX}{pid}"
+    return None
+
+
+def _join_task_cgroup() -> None:
+    """Move this process into a new pids cgroup that holds at most MAX_TASKS, where this user may make one (root,
+    or a delegated cgroup); elsewhere RLIMIT_NPROC alone caps the sandbox. remove_task_cgroup(pid) removes it."""
+    folder = _task_cgroup_folder(os.getpid())
+    if folder is None:
+        return
+    try:
+        folder.mkdir()
+    except OSError:
+        return
+    try:
+        if not (folder / "pids.max").exists():  # v2: the parent must hand the controller down
+            (folder.parent / "cgroup.subtree_control").write_text("+pids")
+        (folder / "pids.max").write_text(str(MAX_TASKS))
+        (folder / "cgroup.procs").write_text(str(os.getpid()))
+    except OSError:
+        with contextlib.suppress(OSError):
+            folder.rmdir()
+
+
+def remove_task_cgroup(pid: int) -> None:
+    """The cgroup of the sandbox started by process ``pid``, once every process in it is gone."""
+    folder = _task_cgroup_folder(pid)
+    if folder is not None and folder.name.startswith(CGROUP_PREFIX):
+        with contextlib.suppress(OSError):
+            folder.rmdir()
+
+
 def _new_session_keyring(libc: ctypes.CDLL) -> None:
     """A new, empty session keyring: the user's stored keys and tokens stay out of reach. A kernel without
     keyrings (ENOSYS) has nothing to hide."""
@@ -413,6 +469,7 @@ def _probe() -> str:
     _, status = os.waitpid(pid, 0)
     with contextlib.suppress(OSError):
         os.rmdir(folder)
+    remove_task_cgroup(pid)
     if os.waitstatus_to_exitcode(status) == 0:
         return ""
     return problem.decode(errors="replace") or f"the trial sandbox ended with status {status}"
