@@ -99,6 +99,8 @@ def test_nothing_planted_runs_in_a_check_typed_at_the_terminal(tmp_path: Path):
     """``python -m grader`` typed in a folder full of plants, with pytest's and Python's variables set by them."""
     graded, here, markers, env = planted_course(tmp_path)
     report = tmp_path / "report.json"
+    temporary = Path(env["TMPDIR"])
+    before = sorted(p.name for p in temporary.iterdir())
     arguments = ["08", "--file", str(graded), "-k", "gemv", "--exact", "--case", CASE, "--device", "cpu"]
     done = subprocess.run(
         [sys.executable, "-m", "grader", *arguments, "--json", str(report)],
@@ -111,6 +113,8 @@ def test_nothing_planted_runs_in_a_check_typed_at_the_terminal(tmp_path: Path):
     assert sorted(p.name for p in markers.iterdir()) == [], done.stdout + done.stderr
     assert done.returncode == 1, done.stdout + done.stderr
     assert verdict(report)["status"] == outcome.FAILED
+    # every temporary folder of the run (the judge's, the tracer's, the trial sandbox's) is gone
+    assert sorted(p.name for p in temporary.iterdir()) == before
 
 
 def test_nothing_planted_runs_in_a_check_the_course_starts(tmp_path: Path, monkeypatch):
