@@ -361,6 +361,30 @@ def _task_cgroup_folder(pid: int) -> Path | None:
     return None
 
 
+def task_cap() -> str:
+    """ "" where a sandbox made here holds at most MAX_TASKS, else why not: RLIMIT_NPROC binds every user but root;
+    for root, a pids cgroup must be possible below this process's own (a trial one is made and removed)."""
+    if os.getuid() != 0:
+        return ""
+    folder = _task_cgroup_folder(os.getpid())
+    if folder is None:
+        return "root, and no pids cgroup controller here"
+    try:
+        folder.mkdir()
+    except OSError as error:
+        return f"root, and no pids cgroup can be made in {folder.parent} ({error.strerror})"
+    try:
+        if not (folder / "pids.max").exists():
+            (folder.parent / "cgroup.subtree_control").write_text("+pids")
+        (folder / "pids.max").write_text(str(MAX_TASKS))
+        return ""
+    except OSError as error:
+        return f"root, and {folder.parent} does not hand the pids controller down ({error.strerror})"
+    finally:
+        with contextlib.suppress(OSError):
+            folder.rmdir()
+
+
 def _join_task_cgroup() -> None:
     """Move this process into a new pids cgroup that holds at most MAX_TASKS, where this user may make one (root,
     or a delegated cgroup); elsewhere RLIMIT_NPROC alone caps the sandbox. remove_task_cgroup(pid) removes it."""
