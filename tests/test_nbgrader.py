@@ -191,7 +191,8 @@ if _os.fork() == 0:
 LEAK_CELL = """
 
 _hidden = __import__("os").environ.get("TILELANG_ATTACK_HIDDEN", "")
-raise RuntimeError("LEAK " + (open(_hidden).read() if _hidden else ""))
+_seen = __import__("os").path.exists(_hidden)  # the sandbox's root does not hold the file at all
+raise RuntimeError("LEAK " + (open(_hidden).read() if _hidden and _seen else ""))
 """
 # A plain code cell the attacker adds: autograde runs no student cell, so its marker never appears.
 PLAIN_CELL = 'open(__import__("os").environ.get("TILELANG_ATTACK_RAN", "/dev/null"), "w").write("ran")'
