@@ -225,3 +225,40 @@ def test_the_formgrader_exporter_sanitizes_too(tmp_path: Path):
 )
 def test_clean_fragment(fragment: str, kept: str):
     assert clean_fragment(fragment) == kept
+
+
+def browser() -> str | None:
+    import shutil
+
+    return next(
+        (found for name in ("chromium", "chromium-browser", "google-chrome") if (found := shutil.which(name))), None
+    )
+
+
+def rendered_title(page: Path) -> str:
+    """The page's title after a headless Chromium loaded it and ran what it would (every payload sets it)."""
+    import re
+    import subprocess
+
+    command = [browser(), "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=3000", "--dump-dom"]
+    done = subprocess.run([*command, page.as_uri()], capture_output=True, text=True, timeout=120)
+    found = re.search(r"<title>(.*?)</title>", done.stdout, re.S)
+    assert done.stdout.strip(), done.stderr[-2000:]
+    return found.group(1) if found else ""
+
+
+@pytest.mark.skipif(browser() is None, reason="no Chromium on this machine (apt-get install chromium)")
+def test_no_payload_runs_in_a_browser(feedback_html: str, tmp_path: Path):
+    """Opened in headless Chromium, no payload runs: with the page's policy, and with the cleaning alone (the
+    formgrader's pages carry no policy)."""
+    with_policy = tmp_path / "feedback.html"
+    with_policy.write_text(feedback_html)
+    cleaning_alone = tmp_path / "feedback-without-policy.html"
+    cleaning_alone.write_text(feedback_html.replace(CONTENT_SECURITY_POLICY, "default-src *"))
+    assert CONTENT_SECURITY_POLICY in feedback_html
+    for page in (with_policy, cleaning_alone):
+        assert "pwned" not in rendered_title(page).lower(), page.name
+    # The check is live: the same payload, uncleaned, does set the title.
+    raw = tmp_path / "raw.html"
+    raw.write_text("<html><head><title>feedback</title></head><body><img src=x onerror=\"document.title='pwned'\">")
+    assert rendered_title(raw) == "pwned"
