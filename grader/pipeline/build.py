@@ -14,7 +14,7 @@ from grader.spec import Case, Kernel
 
 # Compile-only target when no GPU is present: Hopper, the course's reference machine.
 COMPILE_ONLY_TARGET = {"kind": "cuda", "arch": "sm_90a"}
-NVCC_HELP = 'No CUDA compiler (nvcc) was found. Install one with: pip install "tilelang[nvcc]"'
+NVCC_HELP = 'No CUDA compiler (nvcc) was found. Install one with: pip install -e ".[nvcc]" (in the course\'s folder)'
 
 
 OUT_OF_MEMORY = (
