@@ -1,12 +1,15 @@
 """The sandbox every process that runs submission code lives in: Linux namespaces, entered by the judge's
 own code (no external tool), so that the tracer, started cold or forked warm, is confined the same way.
 
-``enter(writable, hide)`` turns the calling process (single-threaded, e.g. just forked) into the first
+``enter(writable, hide, show)`` turns the calling process (single-threaded, e.g. just forked) into the first
 process of new user, mount, PID, network, IPC and UTS namespaces, and returns there:
 
-- the whole filesystem is read-only; only ``writable`` is a fresh private tmpfs, gone when it ends;
-- ``hide`` (the hidden cases, a course's gradebook and ``submitted/``, the warm grader's socket, the
-  GPU's device files) is covered: a folder by an empty read-only tmpfs, a file by ``/dev/null``;
+- its root is a new one that holds, read-only, only ``readable_paths(show)`` (the system's programs and
+  libraries, a few /etc files, Python's folders, the course's grader package, the graded file); HOME, /tmp
+  and /run are empty; only ``writable`` (and /dev/shm) is writable, one private tmpfs of limited size;
+- ``hide`` is covered wherever a shown folder still holds it: a folder by an empty tmpfs, a file by
+  ``/dev/null``;
+- it gets a new session keyring and holds at most MAX_TASKS tasks;
 - ``/proc`` shows only the sandbox's processes: no other process of the user can be seen, read or
   signalled (the judge's environment included);
 - the network has no interface but a loopback that is down;
@@ -361,6 +364,23 @@ def _task_cgroup_folder(pid: int) -> Path | None:
     return None
 
 
+def _make_task_cgroup(folder: Path) -> str:
+    """Make ``folder`` a pids cgroup holding at most MAX_TASKS: "" when it is, else why not (nothing left made)."""
+    try:
+        folder.mkdir()
+    except OSError as error:
+        return f"no pids cgroup can be made in {folder.parent} ({error.strerror})"
+    try:
+        if not (folder / "pids.max").exists():  # v2: the parent must hand the controller down
+            (folder.parent / "cgroup.subtree_control").write_text("+pids")
+        (folder / "pids.max").write_text(str(MAX_TASKS))
+        return ""
+    except OSError as error:
+        with contextlib.suppress(OSError):
+            folder.rmdir()
+        return f"{folder.parent} does not hand the pids controller down ({error.strerror})"
+
+
 def task_cap() -> str:
     """ "" where a sandbox made here holds at most MAX_TASKS, else why not: RLIMIT_NPROC binds every user but root;
     for root, a pids cgroup must be possible below this process's own (a trial one is made and removed)."""
@@ -369,36 +389,19 @@ def task_cap() -> str:
     folder = _task_cgroup_folder(os.getpid())
     if folder is None:
         return "root, and no pids cgroup controller here"
-    try:
-        folder.mkdir()
-    except OSError as error:
-        return f"root, and no pids cgroup can be made in {folder.parent} ({error.strerror})"
-    try:
-        if not (folder / "pids.max").exists():
-            (folder.parent / "cgroup.subtree_control").write_text("+pids")
-        (folder / "pids.max").write_text(str(MAX_TASKS))
-        return ""
-    except OSError as error:
-        return f"root, and {folder.parent} does not hand the pids controller down ({error.strerror})"
-    finally:
-        with contextlib.suppress(OSError):
-            folder.rmdir()
+    problem = _make_task_cgroup(folder)
+    with contextlib.suppress(OSError):
+        folder.rmdir()
+    return f"root, and {problem}" if problem else ""
 
 
 def _join_task_cgroup() -> None:
     """Move this process into a new pids cgroup that holds at most MAX_TASKS, where this user may make one (root,
     or a delegated cgroup); elsewhere RLIMIT_NPROC alone caps the sandbox. remove_task_cgroup(pid) removes it."""
     folder = _task_cgroup_folder(os.getpid())
-    if folder is None:
+    if folder is None or _make_task_cgroup(folder):
         return
     try:
-        folder.mkdir()
-    except OSError:
-        return
-    try:
-        if not (folder / "pids.max").exists():  # v2: the parent must hand the controller down
-            (folder.parent / "cgroup.subtree_control").write_text("+pids")
-        (folder / "pids.max").write_text(str(MAX_TASKS))
         (folder / "cgroup.procs").write_text(str(os.getpid()))
     except OSError:
         with contextlib.suppress(OSError):
@@ -406,11 +409,17 @@ def _join_task_cgroup() -> None:
 
 
 def remove_task_cgroup(pid: int) -> None:
-    """The cgroup of the sandbox started by process ``pid``, once every process in it is gone."""
+    """The cgroup of the sandbox started by process ``pid``, once every process in it is gone, and any other one
+    whose starter is gone (a launcher run by hand or killed leaves its cgroup behind: its waiter, inside the
+    sandbox's root, cannot reach /sys to remove it)."""
     folder = _task_cgroup_folder(pid)
-    if folder is not None and folder.name.startswith(CGROUP_PREFIX):
-        with contextlib.suppress(OSError):
-            folder.rmdir()
+    if folder is None or not folder.parent.is_dir():
+        return
+    for found in folder.parent.glob(f"{CGROUP_PREFIX}*"):
+        starter = found.name.removeprefix(CGROUP_PREFIX)
+        if found == folder or (starter.isdigit() and not os.path.exists(f"/proc/{starter}")):
+            with contextlib.suppress(OSError):
+                found.rmdir()
 
 
 def _new_session_keyring(libc: ctypes.CDLL) -> None:
