@@ -77,7 +77,9 @@ DEFAULT_TMPFS_BYTES = 512 * 2**20  # all the sandbox may write (its work folder 
 # Tasks (processes and threads) a sandbox may hold at once: a tracer needs a few dozen threads (torch's pools scale
 # with the cores); a fork bomb stops here instead of at the machine's limit, so a check graded beside it still runs.
 MAX_TASKS = 1024
-CGROUP_PREFIX = "tilelang-course-sandbox-"
+# Who root's sandbox runs as once its root is built ("nobody"): the kernel never applies RLIMIT_NPROC to root, so
+# the cap on tasks needs another id; the user namespace maps it, so it owns nothing of the host.
+UNPRIVILEGED = 65534
 
 
 def tmpfs_bytes(memory_limit_gb: float) -> int:
@@ -170,19 +172,25 @@ def enter(
     process waits outside and exits with its status. Raises Unavailable before forking if it cannot.
     ``show``: host files the sandbox may read besides readable_paths() (the graded file); ``tmpfs_bytes``:
     all it may write."""
-    readable = readable_paths(show)  # asked before the namespaces: sys.path and the prefixes are the judge's
-    _join_task_cgroup()  # before the namespaces: the cgroup files are the host's
+    readable = readable_paths()  # asked before the namespaces: sys.path and the prefixes are the judge's
+    shown = {str(path): Path(path).read_bytes() for path in show}  # read with the caller's rights, then copied in
     libc = _libc()
     libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
     uid, gid = os.getuid(), os.getgid()
+    mapper = _map_ids_from_outside(root_too=True) if uid == 0 else None
     flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS
-    _check(libc.unshare(flags), "unshare (a user namespace)")
-    try:
-        _write("/proc/self/setgroups", "deny")
-        _write("/proc/self/uid_map", f"{uid} {uid} 1")
-        _write("/proc/self/gid_map", f"{gid} {gid} 1")
-    except OSError as error:
-        raise Unavailable(error.errno or 1, f"the user namespace's id maps: {error.strerror}") from None
+    unshared = libc.unshare(flags) == 0
+    problem = ctypes.get_errno()
+    drop = mapper is not None and _finish_id_maps(*mapper, unshared)
+    if not unshared:
+        raise Unavailable(problem, f"unshare (a user namespace): {os.strerror(problem)}")
+    if not drop:  # not root, or root where the helper could not map UNPRIVILEGED: this id alone, as itself
+        try:
+            _write("/proc/self/setgroups", "deny")
+            _write("/proc/self/uid_map", f"{uid} {uid} 1")
+            _write("/proc/self/gid_map", f"{gid} {gid} 1")
+        except OSError as error:
+            raise Unavailable(error.errno or 1, f"the user namespace's id maps: {error.strerror}") from None
     # Learned before the fork: what the waiter cannot tell its parent once it has become a waiter.
     ready_read, ready_write = os.pipe()
     pid = os.fork()
@@ -190,7 +198,7 @@ def enter(
         _wait_and_exit(pid, ready_read, ready_write)
     os.close(ready_read)
     try:
-        _confine(libc, writable, hide, readable, tmpfs_bytes)
+        _confine(libc, writable, hide, readable, shown, tmpfs_bytes, drop)
     except BaseException as error:  # the waiter says why and exits FAILED: never run unconfined
         os.write(ready_write, f"{error}".encode()[:4000] or b"failed")
         os._exit(FAILED)
@@ -225,15 +233,24 @@ def _wait_and_exit(pid: int, ready_read: int, ready_write: int) -> None:
 
 
 def _confine(
-    libc: ctypes.CDLL, writable: Path, hide: list[Path] | tuple[Path, ...], readable: list[str], tmpfs_bytes: int
+    libc: ctypes.CDLL,
+    writable: Path,
+    hide: list[Path] | tuple[Path, ...],
+    readable: list[str],
+    shown: dict[str, bytes],
+    tmpfs_bytes: int,
+    drop: bool,
 ) -> None:
     """In the first process of the new PID namespace: die with the waiter, then make a new root that holds only
-    ``readable`` (read-only), an empty /tmp, HOME and /run, the work folder and /dev/shm on one tmpfs of
-    ``tmpfs_bytes``, a few device files and a /proc of this namespace; then leave the host's root for it."""
+    ``readable`` (read-only), copies of the ``shown`` files, an empty /tmp, HOME and /run, the work folder and
+    /dev/shm on one tmpfs of ``tmpfs_bytes``, a few device files and a /proc of this namespace; then leave the
+    host's root for it and, where ``drop``, become UNPRIVILEGED."""
+    global _TASKS_CAPPED
     _check(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "prctl(PR_SET_PDEATHSIG)")
     _new_session_keyring(libc)
+    os.umask(0o022)  # the skeleton's folders must be searchable by UNPRIVILEGED
     # Counted per user in this user namespace: this sandbox's tasks only. The kernel does not apply it to root,
-    # which the cgroup (_join_task_cgroup) caps where it could be made.
+    # hence UNPRIVILEGED below.
     hard = resource.getrlimit(resource.RLIMIT_NPROC)[1]
     cap = MAX_TASKS if hard == resource.RLIM_INFINITY else min(MAX_TASKS, hard)
     resource.setrlimit(resource.RLIMIT_NPROC, (cap, cap))
@@ -249,6 +266,14 @@ def _confine(
     for path in DEVICES:
         if os.path.exists(path):
             _place(libc, root, path, path, MS_NOSUID | MS_NOEXEC)
+    for path, data in shown.items():  # a copy: the graded file need not be readable by UNPRIVILEGED on the host
+        os.makedirs(os.path.dirname(root + path), exist_ok=True)
+        with open(root + path, "wb") as handle:
+            handle.write(data)
+        os.chmod(root + path, 0o444)
+    if drop:
+        for folder in (scratch, os.path.join(scratch, "shm")):
+            os.chown(folder, UNPRIVILEGED, UNPRIVILEGED)
     _place(libc, root, scratch, work, MS_NOSUID | MS_NODEV, writable=True)
     _place(libc, root, os.path.join(scratch, "shm"), "/dev/shm", MS_NOSUID | MS_NODEV | MS_NOEXEC, writable=True)
     for folder in ("/tmp", "/run", "/proc", os.environ.get("HOME") or "/tmp"):
@@ -273,7 +298,8 @@ def _confine(
     for path in hide:  # whatever of them a shown folder still holds (the hidden cases are never shown)
         if os.path.lexists(path):
             _cover(libc, str(path), covered)
-    _drop_capabilities(libc)
+    _drop_capabilities(libc, UNPRIVILEGED if drop else None)
+    _TASKS_CAPPED = drop or os.getuid() != 0
     os.chdir(work)
 
 
@@ -347,79 +373,49 @@ def _pivot(libc: ctypes.CDLL, root: str) -> None:
     os.chdir("/")
 
 
-def _task_cgroup_folder(pid: int) -> Path | None:
-    """Where this process's pids cgroup gets its child for the sandbox started by ``pid``: cgroup v1's pids
-    hierarchy, or v2's unified one; None where there is no pids controller."""
-    try:
-        lines = Path("/proc/self/cgroup").read_text().splitlines()
-    except OSError:
-        return None
-    for line in lines:
-        _, controllers, path = line.split(":", 2)
-        if "pids" in controllers.split(","):
-            return Path("/sys/fs/cgroup/pids") / path.lstrip("/") / f"{CGROUP_PREFIX}{pid}"
-    for line in lines:
-        if line.startswith("0::"):
-            return Path("/sys/fs/cgroup") / line[3:].lstrip("/") / f"{CGROUP_PREFIX}{pid}"
-    return None
+def _map_ids_from_outside(root_too: bool) -> tuple[int, int]:
+    """Start a helper, outside the user namespace this process is about to make, that writes its id maps: the
+    kernel lets only a writer with CAP_SETUID in the parent namespace map more than one id. Returns the pipe end
+    that tells it to go and its pid (see _finish_id_maps)."""
+    go_read, go_write = os.pipe()
+    target = os.getpid()
+    helper = os.fork()
+    if helper == 0:
+        code = 1
+        try:
+            os.close(go_write)
+            if os.read(go_read, 1) == b"1":
+                mapped = f"0 0 1\n{UNPRIVILEGED} {UNPRIVILEGED} 1\n" if root_too else ""
+                _write(f"/proc/{target}/uid_map", mapped)
+                _write(f"/proc/{target}/gid_map", mapped)
+                code = 0
+        except BaseException:
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(go_read)
+    return go_write, helper
 
 
-def _make_task_cgroup(folder: Path) -> str:
-    """Make ``folder`` a pids cgroup holding at most MAX_TASKS: "" when it is, else why not (nothing left made)."""
-    try:
-        folder.mkdir()
-    except OSError as error:
-        return f"no pids cgroup can be made in {folder.parent} ({error.strerror})"
-    try:
-        if not (folder / "pids.max").exists():  # v2: the parent must hand the controller down
-            (folder.parent / "cgroup.subtree_control").write_text("+pids")
-        (folder / "pids.max").write_text(str(MAX_TASKS))
-        return ""
-    except OSError as error:
-        with contextlib.suppress(OSError):
-            folder.rmdir()
-        return f"{folder.parent} does not hand the pids controller down ({error.strerror})"
+def _finish_id_maps(go: int, helper: int, unshared: bool) -> bool:
+    """Tell the helper to write the maps (``unshared``) or to leave; True when it wrote them."""
+    with contextlib.suppress(OSError):
+        os.write(go, b"1" if unshared else b"0")
+    os.close(go)
+    while True:
+        try:
+            _, status = os.waitpid(helper, 0)
+            break
+        except InterruptedError:
+            continue
+    return unshared and os.waitstatus_to_exitcode(status) == 0
 
 
 def task_cap() -> str:
-    """ "" where a sandbox made here holds at most MAX_TASKS, else why not: RLIMIT_NPROC binds every user but root;
-    for root, a pids cgroup must be possible below this process's own (a trial one is made and removed)."""
-    if os.getuid() != 0:
-        return ""
-    folder = _task_cgroup_folder(os.getpid())
-    if folder is None:
-        return "root, and no pids cgroup controller here"
-    problem = _make_task_cgroup(folder)
-    with contextlib.suppress(OSError):
-        folder.rmdir()
-    return f"root, and {problem}" if problem else ""
-
-
-def _join_task_cgroup() -> None:
-    """Move this process into a new pids cgroup that holds at most MAX_TASKS, where this user may make one (root,
-    or a delegated cgroup); elsewhere RLIMIT_NPROC alone caps the sandbox. remove_task_cgroup(pid) removes it."""
-    folder = _task_cgroup_folder(os.getpid())
-    if folder is None or _make_task_cgroup(folder):
-        return
-    try:
-        (folder / "cgroup.procs").write_text(str(os.getpid()))
-    except OSError:
-        with contextlib.suppress(OSError):
-            folder.rmdir()
-
-
-def remove_task_cgroup(pid: int) -> None:
-    """The cgroup of the sandbox started by process ``pid``, once every process in it is gone, and any other one
-    whose starter is gone (a launcher run by hand or killed leaves its cgroup behind: its waiter, inside the
-    sandbox's root, cannot reach /sys to remove it)."""
-    folder = _task_cgroup_folder(pid)
-    if folder is None or not folder.parent.is_dir():
-        return
-    for found in folder.parent.glob(f"{CGROUP_PREFIX}*"):
-        starter = found.name.removeprefix(CGROUP_PREFIX)
-        if found == folder or (starter.isdigit() and not os.path.exists(f"/proc/{starter}")):
-            with contextlib.suppress(OSError):
-                found.rmdir()
+    """ "" where a sandbox made here holds at most MAX_TASKS (RLIMIT_NPROC, which the kernel applies to every user
+    but root: root's sandbox runs as UNPRIVILEGED), else why not. Asked of the trial sandbox (available())."""
+    available()
+    return _TASK_CAP_PROBLEM
 
 
 def _new_session_keyring(libc: ctypes.CDLL) -> None:
@@ -446,11 +442,21 @@ def _cover(libc: ctypes.CDLL, path: str, covered: list[str]) -> None:
     covered.append(path)
 
 
-def _drop_capabilities(libc: ctypes.CDLL) -> None:
-    """No capability now or after an exec: nothing inside can remount, unhide or leave."""
+def _drop_capabilities(libc: ctypes.CDLL, become: int | None) -> None:
+    """No capability now or after an exec: nothing inside can remount, unhide or leave. ``become``: the user and
+    group id to take on (root's sandbox), with no supplementary group."""
     _check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")
     for capability in range(64):  # past the kernel's last capability prctl says EINVAL: harmless
         libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0)
+    if become is not None:
+        os.setgroups([])
+        os.setresgid(become, become, become)
+        waiter = os.getppid()
+        os.setresuid(become, become, become)  # from 0 to another id: the kernel clears every capability set
+        # ... and the parent-death signal, which must outlive this: armed again, then the waiter asked after
+        _check(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "prctl(PR_SET_PDEATHSIG) as another id")
+        if os.getppid() != waiter:
+            os._exit(FAILED)
 
     class Header(ctypes.Structure):
         _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
@@ -465,6 +471,9 @@ def _drop_capabilities(libc: ctypes.CDLL) -> None:
 # ---------------------------------------------------------------------------------- policy
 
 _AVAILABLE: str | None = None  # "" when namespaces work here, else why not (asked once per process)
+_TASK_CAP_PROBLEM = ""  # not empty: the trial sandbox could not cap its tasks, and why
+_TASKS_CAPPED = False  # set inside a sandbox: it holds at most MAX_TASKS tasks
+NOT_CAPPED = 4  # the trial sandbox's exit status when it is confined but its tasks are not capped
 
 
 def available() -> str:
@@ -491,7 +500,7 @@ def _probe() -> str:
             except Unavailable as error:
                 os.write(write_end, str(error).encode()[:2000])
                 os._exit(1)
-            code = 0  # confined: nothing to report
+            code = 0 if _TASKS_CAPPED else NOT_CAPPED  # confined: nothing else to report
         finally:
             os._exit(code)
     os.close(write_end)
@@ -502,7 +511,10 @@ def _probe() -> str:
     _, status = os.waitpid(pid, 0)
     with contextlib.suppress(OSError):
         os.rmdir(folder)
-    remove_task_cgroup(pid)
+    global _TASK_CAP_PROBLEM
+    if os.waitstatus_to_exitcode(status) == NOT_CAPPED:
+        _TASK_CAP_PROBLEM = f"root, and the user namespace could not map the id {UNPRIVILEGED} to run as"
+        return ""
     if os.waitstatus_to_exitcode(status) == 0:
         return ""
     return problem.decode(errors="replace") or f"the trial sandbox ended with status {status}"

@@ -304,7 +304,6 @@ class Tracer:
     def stop(self) -> None:
         """Kill the tracer, everything it started, and every orphan it left to this process."""
         if self.process is not None:
-            pid = self.process.pid
             reaper.kill_group(self.process.pid)
             self.process.kill()
             try:
@@ -316,7 +315,6 @@ class Tracer:
             except OSError:
                 pass
             reaper.kill_strays()
-            sandbox.remove_task_cgroup(pid)
         if self.reply_fd >= 0:
             os.close(self.reply_fd)
         if self.output is not None:
