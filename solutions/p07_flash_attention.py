@@ -134,7 +134,8 @@ def torch_attention(Q, K, V):
 # - start the row max at -inf (`T.fill(row_max, -T.infinity(T.float32))`), and clear S before each
 #   tile's products (`T.clear(S)`: they add into it);
 # - keep the products, the output accumulator and the row sums in fp32 (`T.cast` each fp16 factor);
-# - fold `log2(e) / sqrt(D)` into one Python float and use `T.exp2`.
+# - fold `log2(e) / sqrt(D)` into one Python float and use `T.exp2`. Inside the `T.Kernel` body the
+#   sizes from `T.const` are Python ints, so `math.sqrt(D)` and `math.log2(math.e)` work there.
 
 
 # %% attention_two_pass
@@ -311,8 +312,21 @@ def puzzle() -> Puzzle:
             Case("few_keys_50x37", {"M": 50, "N": 37, "D": 64}, small, seed=seed + 3, simulate=True),
             Case("long_keys_127x4099", {"M": 127, "N": 4099, "D": 64}, small, seed=seed + 4),
             # rectangular tiles, M != N != D, a tail in M and N, five key tiles: a key offset stepped
-            # by BLOCK_M instead of BLOCK_N, or a max not carried from tile to tile, fails here
+            # by BLOCK_M instead of BLOCK_N, a max restarted at -inf on every tile, or an accumulator
+            # or a sum not rescaled fails here
             Case("rect_40x70x32", {"M": 40, "N": 70, "D": 32}, rect, seed=seed + 6, simulate=True),
+            # large logits (Q x 100: scores / sqrt(D) of about 100), three key tiles with a tail, two query
+            # tiles: a max that is only the current tile's (T.reduce_max's default clear=True) gives the
+            # same numbers on ordinary scores, since softmax allows any value subtracted, and overflows
+            # here, where an earlier tile's scores lie far above a later tile's max
+            Case(
+                "large_logits_70x150",
+                {"M": 70, "N": 150, "D": 64},
+                small,
+                seed=seed + 7,
+                simulate=True,
+                scales={"Q": 100.0},
+            ),
             Case("large_16384x4096", {"M": 16384, "N": 4096, "D": 64}, large, seed=seed + 5, bench=True),
         )
 

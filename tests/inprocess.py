@@ -14,6 +14,7 @@ from pathlib import Path
 from grader.devices import Device
 from grader.discover import course_root, load_module, load_puzzle, puzzle_files
 from grader.outcome import CaseResult
+from grader.pipeline.across import Graded, add_pattern
 from grader.pipeline.build import COMPILE_ONLY_TARGET, BuildFailed, NotImplementedYet
 from grader.pipeline.context import Build, Context
 from grader.pipeline.grade import grade_case
@@ -43,6 +44,7 @@ def grade_simulated(
     kernel = puzzle.kernel(kernel_name)
     chosen = [c for c in kernel.cases if (c.name in cases if cases else c.simulate)]
     results = []
+    earlier: list[Graded] = []
     for case in chosen:
         compiled: Future = Future()
         tir = None
@@ -52,5 +54,8 @@ def grade_simulated(
             compiled.set_result(None)  # nothing compiled: the simulator runs the traced TIR
         except (BuildFailed, NotImplementedYet) as error:
             compiled.set_exception(error)
-        results.append(grade_case(ctx, kernel, case, Build(tir, compiled)))
+        graded = Graded(case, tir, grade_case(ctx, kernel, case, Build(tir, compiled)))
+        add_pattern(graded, earlier)  # as the judge does: the verdicts before it may name the cause
+        earlier.append(graded)
+        results.append(graded.result)
     return results

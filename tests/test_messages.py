@@ -656,7 +656,7 @@ def test_notebook_verdict_lines_wrap_between_words_within_the_width():
 
 def test_the_closing_lines_never_claim_a_case_compiled_that_did_not(grade, tmp_path):
     path = learner_copy(tmp_path, "02", [("    C[i] = A[i] + B[i]", "    C[i] = T.pow(A[i], B[i])")])
-    run = grade("02", "--file", str(path), "-k", "add", "--case", "tail_1000")
+    run = grade("02", "--file", str(path), "-k", "add,add_fragments", "--case", "tail_1000")
     assert run.statuses() == {"add[tail_1000]": "error", "add_fragments[tail_1000]": "passed"}
     assert "every case was compiled" not in run.out and "so TileLang accepts it" not in run.out
     assert "add_fragments: 0 case(s) on a GPU, 1 simulated on the CPU, 0 only compiled" in run.out
@@ -729,3 +729,144 @@ def test_a_python_list_indexed_by_a_kernel_value_says_why():
         "a Python list is indexed by a kernel value (FloorMod), which is known only when the kernel runs"
     )
     assert "T.alloc_local" in failed.hint and "range() over a block parameter" in failed.hint
+
+
+# ------------------------------------------------------------------ issue 37: sentences that point at the bug
+
+
+def wrong_file(puzzle: str, name: str) -> Path:
+    from tests.conftest import ROOT
+
+    return ROOT / "tests" / "wrong" / f"p{puzzle}" / f"{name}.py"
+
+
+def test_a_missing_relu_is_read_from_the_values():
+    # mul_relu without the ReLU: the wrong elements are exactly those expected 0, holding the negative product
+    from grader.i18n import tr
+
+    g = torch.Generator().manual_seed(3)
+    a, b = torch.randn(1000, generator=g, dtype=torch.float64), torch.randn(1000, generator=g, dtype=torch.float64)
+    want = (a * b).clamp_min(0)
+    hint = compare("C", (a * b).to(torch.float16), want, FP16, tile=(256,)).hint
+    assert hint.startswith("Every wrong element of C should be 0 and holds a negative value instead")
+    assert "T.max(x, 0)" in hint
+    assert tr(hint, "zh_CN") != hint
+    # the ReLU taken of each factor: the wrong ones hold 0 where a positive product was expected
+    cut = compare("C", (a.clamp_min(0) * b.clamp_min(0)).to(torch.float16), want, FP16).hint
+    assert cut.startswith("Every wrong element of C holds 0 where a value past it was expected")
+    # T.min for T.max: every value on both sides of 0 is wrong
+    assert "Use T.max(x, 0), not T.min" in compare("C", (a * b).clamp_max(0).to(torch.float16), want, FP16).hint
+    # a clamp at another bound is named with it
+    assert "T.max(x, -0.5)" in compare("C", (a * b).to(torch.float16), (a * b).clamp_min(-0.5), FP16).hint
+    # wrong values with no clamp in them get no clamp sentence
+    other = (a * b).clone()
+    other[::7] += 3
+    assert "clamp" not in compare("C", other.to(torch.float16), a * b, FP16).hint
+
+
+def test_a_missing_relu_is_named_on_a_graded_kernel():
+    from tests.inprocess import grade_simulated
+
+    (result, *_) = grade_simulated("02", wrong_file("02", "mul_relu_no_relu"), "mul_relu")
+    assert result.status == "failed"
+    assert result.hint.startswith("Every wrong element of C should be 0 and holds a negative value instead")
+    assert "tile offsets" not in result.hint
+    (inputs, *_) = grade_simulated("02", wrong_file("02", "mul_relu_on_inputs"), "mul_relu")
+    assert inputs.hint.startswith("Every wrong element of C holds 0 where a value past it was expected")
+
+
+def test_a_flash_attention_without_rescale_is_named_from_its_cases():
+    # few_keys_50x37 (one key tile) passes; rect_40x70x32 (five) fails: the sentence names the carry between tiles
+    from tests.inprocess import grade_simulated
+
+    results = grade_simulated(
+        "07", wrong_file("07", "flash_no_accumulator_rescale"), "flash_attention", ["few_keys_50x37", "rect_40x70x32"]
+    )
+    one, several = results
+    assert (one.status, several.status) == ("passed", "failed")
+    assert several.hint.startswith(
+        "The case(s) where the T.serial loop over `j` runs one step pass (few_keys_50x37) and this one, where it "
+        "runs 5, fails: what one tile hands to the next is wrong."
+    )
+    assert "exp2((m_old - m_new) * scale)" in several.hint and "tile offsets" not in several.hint
+    # alone, the failing case shows no pattern: no claim about the one-tile case
+    path = wrong_file("07", "flash_no_accumulator_rescale")
+    (alone,) = grade_simulated("07", path, "flash_attention", ["rect_40x70x32"])
+    assert "runs one step pass" not in alone.hint
+
+
+def test_a_running_max_of_one_tile_fails_only_with_large_logits_and_says_so():
+    from grader.i18n import tr
+    from tests.inprocess import grade_simulated
+
+    results = grade_simulated("07", wrong_file("07", "flash_max_of_tile_only"), "flash_attention")
+    statuses = {r.case: r.status for r in results}
+    assert statuses == {"few_keys_50x37": "passed", "rect_40x70x32": "passed", "large_logits_70x150": "failed"}
+    large = results[-1]
+    assert large.hint.startswith(
+        "Only this case, whose inputs are large (Q x 100), fails, and the cases with ordinary inputs pass "
+        "(few_keys_50x37, rect_40x70x32): a value overflows float32 on the way"
+    )
+    assert "never written" not in large.hint  # the NaN came from inf - inf, not from a missing store
+    assert tr(large.hint, "zh_CN") != large.hint
+    # the two-pass kernel's pass 1 keeping the last tile's max: its TIR cause stays the hint, the pattern is added
+    two = grade_simulated("07", wrong_file("07", "two_pass_max_of_last_tile"), "attention_two_pass")[-1]
+    assert two.status == "failed"
+    assert two.hint.startswith("the likely cause: T.reduce_max into `row_max` inside the T.serial loop over `j`")
+    assert any(d.startswith("also: Only this case, whose inputs are large (Q x 100), fails") for d in two.details)
+
+
+P_IN_A_FRAGMENT = [  # flash_attention's P in a fragment: each thread then needs P[i, c] for every key c
+    ("def flash_attention(", "def flash_attention("),
+    ("P = T.alloc_shared(", "P = T.alloc_fragment("),
+]
+
+
+def test_a_fragment_read_across_threads_is_found_in_the_tir(tmp_path):
+    from grader.pipeline.build import foreign_fragment_reads
+    from tests.conftest import ROOT
+
+    path = learner_copy(tmp_path, "07", P_IN_A_FRAGMENT)
+    (read,) = foreign_fragment_reads(traced_tir(path, "07", "flash_attention", "few_keys_50x37"), path)
+    assert (read.buffer, read.access, read.index, read.loop) == ("P", "P[i, c]", "c", "(i, d)")
+    assert "acc[i, d] += P[i, c]" in path.read_text().splitlines()[read.line - 1]
+    solution = ROOT / "solutions" / "p07_flash_attention.py"
+    assert foreign_fragment_reads(traced_tir(solution, "07", "flash_attention", "few_keys_50x37"), solution) == []
+
+
+def test_p_kept_in_a_fragment_names_the_layout_failure_end_to_end(grade, tmp_path):
+    path = learner_copy(tmp_path, "07", P_IN_A_FRAGMENT)
+    run = grade("07", "--file", str(path), "-k", "flash_attention", "--exact", "--case", "few_keys_50x37")
+    (result,) = run.results("flash_attention")
+    assert result["status"] == "error"
+    lines = path.read_text().splitlines()
+    start = next(n for n, text in enumerate(lines, 1) if text.startswith("def flash_attention("))
+    line = next(n for n, text in enumerate(lines, 1) if n > start and "acc[i, d] += P[i, c]" in text)
+    assert result["message"].startswith(
+        "TileLang cannot lay out the fragment `P` over the threads: the T.Parallel loop over (i, d) reads `P[i, c]`"
+    )
+    assert f"(mine.py:{line})" in result["message"]
+    assert "CanProveEqual" not in result["message"]
+    assert "T.alloc_shared" in result["hint"]
+
+
+CORNER_COPY = ("T.copy(W[by * BLOCK_O : (by + 1) * BLOCK_O, c, 0:K], taps)", "T.copy(W[by * BLOCK_O, c, 0], taps)")
+
+
+def test_a_tile_copied_from_its_first_element_is_named():
+    from grader.pipeline.checks import corner_copies
+    from tests.conftest import ROOT
+    from tests.inprocess import grade_simulated
+
+    path = wrong_file("09", "channels_weights_by_corner")
+    assert CORNER_COPY[1] in path.read_text()
+    (result, *_) = grade_simulated("09", path, "conv1d_channels")
+    assert result.status == "failed"
+    assert result.hint == (
+        "the likely cause: T.copy(W[by * 32, c, 0], taps) gives the tile of W by its first element only: TileLang "
+        "then fits the 32x3 tile `taps` to the last 2 axes of W (axes 1, 2), so it does not run along axis 0, where "
+        "`by * 32` steps in tiles of 32. Write the slices out, one per axis of W: W[by * 32 : by * 32 + 32, c, 0:3]"
+    )
+    # the course's kernel slices W out; its X[c, t0] into a 1-D window is a corner too, stepping by 1: not named
+    solution = ROOT / "solutions" / "p09_conv1d.py"
+    assert corner_copies(traced_tir(solution, "09", "conv1d_channels", "small_4to8_256_k3")) == []

@@ -168,12 +168,129 @@ def _cuda_type(match: re.Match, source: Path) -> str:
     return next((f"{source.name}:{n}" for n, text in enumerate(lines, 1) if pattern.search(text)), "")
 
 
+def _in_learners_file(node: Any, source: Path) -> int:
+    """The line of the learner's file a TIR statement was written on, or 0 (no span, or another file's)."""
+    from tilelang.ir import get_stmt_span
+
+    span = get_stmt_span(node)
+    if span is None or span.source_name is None:
+        return 0
+    name = Path(str(span.source_name.name))
+    try:
+        same = name.resolve() == source.resolve() or name.name == source.name
+    except OSError:
+        same = False
+    return int(span.line) if same else 0
+
+
+@dataclass(frozen=True)
+class ForeignRead:
+    """A fragment read inside a T.Parallel loop at an element another thread holds."""
+
+    buffer: str
+    access: str  # "P[i, c]"
+    index: str  # "c": the index that is none of the parallel loop's variables
+    loop: str  # "(i, d)": the parallel loop's variables
+    line: int  # in the learner's file, 0 when unknown
+
+
+def foreign_fragment_reads(tir: Any, source: Path) -> list[ForeignRead]:
+    """Fragment reads inside a T.Parallel loop whose index along some axis uses none of that loop's
+    variables but a variable of a loop outside it (``acc[i, d] += P[i, c] * ...`` in ``T.Parallel(BLOCK_M, D)``
+    under ``for c in T.serial(BLOCK_N)``): each iteration of the parallel loop runs on the thread that owns
+    its elements, and the element it reads there belongs to another thread, so TileLang cannot lay the
+    fragment out. In program order."""
+    from tilelang import tvm
+
+    found: list[ForeignRead] = []
+
+    def scan(node: Any, parallel: list[Any], line: int) -> None:
+        if isinstance(node, tvm.tirx.For) and node.kind == tvm.tirx.ForKind.PARALLEL:
+            line = _in_learners_file(node, source) or line
+            scan(node.body, parallel + [node.loop_var], line)
+            return
+        if isinstance(node, tvm.tirx.For):
+            scan(node.body, [], _in_learners_file(node, source) or line)
+            return
+        if isinstance(node, tvm.tirx.BufferStore) and parallel:
+            here = _in_learners_file(node, source) or line
+            names = set(parallel)
+
+            def load(expr: Any) -> None:
+                if not isinstance(expr, tvm.tirx.BufferLoad) or str(expr.buffer.scope()) != "local.fragment":
+                    return
+                for index in expr.indices:
+                    used = set(tvm.tirx.analysis.undefined_vars(index))
+                    if used and not used & names:
+                        indices = ", ".join(str(i) for i in expr.indices)
+                        loop = "(" + ", ".join(v.name for v in parallel) + ")"
+                        read = ForeignRead(expr.buffer.name, f"{expr.buffer.name}[{indices}]", str(index), loop, here)
+                        found.append(read)
+                        return
+
+            tvm.tirx.stmt_functor.post_order_visit(node.value, load)
+            return
+        for child in _children(node):
+            scan(child, parallel, line)
+
+    scan(tir.body, [], 0)
+    return found
+
+
+def _children(node: Any) -> list[Any]:
+    """The statements directly under ``node`` (a sequence's, a block's, an if's branches, a let's body)."""
+    from tilelang import tvm
+
+    tirx = tvm.tirx
+    if isinstance(node, tirx.SeqStmt):
+        return list(node.seq)
+    if isinstance(node, tirx.IfThenElse):
+        return [node.then_case] + ([node.else_case] if node.else_case is not None else [])
+    if isinstance(node, tirx.SBlockRealize):
+        return [node.block]
+    if isinstance(node, tirx.SBlock):
+        return [node.init, node.body] if node.init is not None else [node.body]
+    body = getattr(node, "body", None)
+    return [body] if isinstance(body, tirx.Stmt) else []
+
+
+LAYOUT_FAILURES = ("CanProveEqual(abs(source->scale), 1)", "LayoutInference", "InferLayout")
+
+
+def _layout_failure(text: str, trace: str, source: Path, tir: Any) -> BuildFailed:
+    """TileLang's layout inference gave up: name the fragment read that made it, with its line."""
+    reads = foreign_fragment_reads(tir, source) if tir is not None else []
+    if reads:
+        read = reads[0]
+        summary = (
+            f"TileLang cannot lay out the fragment `{read.buffer}` over the threads: the T.Parallel loop over "
+            f"{read.loop} reads `{read.access}`, whose index `{read.index}` is none of that loop's variables, so "
+            f"each iteration needs elements of `{read.buffer}` that other threads hold"
+        )
+        where = f"{source.name}:{read.line}" if read.line else ""
+        hint = (
+            "A fragment's element lives in the registers of the one thread that owns it, and only the T.Parallel "
+            f"iteration at that element can read it. A tile that every thread reads across, as `{read.buffer}` is "
+            f"here, belongs in shared memory: allocate it with T.alloc_shared and fill it with T.copy (TileLang "
+            "puts the barrier in)."
+        )
+        return BuildFailed(summary, where, trace, hint)
+    summary = "TileLang's layout inference failed: it could not decide which thread holds each element of a fragment"
+    hint = (
+        "Use each fragment (T.alloc_fragment) only at the elements its T.Parallel iteration owns: index it by the "
+        "parallel loop's own variables, the same way everywhere; a tile that threads read across (a serial "
+        "loop's index, a neighbour's element) belongs in shared memory (T.alloc_shared)."
+    )
+    return BuildFailed(summary, "", trace, hint)
+
+
 def explain(
-    error: BaseException, source: Path, signature: Signature | None = None, function_end: int = 0
+    error: BaseException, source: Path, signature: Signature | None = None, function_end: int = 0, tir: Any = None
 ) -> BuildFailed:
     """The learner-facing BuildFailed for an exception raised while tracing or compiling a kernel:
     one sentence, the learner's file:line, and what to try for the failures newcomers meet.
-    ``function_end`` is the last line of the kernel's function, where a missing ``return`` belongs."""
+    ``function_end`` is the last line of the kernel's function, where a missing ``return`` belongs;
+    ``tir``, the admitted TIR being compiled, where the failure is read from the program."""
     trace = traceback.format_exc()
     where = learner_location(error, source) or tvm_location(error)
     summary, hint = summarize(error), ""
@@ -183,6 +300,8 @@ def explain(
         return BuildFailed(argument, "", trace)
     if nvcc_errors(text):
         return _nvcc_failure(text, trace, where, signature)
+    if LAYOUT_FAILURES[0] in text or ("Check failed" in text and any(name in trace for name in LAYOUT_FAILURES[1:])):
+        return _layout_failure(text, trace, source, tir)
     if "Infinite while loop detected" in text:
         summary = (
             "a `while` loop whose condition is always true (`while True`) would never end, and TileLang refuses it"
@@ -358,7 +477,7 @@ def compile_tir(
         message = str(error)
         if "CUDA installation" in message or "nvcc" in message.lower() and "not found" in message.lower():
             raise BuildFailed(NVCC_HELP, "", traceback.format_exc()) from error
-        raise explain(error, source, Signature.of(kernel) if kernel else None) from error
+        raise explain(error, source, Signature.of(kernel) if kernel else None, tir=tir) from error
 
 
 def function_end(function: Any) -> int:

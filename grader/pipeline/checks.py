@@ -370,3 +370,101 @@ def reduce_restarts(tir: Any) -> list[str]:
 
     tvm.tirx.stmt_functor.post_order_visit(tir.body, visit_loop)
     return list(dict.fromkeys(problems))
+
+
+# ------------------------------------------------------------------ a tile copied from its first element
+
+
+def _region(arg: Any) -> tuple[Any, list[Any], list[int]] | None:
+    """(buffer, start indices, extents) of a tile op's ``tl.region`` argument; extents padded with 1 on the
+    left to the buffer's rank (TileLang fits a tile given by its first element to the buffer's last axes)."""
+    from tilelang import tvm
+
+    if not (isinstance(arg, tvm.tirx.Call) and getattr(arg.op, "name", "") == "tl.region" and arg.args):
+        return None
+    load = arg.args[0]
+    if not isinstance(load, tvm.tirx.BufferLoad):
+        return None
+    extents = [_const(e) for e in arg.args[2:]]
+    if any(e is None for e in extents):
+        return None
+    return load.buffer, list(load.indices), [1] * (len(load.indices) - len(extents)) + extents
+
+
+def corner_copies(tir: Any) -> list[str]:
+    """A sentence for each T.copy between a global tensor and a tile of fewer dimensions given by its first
+    element only (``T.copy(W[o0, c, 0], w)`` with W 3-D and w 2-D): TileLang fits the tile to the tensor's
+    LAST axes, so where the learner's index on a skipped axis steps in tiles of the tile's own extent
+    (``by * BLOCK_O`` beside a BLOCK_O x K tile), the copy reads along another axis than the one meant.
+    A skipped axis indexed by a step of 1 (a channel ``c`` of a serial loop, as ``X[c, t0]`` into a 1-D
+    window) is the usual, right use and is not named."""
+    from tilelang import tvm
+
+    loops = _loops(tir)
+    problems: list[str] = []
+
+    def visit(node: Any) -> None:
+        if not (isinstance(node, tvm.tirx.Call) and getattr(node.op, "name", "") == "tl.tileop.copy"):
+            return
+        if len(node.args) < 2:
+            return
+        src, dst = _region(node.args[0]), _region(node.args[1])
+        if src is None or dst is None:
+            return
+        for tensor, tile in ((src, dst), (dst, src)):
+            buffer, indices, extents = tensor
+            tile_buffer = tile[0]
+            if str(buffer.scope()) != "global" or str(tile_buffer.scope()) == "global":
+                continue
+            rank = len(tile_buffer.shape)
+            skipped = len(indices) - rank
+            tile_shape = [_const(s) for s in tile_buffer.shape]
+            if skipped <= 0 or extents[:skipped] != [1] * skipped or tile_shape[0] in (None, 1):
+                continue  # sliced out (the region's extents are the learner's), or a tile of one row
+            for axis in range(skipped):
+                index = indices[axis]
+                for loop in loops:
+                    coefficients = tvm.arith.detect_linear_equation(index, [loop.var])
+                    step = _const(coefficients[0]) if len(coefficients) == 2 else None
+                    if step is None or step <= 1 or step not in tile_shape:
+                        continue
+                    size = "x".join(str(s) for s in tile_shape)
+                    axes = ", ".join(str(a) for a in range(skipped, len(indices)))
+                    corner = f"{buffer.name}[{', '.join(str(i) for i in indices)}]"
+                    call = (
+                        f"T.copy({corner}, {tile_buffer.name})"
+                        if tensor is src
+                        else (f"T.copy({tile_buffer.name}, {corner})")
+                    )
+                    meant = _slices(indices, axis, step, [int(e) for e in tile_shape if e is not None])
+                    problems.append(
+                        f"{call} gives the tile of {buffer.name} by its first element only: TileLang then fits the "
+                        f"{size} tile `{tile_buffer.name}` to the last {rank} axes of {buffer.name} (axes {axes}), so "
+                        f"it does not run along axis {axis}, where `{index}` steps in tiles of {step}. Write the "
+                        f"slices out, one per axis of {buffer.name}: {buffer.name}[{meant}]"
+                    )
+                    return
+
+    tvm.tirx.stmt_functor.post_order_visit(tir.body, visit)
+    return list(dict.fromkeys(problems))
+
+
+def _slices(indices: list[Any], axis: int, step: int, tile_shape: list[int]) -> str:
+    """The region the learner most likely meant, written with slices: the tile's extent ``step`` along
+    ``axis``, its other extents along the last axes, one index elsewhere (``by * 32:by * 32 + 32, c, 0:3``)."""
+    rest = list(tile_shape)
+    rest.remove(step)
+    extents = [1] * len(indices)
+    extents[axis] = step
+    for offset, extent in enumerate(reversed(rest)):
+        extents[len(indices) - 1 - offset] = extent
+    parts = []
+    for index, extent in zip(indices, extents):
+        start = _const(index)
+        if extent == 1:
+            parts.append(str(index))
+        elif start is not None:
+            parts.append(f"{start}:{start + extent}")
+        else:
+            parts.append(f"{index} : {index} + {extent}")
+    return ", ".join(parts)

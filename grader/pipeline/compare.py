@@ -117,7 +117,61 @@ def compare(
     else:
         result.unwritten_end = _unwritten_end(bad, nan)
         result.hint = _hint(name, actual.dtype, result, tile, tiles.only_tail if tiles else False)
+        if not result.never_written and not result.infinite and not (tiles and tiles.only_tail):
+            result.hint = _clamp_hint(name, got, want, bad) or result.hint
     return result
+
+
+CLAMP_MIN_WRONG = 4  # fewer wrong elements than this say too little to name a clamp
+
+
+def _clamp_hint(name: str, got: torch.Tensor, want: torch.Tensor, bad: torch.Tensor) -> str:
+    """A sentence when the wrong elements are exactly a clamp's, read from the values. With b the smallest
+    expected value (a ReLU's 0; or the largest, for a clamp from above): every wrong element expected at b
+    holds a value past it, the unclamped one (the clamp is missing); or every wrong one holds b where a
+    value inside the range was expected (a clamp applied to an input or a partial result); or both at
+    once (T.min where T.max belongs). "" when the pattern does not hold."""
+    if int(bad.sum().item()) < CLAMP_MIN_WRONG:
+        return ""
+    expected, actual = want[bad], got[bad]
+    for low in (True, False):
+        bound = (want.min() if low else want.max()).item()
+        beyond = actual < bound if low else actual > bound
+        inside = expected > bound if low else expected < bound
+        unclamped = (expected == bound) & beyond
+        cut = (actual == bound) & inside
+        b, op, other = _fmt(bound), "T.max" if low else "T.min", "T.min" if low else "T.max"
+        if bool(unclamped.all()) and low and bound == 0:
+            return (
+                f"Every wrong element of {name} should be 0 and holds a negative value instead, while the others "
+                "are right: the negative values were not clamped. Apply the ReLU, T.max(x, 0), to the result "
+                "before storing it."
+            )
+        if bool(unclamped.all()):
+            return (
+                f"Every wrong element of {name} should be {b} and holds a value past it instead, while the others "
+                f"are right: the values past {b} were not clamped. Apply the clamp, {op}(x, {b}), to the result "
+                "before storing it."
+            )
+        if bool(cut.all()):
+            return (
+                f"Every wrong element of {name} holds {b} where a value past it was expected, while the others are "
+                f"right: a clamp at {b} cuts values the result keeps. Clamp the final result once, not an input or a "
+                "partial result (a product of two negatives is positive)."
+            )
+        if bool((unclamped | cut).all()) and bool(unclamped.any()) and bool(cut.any()):
+            kept = ~bad & (want > bound if low else want < bound)  # right, and inside the range
+            if bool((got[kept] == bound).all()):  # every value inside was cut (the right ones are near b): min for max
+                return (
+                    f"The wrong elements of {name} are clamped on the wrong side: those that should be {b} hold the "
+                    f"value past it, and every one past {b} holds {b}. Use {op}(x, {b}), not {other}."
+                )
+            return (
+                f"The wrong elements of {name} are a clamp's: some that should be {b} hold the value past it, some "
+                f"that should be past {b} hold {b}. The clamp is applied to the wrong value (an input or a partial "
+                "result): clamp the final result once, before storing it."
+            )
+    return ""
 
 
 def _unwritten_end(bad: torch.Tensor, nan: torch.Tensor) -> tuple[int, int] | None:

@@ -19,8 +19,8 @@ from typing import Any
 from grader import outcome
 from grader.devices import DEFAULT, Device, Profile
 from grader.outcome import CaseResult
+from grader.pipeline.across import Graded, add_pattern
 from grader.pipeline.admit import Traced, admitted
-from grader.pipeline.bench import bench_with_params, block_parameters
 from grader.pipeline.build import OUT_OF_MEMORY, out_of_memory
 from grader.pipeline.context import Build, Context, result_for
 from grader.pipeline.grade import grade_case
@@ -199,6 +199,7 @@ def _serve(conn: Any, request: JudgeRequest, tracer: Any, guard: Any, started: f
         channel.send(CaseStart(kernel.function, case.name))
         build = builds.get((kernel.function, case.name))
         result = _grade(channel, ctx, kernel, case, build)
+        add_pattern(_graded(case, build, result), [_graded(c, b, r) for k, c, b, r in graded if k is kernel])
         if ctx.profile and build is not None and build.tir is not None and case.bench:
             channel.send(Phase(PROFILING))
             result.profile = _profile(ctx, kernel, case, build)
@@ -223,9 +224,12 @@ def _load(channel: Channel, request: JudgeRequest, started: float) -> tuple[Cont
     except ImportError as error:
         channel.send(Fatal(f"TileLang cannot be imported ({error}): run pip install -e . first"))
         return None
+    import gc
+
     from grader.discover import load_module, load_puzzle
     from grader.pipeline.hidden import with_hidden_cases
 
+    gc.freeze()  # torch's and TileLang's objects live as long as this process: no collection need walk them again
     imported = time.perf_counter()
     try:
         device = pick_device(request.options.device, request.options.arch)
@@ -242,6 +246,8 @@ def _load(channel: Channel, request: JudgeRequest, started: float) -> tuple[Cont
         return None
     learner_params = request.options.block_params()  # the plugin refused any that does not parse
     if learner_params:
+        from grader.pipeline.bench import bench_with_params, block_parameters  # torch: not before the tracer starts
+
         try:
             puzzle = bench_with_params(puzzle, learner_params, block_parameters(spec_module, puzzle))
         except ValueError as error:
@@ -415,6 +421,11 @@ def _trace_and_build(
     return builds
 
 
+def _graded(case: Case, build: Build | None, result: CaseResult) -> Graded:
+    """A graded case as grader.pipeline.across reads it: the case, its TIR, its verdict."""
+    return Graded(case, build.tir if build is not None else None, result)
+
+
 def _grade(channel: Channel, ctx: Context, kernel: Kernel, case: Case, build: Build | None) -> CaseResult:
     """One case's verdict, whatever happens: a grader bug still gives the case one."""
     try:
@@ -472,7 +483,14 @@ def _describe(puzzle: Puzzle) -> dict[str, Any]:
                 "function": k.function,
                 "title": k.title,
                 "cases": [
-                    {"name": c.name, "sizes": dict(c.sizes), "params": dict(c.params), "bench": c.bench}
+                    {
+                        "name": c.name,
+                        "sizes": dict(c.sizes),
+                        "params": dict(c.params),
+                        "bench": c.bench,
+                        "simulate": bool(c.simulate),  # where there is no GPU: simulated, or too large and compiled
+                        "unfit": c.unfit,
+                    }
                     for c in k.cases
                 ],
             }

@@ -1,0 +1,34 @@
+"""conv1d_channels that copies the weight tile by its first element, T.copy(W[by * BLOCK_O, c, 0], taps):
+T.copy fits the BLOCK_O x K tile to the LAST two axes of W (input channels, taps), so it reads the filters of
+one output channel across BLOCK_O input channels instead of one input channel's filters for BLOCK_O outputs."""
+
+KERNEL = "conv1d_channels"
+CAUGHT_BY = "gpu"
+
+import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit
+def conv1d_channels(X, W, BLOCK_O: int, BLOCK_L: int, THREADS: int = 128):
+    C_in, L, C_out, K = T.const("C_in, L, C_out, K")
+    X: T.Tensor((C_in, L), T.float16)
+    W: T.Tensor((C_out, C_in, K), T.float16)
+    Y = T.empty((C_out, L), T.float16)
+
+    with T.Kernel(T.ceildiv(L, BLOCK_L), T.ceildiv(C_out, BLOCK_O), threads=THREADS) as (bx, by):
+        P = (K - 1) // 2
+        t0 = bx * BLOCK_L - P
+        window = T.alloc_shared((BLOCK_L + K - 1,), T.float16)
+        taps = T.alloc_shared((BLOCK_O, K), T.float16)
+        acc = T.alloc_fragment((BLOCK_O, BLOCK_L), T.float32)
+        T.clear(acc)
+        for c in T.serial(C_in):
+            T.copy(X[c, t0 : t0 + BLOCK_L + K - 1], window)
+            T.copy(W[by * BLOCK_O, c, 0], taps)
+            for k in T.serial(K):
+                for o, i in T.Parallel(BLOCK_O, BLOCK_L):
+                    acc[o, i] += T.cast(taps[o, k], T.float32) * T.cast(window[i + k], T.float32)
+        T.copy(acc, Y[by * BLOCK_O, bx * BLOCK_L])
+
+    return Y
