@@ -646,6 +646,8 @@ def matmul_tuned(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int = 3
     B: T.Tensor((K, N), T.float16)
     C = T.empty((M, N), T.float16)
 
+    # T.use_swizzle(panel_size=PANEL) is one statement of the T.Kernel body, after the allocations and before
+    # the K loop: it marks the launch, so that TileLang orders the blocks in panels of PANEL tile rows.
     with T.Kernel(T.ceildiv(N, BLOCK_N), T.ceildiv(M, BLOCK_M), threads=THREADS) as (bx, by):
         # TODO begin: the pipelined GEMM, plus block rasterization and a staged store
         A_tile = T.alloc_shared((BLOCK_M, BLOCK_K), T.float16)
@@ -808,7 +810,8 @@ def matmul_streamk(
     A: T.Tensor((M, K), T.float16)
     B: T.Tensor((K, N), T.float16)
     C = T.empty((M, N), T.float16)
-    # (M, N and K are symbols while TileLang traces: no Python `if` on these, T.max instead of max)
+    # (TileLang first runs the lines outside the T.Kernel bodies with M, N and K as symbols: T.max here,
+    # not max. Inside a kernel body they are ints, and `if`, `and` and `or` work, as in launch 3 below.)
     tiles_m, tiles_n = T.ceildiv(M, BLOCK_M), T.ceildiv(N, BLOCK_N)
     tiles = tiles_m * tiles_n
     chunks = T.ceildiv(T.ceildiv(K, BLOCK_K), CHUNK)  # a tile's K loop, in chunks of CHUNK K steps
@@ -824,6 +827,9 @@ def matmul_streamk(
         T.clear(zeros)
         T.copy(zeros, partial[z, 0, 0])
 
+    # T.atomic_add(dst, value) takes the destination first, the reverse of T.copy(src, dst). With a fragment
+    # as the value, T.atomic_add(partial[t, 0, 0], acc) adds each element of acc, atomically, into the
+    # BLOCK_M x BLOCK_N tile of `partial` that starts at [t, 0, 0].
     with T.Kernel(SMS, threads=THREADS) as pid:  # launch 2: one block per SM
         # TODO begin: the whole tiles of the full waves, then this block's share of the last wave's chunks
         A_tile = T.alloc_shared((BLOCK_M, BLOCK_K), T.float16)

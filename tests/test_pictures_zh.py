@@ -66,3 +66,41 @@ def test_pictures_stay_english_without_a_chinese_font_or_in_english(chinese, mon
     monkeypatch.setattr(pictures, "cjk_font", lambda: "DejaVu Sans")
     words = _words(pictures.pipeline(3, 6))
     assert "copy tiles of step k" in words and not any(CJK.search(w) for w in words)
+
+
+def test_without_a_chinese_font_one_line_says_which_font_to_install(chinese, monkeypatch, capsys):
+    monkeypatch.setattr(pictures, "cjk_font", lambda: None)
+    monkeypatch.setattr(pictures, "_said", set())
+    pictures.tiling(33, 127, 16, 64)
+    pictures.pipeline(3, 6)
+    said = capsys.readouterr().out.splitlines()
+    assert len(said) == 1 and "Noto Sans CJK SC" in said[0] and "fonts-noto-cjk" in said[0], said
+    assert CJK.search(said[0])  # said in the notebook's language: its output cell can draw Chinese
+    monkeypatch.setenv(i18n.ENV, "en")
+    pictures.tiling(33, 127, 16, 64)
+    assert capsys.readouterr().out == ""
+
+
+def test_a_chinese_font_installed_after_matplotlibs_font_cache_is_found(monkeypatch):
+    """matplotlib lists the fonts once and caches the list: a font installed later is found by its file."""
+    from matplotlib import font_manager
+
+    class Manager:
+        ttflist: list = []
+
+        def addfont(self, path):
+            self.ttflist.append(font_manager.FontEntry(fname=path, name="Noto Sans CJK SC"))
+
+    monkeypatch.setattr(font_manager, "fontManager", Manager())
+    monkeypatch.setattr(font_manager, "findSystemFonts", lambda: ["/usr/share/fonts/NotoSansCJK-Regular.ttc"])
+    pictures._installed_cjk_font.cache_clear()
+    try:
+        assert pictures.cjk_font() == "Noto Sans CJK SC"
+    finally:
+        pictures._installed_cjk_font.cache_clear()
+    monkeypatch.setattr(font_manager, "fontManager", type("Empty", (), {"ttflist": []})())
+    monkeypatch.setattr(font_manager, "findSystemFonts", lambda: ["/usr/share/fonts/DejaVuSans.ttf"])
+    try:
+        assert pictures.cjk_font() is None
+    finally:
+        pictures._installed_cjk_font.cache_clear()

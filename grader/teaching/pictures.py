@@ -6,8 +6,11 @@ display. The pictures are deliberately schematic: sizes are the learner's, times
 
 from __future__ import annotations
 
+import functools
 import math
+import re
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 # One palette for every picture: inside the tensor, past its edge, copies, math, wrong.
@@ -37,21 +40,55 @@ CJK_FONTS = (
 )
 
 
+# The files of those fonts, for a font installed after matplotlib cached its list of fonts (it never looks again).
+CJK_FILES = re.compile(
+    r"notosanscjk|notosanssc|sourcehansans|wqy-|droidsansfallback|pingfang|stheiti|msyh|simhei", re.I
+)
+NO_CJK_FONT = (
+    "The pictures are labelled in English: no font that draws Chinese is installed. Install Noto Sans CJK SC "
+    "(Debian, Ubuntu: apt install fonts-noto-cjk), then restart the notebook's kernel."
+)
+_said: set[str] = set()
+
+
 def cjk_font() -> str | None:
     """The first installed font of CJK_FONTS, or None."""
+    return _installed_cjk_font()
+
+
+@functools.cache
+def _installed_cjk_font() -> str | None:
     from matplotlib import font_manager
 
-    installed = {font.name for font in font_manager.fontManager.ttflist}
-    return next((name for name in CJK_FONTS if name in installed), None)
+    def first() -> str | None:
+        installed = {font.name for font in font_manager.fontManager.ttflist}
+        return next((name for name in CJK_FONTS if name in installed), None)
+
+    found = first()
+    if found is None:  # maybe installed after matplotlib's font cache was written: look at the font files once
+        for path in font_manager.findSystemFonts():
+            if CJK_FILES.search(Path(path).name):
+                try:
+                    font_manager.fontManager.addfont(path)
+                except Exception:  # a file matplotlib cannot read is one font fewer, not a failed picture
+                    continue
+        found = first()
+    return found
 
 
 def _language() -> str:
     """The pictures' language: the notebook's (grader.i18n.current, set by ``%puzzle ID --lang``), where a font
-    can draw it; English where it cannot, rather than boxes in place of the characters."""
-    from grader.i18n import current
+    can draw it; English where it cannot, rather than boxes in place of the characters, with one line (once
+    a session) that says which font to install."""
+    from grader.i18n import current, tr
 
     lang = current()
-    return lang if lang == "en" or cjk_font() else "en"
+    if lang == "en" or cjk_font():
+        return lang
+    if lang not in _said:
+        _said.add(lang)
+        print(tr(NO_CJK_FONT, lang))
+    return "en"
 
 
 def _say(text: str) -> str:
