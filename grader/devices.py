@@ -141,6 +141,27 @@ def tensor_peak_tflops(board: str) -> float | None:
     return None
 
 
+# fp32 FMA throughput of the CUDA cores, TFLOP/s, from NVIDIA's datasheets (docs/results/datasheets.md): the
+# roofline of a kernel with no Tensor Core instruction. Matched like the peaks above; only the boards whose figure
+# the course has checked are listed (a board of another form factor, such as the NVL or PCIe ones, clocks lower
+# and gets None: its CUDA-core kernels are measured against the bandwidth alone).
+FMA_PEAK_TFLOPS: tuple[tuple[str, float | None], ...] = (
+    ("H200 NVL", None),
+    ("H200", 67.0),
+    ("H100 PCIe", None),
+    ("H100 NVL", None),
+    ("H100", 67.0),  # the SXM board: the H200 keeps its GH100 configuration and clocks
+)
+
+
+def fma_peak_tflops(board: str) -> float | None:
+    """The datasheet's fp32 FMA peak on the CUDA cores for a device name such as "NVIDIA H200", or None."""
+    for key, tflops in FMA_PEAK_TFLOPS:
+        if key in board:
+            return tflops
+    return None
+
+
 # DRAM bandwidth from NVIDIA's datasheets, GB/s, matched like the peaks above: for the CPU-side
 # roofline of ``--profile --static`` (a GPU run measures its copy bandwidth instead).
 DRAM_GBPS: tuple[tuple[str, float], ...] = (

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from grader import outcome
-from grader.devices import tensor_peak_tflops
+from grader.devices import fma_peak_tflops, tensor_peak_tflops
 from grader.discover import course_root, load_module, load_puzzle
 from grader.frontends import render as report
 from grader.frontends.cli import UsageError, parse_params
@@ -50,6 +50,53 @@ def test_a_gpu_without_a_known_peak_gets_the_bandwidth_floor_only():
 )
 def test_the_peak_is_the_datasheet_figure_of_the_named_board(board, peak):
     assert tensor_peak_tflops(board) == peak
+
+
+H200_BOTH = roofline.Limits(copy_gbps=4000.0, tensor_tflops=1000.0, fma_tflops=50.0)
+
+
+def test_a_kernel_on_the_cuda_cores_is_measured_against_the_fma_peak():
+    # 1e11 flops: 0.1 ms at the Tensor Core peak, 2 ms at the FMA peak; 4 GB move in 1 ms
+    assert roofline.floor(H200_BOTH, flops=1e11, bytes_moved=4e9, tensor_cores=True) == (pytest.approx(1.0), "memory")
+    assert roofline.floor(H200_BOTH, flops=1e11, bytes_moved=4e9, tensor_cores=False) == (pytest.approx(2.0), "fma")
+    # unknown source: the Tensor Core peak, as before
+    assert roofline.floor(H200_BOTH, flops=1e11, bytes_moved=None, tensor_cores=None) == (pytest.approx(0.1), "compute")
+    # no FMA peak known: the bandwidth alone, never the Tensor Core peak
+    assert roofline.floor(H200, flops=1e15, bytes_moved=4e9, tensor_cores=False) == (pytest.approx(1.0), "memory")
+    assert roofline.floor(H200, flops=1e15, bytes_moved=None, tensor_cores=False) == (None, "")
+    assert "fp32 FMA peak 50 TFLOP/s" in H200_BOTH.describe() and "no fp32 FMA peak" in H200.describe()
+
+
+@pytest.mark.parametrize(
+    ("source", "tensor"),
+    [
+        ("tl::wgmma_ss<...>(A_shared, B_shared, acc);", True),
+        ("tl::mma_sync<...>(A_frag, B_frag, acc);", True),
+        ("acc[i] = acc[i] + ((float)A[k]) * ((float)B[k]);", False),
+        ("", None),
+    ],
+    ids=["wgmma", "mma.sync", "fma", "no source"],
+)
+def test_the_tensor_cores_are_read_from_the_generated_code(source, tensor):
+    assert roofline.tensor_cores(source) is tensor
+
+
+def test_the_fma_peak_is_the_datasheet_figure_the_results_page_gives():
+    text = (ROOT / "docs" / "results" / "datasheets.md").read_text()
+    row = next(line for line in text.splitlines() if line.startswith("| H200 SXM | FP32 on CUDA cores"))
+    assert f"| {fma_peak_tflops('NVIDIA H200'):g} TFLOP/s |" in row
+    assert fma_peak_tflops("NVIDIA H100 80GB HBM3") == 67.0
+    assert fma_peak_tflops("NVIDIA H200 NVL") is None and fma_peak_tflops("NVIDIA H100 PCIe") is None
+    assert fma_peak_tflops("Tesla T4") is None
+
+
+def test_the_bench_passes_the_kernels_generated_code_to_the_floor():
+    """bench_case decides the peak from the compiled kernel's source (the same reading --profile reports)."""
+    import inspect
+
+    from grader.pipeline import bench
+
+    assert "roofline.tensor_cores(kernel_source(compiled))" in inspect.getsource(bench.bench_case)
 
 
 def _benched(**extra) -> CaseResult:
@@ -184,3 +231,24 @@ def test_without_nvml_the_gpu_state_is_empty_not_an_error(monkeypatch):
 def test_repeat_is_refused_without_bench_or_below_one(argv):
     done = subprocess.run([sys.executable, "-m", "grader", *argv], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 2 and "--repeat" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(
+    ("puzzle", "function", "tensor"),
+    [
+        ("p07_flash_attention", "flash_attention", False),
+        ("p07_flash_attention", "attention_two_pass", False),
+        ("p08_matrix", "gemv", False),
+        ("p08_matrix", "matmul_cuda_cores", False),
+        ("p08_matrix", "matmul_naive", True),
+        ("p08_matrix", "flash_attention_tensor_cores", True),
+    ],
+)
+def test_the_course_kernels_on_the_cuda_cores_are_told_apart_by_their_generated_code(puzzle, function, tensor):
+    """What the bench reads for each kernel: TileLang's CUDA for sm_90a (lowered on the CPU, no nvcc)."""
+    from grader.teaching.experiments import kernel_source
+
+    module = load_module(ROOT / "solutions" / f"{puzzle}.py")
+    case = next(c for c in load_puzzle(module).kernel(function).cases if c.name in ("square_128", "square_256"))
+    source = kernel_source(getattr(module, function), **case.sizes, **case.params)
+    assert roofline.tensor_cores(source) is tensor

@@ -20,6 +20,7 @@ def bench_case(ctx: Context, kernel: Kernel, case: Case, compiled: Any) -> Bench
     """Time a passed case: the kernel, torch and the kernel's further baselines, ``ctx.repeat`` times each in
     turns; every figure is the median of the repetitions, with their min-max range beside it."""
     from grader.pipeline import gpu_state, roofline
+    from grader.pipeline.execute import kernel_source
     from grader.pipeline.inputs import make_inputs, poisoned_outputs
 
     if ctx.limits is None:
@@ -38,7 +39,7 @@ def bench_case(ctx: Context, kernel: Kernel, case: Case, compiled: Any) -> Bench
     mine, theirs = timed.pop(KERNEL), timed.pop(TORCH)
     flops = kernel.flops(case.sizes) if kernel.flops else None
     moved = kernel.bytes_moved(case.sizes) if kernel.bytes_moved else None
-    floor_ms, bound = roofline.floor(ctx.limits, flops, moved)
+    floor_ms, bound = roofline.floor(ctx.limits, flops, moved, roofline.tensor_cores(kernel_source(compiled)))
     return Bench(
         kernel_ms=mine.median,
         torch_ms=theirs.median,

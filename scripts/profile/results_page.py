@@ -14,6 +14,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "docs" / "results" / "data" / "h200-profiles"
+# Later runs, newest last: a puzzle's pNN.json here replaces the one in DATA (the kernels re-profiled after a change)
+LATER = [
+    ROOT / "docs" / "results" / "data" / "h200-2026-12-03" / "profiles",
+    ROOT / "docs" / "results" / "data" / "h200-profiles-p09-p10-2026-12-03" / "profiles",
+]
 PAGE = ROOT / "docs" / "results" / "h200-profiles.md"
 
 HEAD = """# Profiles on the H200 (Nsight Compute)
@@ -30,9 +35,15 @@ python -m pytest -q -m gpu tests/test_profile.py -rA --durations=10  # gpu-tests
 
 Each runs `python -m grader NN --solutions --profile K1,K2,... --json pNN.json` per puzzle; the raw logs, with
 every report as a learner sees it, and the JSON documents are in `docs/results/data/h200-profiles/`.
-Puzzles 01-04 and 07 come from the second run. In the first, ncu's bytes-per-sector ratio was kept as 0 for
-kernels whose global loads are all `cp.async` or TMA (it does not count them); the grader now leaves that figure
-out, and so does this page.
+Puzzles 01-04 come from the second run. Puzzles 07 and 08 come from a third, on 2026-12-03 at commit 9031bb1,
+after puzzle 07's kernels moved to the CUDA cores and 08 gained `flash_attention_tensor_cores` and the
+`last_wave` case: `bash scripts/profile/h200_profile.sh "07 08" p07-08` (log `profile_p07-08.txt`, JSON
+documents in `docs/results/data/h200-2026-12-03/profiles/`). Puzzles 09 and 10 come from a fourth, later on
+2026-12-03 at commit f325acb (their kernels unchanged since 9031bb1), which adds `conv1d_channels_last` and the
+one-token decode case: `bash scripts/profile/h200_profile.sh "09 10" p09-10` (log `profile_p09-10.txt`, JSON
+documents in `docs/results/data/h200-profiles-p09-p10-2026-12-03/profiles/`). In the first, ncu's
+bytes-per-sector ratio was kept as 0 for kernels whose global loads are all `cp.async` or TMA (it does not count
+them); the grader now leaves that figure out, and so does this page.
 
 The time is one launch under the profiler, not the bench's median: compare kernels here by their figures, and
 times by `--bench`. "Tensor" is the Tensor Core pipe's busy share of the elapsed cycles; "sectors" the share of
@@ -57,9 +68,10 @@ def figures(result: dict) -> dict:
 
 
 def results() -> list[dict]:
+    files = {path.name: path for directory in (DATA, *LATER) for path in sorted(directory.glob("p*.json"))}
     found = []
-    for path in sorted(DATA.glob("p*.json")):
-        found += json.loads(path.read_text())["results"]
+    for name in sorted(files):
+        found += json.loads(files[name].read_text())["results"]
     return found
 
 
