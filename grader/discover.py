@@ -6,6 +6,7 @@ import ast
 import importlib.util
 import re
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -170,3 +171,65 @@ def graded_kernels(text: str) -> list[str]:
 def _is_jit(decorator: ast.expr) -> bool:
     target = decorator.func if isinstance(decorator, ast.Call) else decorator
     return getattr(target, "attr", getattr(target, "id", "")) == "jit"
+
+
+def chosen_kernels(kernels: Sequence[str], names: str, exact: bool = False) -> list[str]:
+    """The kernels ``-k NAMES`` selects, in ``kernels``' order. Each comma-separated name that equals a kernel's
+    name selects that kernel alone; any other selects every kernel whose name contains it (none with ``exact``).
+    No name at all selects every kernel."""
+    wanted = [n.strip() for n in names.split(",") if n.strip()]
+    if not wanted:
+        return list(kernels)
+    picked: set[str] = set()
+    for name in wanted:
+        if name in kernels:
+            picked.add(name)
+        elif not exact:
+            picked.update(k for k in kernels if name in k)
+    return [k for k in kernels if k in picked]
+
+
+def declared_cases(text: str) -> dict[str, tuple[str, ...] | None]:
+    """Each graded kernel's case names, read from a spec module's text without running it: the ``Case("name",
+    ...)`` calls in its ``Kernel(function=..., cases=...)``, looking into a helper function of the module that
+    ``cases=`` calls. None for a kernel whose cases are not all written as literals (nothing can be said of
+    them here)."""
+    tree = ast.parse(text)
+    functions = {n.name: n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    found: dict[str, tuple[str, ...] | None] = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and _called(node) == "Kernel"):
+            continue
+        keywords = {k.arg: k.value for k in node.keywords if k.arg}
+        function = keywords.get("function")
+        if not (isinstance(function, ast.Constant) and isinstance(function.value, str)):
+            continue
+        cases = keywords.get("cases")
+        found[function.value] = (_case_names(cases, functions) or None) if cases is not None else None
+    return found
+
+
+def _called(node: ast.Call) -> str:
+    return getattr(node.func, "id", getattr(node.func, "attr", ""))
+
+
+def _case_names(expression: ast.AST, functions: dict[str, ast.AST], depth: int = 0) -> tuple[str, ...] | None:
+    """The literal case names under ``expression`` (and in the module's functions it calls), () for none, None
+    where a case's name is not a literal."""
+    names: list[str] = []
+    todo = [expression]
+    while todo:
+        node = todo.pop(0)
+        if isinstance(node, ast.Call) and _called(node) == "Case":
+            first = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "name"), None)
+            if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
+                return None
+            names.append(first.value)
+            continue  # its arguments (sizes from a helper) hold no case
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in functions and depth < 3:
+            inner = _case_names(functions[node.func.id], functions, depth + 1)
+            if inner is None:
+                return None
+            names += inner
+        todo.extend(ast.iter_child_nodes(node))
+    return tuple(dict.fromkeys(names))

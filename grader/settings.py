@@ -115,7 +115,8 @@ OPTIONS: tuple[Option, ...] = (
         "kernels",
         "-k",
         "--grade-kernels",
-        "only kernels whose name contains NAME (comma-separated for several)",
+        "only the kernel named NAME; a NAME that is no kernel's whole name: every kernel whose name contains it "
+        "(comma-separated for several)",
         default="",
         metavar="NAME",
     ),
@@ -131,7 +132,18 @@ OPTIONS: tuple[Option, ...] = (
         "kernels_exact",
         "--exact",
         "--grade-kernels-exact",
-        "{kernels} names are exact kernel names ({kernels} add grades add, not add_fragments)",
+        "{kernels} names are whole kernel names only, never parts of one (a {kernels} NAME that is a kernel's whole "
+        "name is exact already: {kernels} add grades add, not add_fragments)",
+        default=False,
+        action="store_true",
+    ),
+    Option(
+        "full",
+        "--full",
+        "--grade-full",
+        "with {kernels} on a machine without a CUDA GPU: also compile the cases too large to simulate, which such a "
+        "quick check leaves out to answer sooner (a whole puzzle, a case named by {cases}, {device} compile and "
+        "--solutions always compile them)",
         default=False,
         action="store_true",
     ),
@@ -300,9 +312,11 @@ def _default(name: str) -> Any:
 class GradeOptions:
     """What a grading run was asked for, from either front end's flags (defaults: ``OPTIONS``)."""
 
-    kernels: str = _default("kernels")  # comma-separated substrings (exact names with kernels_exact)
+    kernels: str = _default("kernels")  # comma-separated names: a kernel's whole name, else a part of some
     cases: str = _default("cases")  # comma-separated case names
     kernels_exact: bool = _default("kernels_exact")
+    # with kernels or cases and no GPU: compile the cases too large to simulate too (a narrowed check skips them)
+    full: bool = _default("full")
     bench: bool = _default("bench")
     params: tuple[str, ...] = _default("params")  # "NAME=VALUE" texts, as given (block_params parses them)
     repeat: int = _default("repeat")  # with bench: repetitions of each figure

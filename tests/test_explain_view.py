@@ -310,3 +310,34 @@ def test_tiles_of_steps_not_opened_travel_as_data_for_the_script():
     assert data["n"] == "acc" and data["v"][0][:3] == [-2.0, -1.0, 0.0] and data["c"] == [1, 1]
     opened = explain_view.html_page(gemm_explanation(), lang="en")  # it opens at step 0: drawn without the script
     assert "<title>C_local[0:4, 0:4]: never written</title>" in opened.split("</section>")[0]
+
+
+class TwoCellMagics(FakeMagics):
+    """gemv's cell starts at line 30 of the module check() writes: its line 47 is line 19 of the cell."""
+
+    def module_text(self, keep: str = "") -> tuple[str, list[tuple[int, str]]]:
+        return "import tilelang\n" * 29 + "def gemv():\n    pass\n", [(1, "setup"), (30, "gemv")]
+
+
+def test_explain_in_a_notebook_names_the_lines_of_the_learners_cell_and_says_nan(monkeypatch, capsys, tmp_path):
+    from grader.frontends import notebook, render
+
+    def run_grader(puzzle_id, module, kernels, extra, timeout, device, **_):
+        document = grader_document("--case" in extra)
+        if "--case" in extra:  # a never-written element, as grader.pipeline.explain records it
+            target = {"buffer": "y", "index": [64], "got": "nan", "expected": 2.0}
+            document["results"][2]["explanation"]["target"] = target
+        render.write_json(tmp_path / "out.json", document)  # the JSON the notebook reads
+        return notebook.GraderRun(notebook._read_json(tmp_path / "out.json"), 1, "", 0.1)
+
+    shown = []
+    monkeypatch.setattr(notebook, "_magics", TwoCellMagics)
+    monkeypatch.setattr(notebook, "_run_grader", run_grader)
+    monkeypatch.setattr("IPython.display.display", shown.append)
+    notebook.explain("gemv")
+    page = html.unescape(shown[0].data)
+    assert "first wrong element: y[64] = nan, expected 2" in page and "None" not in page
+    assert "line 19 of cell %%puzzle gemv" in page and "line 47" not in page  # the store, in the learner's cell
+    assert "at line 19 (step 7)" in page  # the sentence about it names the same line
+    assert "  19 | y[bx * 64 + i] = acc[i]" in page
+    capsys.readouterr()

@@ -190,9 +190,33 @@ if _os.fork() == 0:
 """.replace("ATTACK_MARKER", repr(ATTACK_MARKER))
 LEAK_CELL = """
 
-_hidden = __import__("os").environ.get("TILELANG_ATTACK_HIDDEN", "")
-_seen = __import__("os").path.exists(_hidden)  # the sandbox's root does not hold the file at all
-raise RuntimeError("LEAK " + (open(_hidden).read() if _hidden and _seen else ""))
+import glob as _glob
+import os as _os
+import time as _time
+
+_hidden = _os.environ.get("TILELANG_ATTACK_HIDDEN", "")
+_seen = _os.path.exists(_hidden)  # the sandbox's root does not hold the file at all
+_course = _os.environ.get("TILELANG_ATTACK_COURSE", ".")
+# Graded while two other autogrades run: what of the classmates can be read, their modules, the judges' work
+# folders and reports? Looked for for a few seconds, so that their checks are under way meanwhile.
+_found = []
+_until = _time.monotonic() + 5
+while _time.monotonic() < _until and not _found:
+    for _pattern in (
+        _course + "/submitted/*/*/*.ipynb", _course + "/autograded/*/*/*", _course + "/gradebook.db",
+        "/tmp/tilelang-course-*/*", "/tmp/tilelang-course-*/*/*", "/tmp/*/result.json",
+        _os.path.expanduser("~/.tilelang/cache/*"),
+    ):
+        for _path in _glob.glob(_pattern):
+            if _path.startswith(_os.getcwd() + "/") or _path == _os.path.abspath(__file__):
+                continue  # this check's own work folder and its own module
+            try:
+                with open(_path, "rb") as _handle:
+                    _found.append(_path + "=" + _handle.read(200).decode(errors="replace"))
+            except OSError:
+                pass
+    _time.sleep(0.5)
+raise RuntimeError("LEAK " + (open(_hidden).read() if _hidden and _seen else "") + " READ " + repr(_found[:5]))
 """
 # A plain code cell the attacker adds: autograde runs no student cell, so its marker never appears.
 PLAIN_CELL = 'open(__import__("os").environ.get("TILELANG_ATTACK_RAN", "/dev/null"), "w").write("ran")'
@@ -432,7 +456,12 @@ def test_the_attacker_changes_nothing_and_leaves_nothing(graded: Graded):
     assert graded.untouched == dict.fromkeys(graded.untouched, True)
     assert graded.attacker_daemons == [], "a process the attacker started outlived autograde"
     ivan = graded.course / "autograded" / ATTACKER.name / ASSIGNMENT / NOTEBOOK
-    assert "LEAK" in check_output(ivan, "mul_relu") and SECRET not in check_output(ivan, "mul_relu")
+    leaked = check_output(ivan, "mul_relu")
+    assert "LEAK" in leaked and SECRET not in leaked
+    # graded beside two other autogrades: none of the classmates' modules, work folders or reports was readable
+    assert "READ []" in leaked, leaked
+    for student in STUDENTS:
+        assert student is ATTACKER or student.name not in leaked, leaked
     from nbgrader.api import Gradebook
 
     with Gradebook(f"sqlite:///{graded.course / 'gradebook.db'}") as gradebook:
@@ -447,6 +476,63 @@ def test_autograde_refuses_without_a_gpu_unless_told_cpu(graded: Graded):
     assert graded.refused.returncode != 0, output
     assert "refusing to grade: no CUDA GPU is usable here" in output and CPU in output, output
     assert "judge:" not in output  # no kernel was judged
+    assert "Traceback" not in output, output  # one paragraph (test_a_refused_autograde_says_one_paragraph...)
+
+
+def test_a_refused_autograde_says_one_paragraph_and_status_says_refused_not_failed(tmp_path: Path):
+    """On a machine without a GPU, the guide's plain `nbgrader autograde` grades nobody and says why in one
+    paragraph, without a traceback; autograde-status then says why each student is not graded, not "failed".
+    A config written before the check moved ahead of the gradebook (no pre_convert_hook) still gets that status."""
+    course = tmp_path / "course"
+    command = [sys.executable, "-m", "grader", "nbgrader-course", str(course), "--assignment", ASSIGNMENT]
+    subprocess.run([*command, "--puzzles", "02"], check=True, capture_output=True, text=True)
+    nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
+    for name in ("alice", "bob"):
+        (course / "submitted" / name / ASSIGNMENT).mkdir(parents=True)
+        release = course / "release" / ASSIGNMENT / NOTEBOOK
+        (course / "submitted" / name / ASSIGNMENT / NOTEBOOK).write_bytes(release.read_bytes())
+    no_gpu = {k: v for k, v in os.environ.items() if k != "TILELANG_COURSE_DEVICE"} | {"CUDA_VISIBLE_DEVICES": ""}
+
+    def autograde() -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT],
+            cwd=course,
+            env=no_gpu,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert done.returncode != 0, done.stdout + done.stderr
+        return done.stdout + done.stderr
+
+    def status() -> list[str]:
+        done = subprocess.run(
+            [sys.executable, "-m", "grader", "autograde-status", ASSIGNMENT], cwd=course, capture_output=True, text=True
+        )
+        assert done.returncode == 1, done.stdout + done.stderr
+        return done.stdout.splitlines()
+
+    output = autograde()
+    assert "Traceback" not in output and "SAWarning" not in output, output
+    said = [line for line in output.splitlines() if line.strip() and "Running pre-convert hook" not in line]
+    assert len(said) == 1, output  # one paragraph
+    assert "refusing to grade: no CUDA GPU is usable here" in said[0] and CPU in said[0], output
+    assert said[0].endswith("Nobody was graded.") and not (course / "autograded").exists()
+    refused = "not graded: refused (no GPU; say --JudgeChecks.device=cpu)"
+    lines = status()
+    assert [line.split()[0] for line in lines[:2]] == ["alice", "bob"], lines
+    assert all(line.endswith(refused) for line in lines[:2]) and "failed" not in lines[0] + lines[1], lines
+    assert lines[2] == "0 graded, 0 failed, 2 not graded, 0 missing, 0 not submitted", lines
+
+    config = course / "nbgrader_config.py"
+    config.write_text(config.read_text().replace("c.Autograde.pre_convert_hook", "# c.Autograde.pre_convert_hook"))
+    (course / "logs" / ASSIGNMENT / "autograde-refused.json").unlink()
+    assert "refusing to grade" in autograde()  # the judge refuses, after nbgrader put the students in the gradebook
+    assert all(line.endswith(refused) for line in status()[:2])
+    shards = [sys.executable, "-m", "grader", "autograde-shards", ASSIGNMENT, "--shards", "1", "--no-sandbox"]
+    done = subprocess.run(shards, cwd=course, env=no_gpu, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stdout + done.stderr
+    assert all(line.endswith("not graded: refused (no GPU; say --device cpu)") for line in status()[:2])
 
 
 def expected_counts(kernel: str) -> dict[str, int]:
@@ -663,6 +749,15 @@ def test_config_names_are_nbgrader_options(tmp_path: Path):
     assert "nbgrader.preprocessors.Execute" not in steps  # no student cell runs as the grading user
     assert JudgeChecks(config=config).no_sandbox is False  # and the judge's tracer runs them only in the sandbox
     assert steps.index("grader.nbgrader.judge.JudgeChecks") < steps.index("nbgrader.preprocessors.SaveAutoGrades")
+    from nbgrader.converters.base import BaseConverter
+
+    from grader.nbgrader import judge
+
+    hook = config.Autograde.pre_convert_hook  # refuses before nbgrader puts anyone into the gradebook
+    assert BaseConverter._validate_pre_convert_hook(None, {"value": hook}) is judge.before_autograde
+    text = (course / "nbgrader_config.py").read_text()
+    guide = text.split("The Instructor guide says more: ", 1)[1].split()[0]  # the guide it names exists
+    assert guide.endswith("docs/instructor.md") and Path(guide).is_file() and "README" not in text
     wrong = tmp_path / "wrong.json"
     wrong.write_text(json.dumps({"cases": [{"puzzle": "02", "kernel": "sub", "sizes": {"N": 8}, "seed": 1}]}))
     assert make_course([str(course), "--puzzles", "02", "--hidden-cases", str(wrong)]) == 2

@@ -69,12 +69,14 @@ def test_equal_flags_give_equal_options(tmp_path):
     saved = str(tmp_path / "failed")
     by_cli = from_cli(
         *("--device", "cpu", "--arch", "sm_80", "--case", "tail_1000,small", "-k", "gemv", "--exact", "--bench"),
+        "--full",
         *("--param", "BLOCK_N=64", "--param", "STAGES=2", "--json", "r.json", "--timeout", "5", "--seed-offset", "3"),
         *("--memory-limit", "4", "--save-failures", saved, "--verbose"),
     )
     by_pytest = from_pytest(
         *("--grade-device", "cpu", "--grade-arch", "sm_80", "--grade-cases", "tail_1000,small"),
         *("--grade-kernels", "gemv", "--grade-kernels-exact", "--grade-bench", "--grade-param", "BLOCK_N=64"),
+        "--grade-full",
         *("--grade-param", "STAGES=2", "--grade-json", "r.json", "--grade-timeout", "5", "--grade-seed-offset", "3"),
         *("--grade-memory-limit", "4", "--grade-save-failures", saved, "--grade-verbose"),
     )
@@ -82,7 +84,7 @@ def test_equal_flags_give_equal_options(tmp_path):
     assert by_cli.params == ("BLOCK_N=64", "STAGES=2") and by_cli.block_params() == {"BLOCK_N": 64, "STAGES": 2}
     assert by_cli.timeout == 5.0 and by_cli.seed_offset == 3 and by_cli.memory_limit_gb == 4.0
     assert by_cli.json == Path("r.json") and by_cli.save_failures == Path(saved)
-    assert by_cli.kernels_exact and by_cli.bench and by_cli.verbose
+    assert by_cli.kernels_exact and by_cli.bench and by_cli.verbose and by_cli.full
 
 
 def test_arch_defaults_to_the_environment_by_both_routes(monkeypatch):
@@ -129,11 +131,13 @@ def test_the_cli_hands_pytest_its_options_through_the_table(tmp_path):
 
 def test_help_names_each_front_ends_own_flags():
     cli_help = cli.parser().format_help()
-    assert "-k names are exact kernel names" in cli_help and "with --bench:" in cli_help
+    assert "-k names are whole kernel names only" in cli_help and "with --bench:" in cli_help
+    assert "only the kernel named NAME" in " ".join(cli_help.split())  # -k NAME: exact first, then a substring
     assert settings.ARCH in cli_help and "(default 32;" in cli_help
     group = pytest_parser().getgroup("grader")
     helps = {option.names()[0]: option.attrs()["help"] for option in group.options}
-    assert helps["--grade-kernels-exact"].startswith("--grade-kernels names are exact")
+    assert helps["--grade-kernels-exact"].startswith("--grade-kernels names are whole kernel names")
+    assert "--grade-cases" in helps["--grade-full"] and "--grade-device compile" in helps["--grade-full"]
     assert helps["--grade-param"].startswith("with --grade-bench:")
     assert "-: to stdout" in cli_help and "stdout" not in helps["--grade-json"]  # the CLI's own redirection
 
@@ -200,3 +204,33 @@ def test_the_old_module_names_are_aliases():
 def test_settings_imports_nothing_from_grader():
     source = (ROOT / "grader" / "settings.py").read_text()
     assert not re.search(r"^\s*(from|import) grader", source, re.MULTILINE)
+
+
+def test_only_a_narrowed_check_without_a_gpu_leaves_the_large_cases_uncompiled(monkeypatch):
+    """The quick check: -k on a machine that simulates. Everything else compiles every case, so a large case
+    that does not build (shared memory, registers) is still found before the learner leaves the puzzle."""
+    monkeypatch.delenv(settings.HIDDEN_CASES, raising=False)
+    assert plugin.is_quick(GradeOptions(kernels="gemv"), "cpu")
+    assert not plugin.is_quick(GradeOptions(), "cpu")  # a whole puzzle
+    assert not plugin.is_quick(GradeOptions(kernels="gemv", full=True), "cpu")
+    assert not plugin.is_quick(GradeOptions(kernels="gemv"), "compile")  # --device compile, or no simulator
+    assert not plugin.is_quick(GradeOptions(kernels="gemv"), "cuda")  # a GPU runs them all
+    assert not plugin.is_quick(GradeOptions(kernels="gemv", bench=True), "cpu")
+    assert not plugin.is_quick(GradeOptions(kernels="gemv", profile="gemv"), "cpu")  # profiles the large case
+    assert cli.grade_options(cli.parser().parse_args(["08", "--solutions", "-k", "gemv"])).full  # the course's own
+    assert not cli.grade_options(cli.parser().parse_args(["08", "-k", "gemv"])).full
+    monkeypatch.setenv(settings.HIDDEN_CASES, "/course/hidden.json")  # an instructor's run
+    assert not plugin.is_quick(GradeOptions(kernels="gemv"), "cpu")
+
+
+def test_the_command_that_compiles_what_a_quick_check_left_out(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    mine = tmp_path / "p08_matrix.py"
+    options = GradeOptions(kernels="gemv", device="cpu", arch="sm_80")
+    assert plugin.compile_all_command("08", mine, options) == (
+        "python -m grader 08 --file p08_matrix.py -k gemv --device cpu --arch sm_80 --full"
+    )
+    course = ROOT / "puzzles" / "p08_matrix.py"  # the course's own puzzle file: no --file
+    assert plugin.compile_all_command("08", course, GradeOptions(kernels="matmul", kernels_exact=True)) == (
+        "python -m grader 08 -k matmul --exact --full"
+    )

@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 
 from grader import outcome
-from grader.discover import course_root, normalize_id
+from grader.discover import CELL_END, chosen_kernels, course_root, declared_cases, normalize_id
 from grader.frontends import render as report
-from grader.frontends.cli import UsageError, parser, targets
+from grader.frontends.cli import UsageError, check_names, parser, targets
 from grader.outcome import Bench, CaseResult
 
 ROOT = course_root()
@@ -82,6 +82,135 @@ def test_targets_default_to_puzzles_and_solutions_on_request():
 def test_usage_errors_say_what_is_wrong(argv, message):
     with pytest.raises(UsageError, match=message):
         targets(args(*argv), ROOT)
+
+
+# ------------------------------------------------------------------------- -k names; usage errors said at once
+
+
+def test_a_k_name_that_is_a_kernels_whole_name_selects_that_kernel_alone():
+    kernels = ["add", "mul_relu", "add_fragments"]
+    assert chosen_kernels(kernels, "add") == ["add"]  # not add_fragments
+    assert chosen_kernels(kernels, "frag") == ["add_fragments"]  # no kernel's whole name: a part of one
+    assert chosen_kernels(kernels, "ad") == ["add", "add_fragments"]
+    assert chosen_kernels(kernels, "mul,add") == ["add", "mul_relu"]  # in the puzzle's order
+    assert chosen_kernels(kernels, "ad", exact=True) == [] and chosen_kernels(kernels, "add", exact=True) == ["add"]
+    assert chosen_kernels(kernels, "") == kernels
+
+
+def test_the_cases_read_from_the_course_files_text_are_the_puzzles_own():
+    from grader.discover import load_module, load_puzzle, puzzle_files
+
+    for path in puzzle_files(ROOT / "solutions").values():
+        loaded = load_puzzle(load_module(path))
+        assert declared_cases(path.read_text()) == {k.function: tuple(c.name for c in k.cases) for k in loaded.kernels}
+    # a name that is not a literal: nothing can be said of that kernel's cases from the text
+    assert declared_cases('Kernel(function="f", cases=tuple(Case(n, {}, {}, 1) for n in NAMES))') == {"f": None}
+
+
+def checked_names(*argv):
+    parsed = args(*argv)
+    check_names(parsed, targets(parsed, ROOT), ROOT)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["08", "-k", "gmv"], "-k gmv: puzzle 08 has no kernel of that name (its kernels: gemv, matmul_cuda_cores, "),
+        (["02", "-k", "ad", "--exact"], "-k ad --exact: puzzle 02 has no kernel of that name"),
+        (["08", "-k", "gemv,gmv"], "-k gmv: puzzle 08"),
+        (["08", "-k", "gemv", "--case", "nope"], "--case nope: no case of that name in puzzle 08; the cases of gemv: "),
+        (
+            ["02", "-k", "add", "--case", "odd"],
+            "--case odd: no case of that name in puzzle 02; the cases of add: even_",
+        ),
+        (["08", "--explain", "gmv"], "--explain gmv: puzzle 08 has no such kernel (its kernels: gemv, "),
+        (["08", "--explain", "gemv", "--case", "tail_100"], "--case tail_100: no case of that name in puzzle 08"),
+        (["08", "--profile", "gemv,foo"], "--profile foo: puzzle 08 has no such kernel"),
+    ],
+)
+def test_unknown_kernels_and_cases_are_usage_errors_read_from_the_files_text(argv, message):
+    with pytest.raises(UsageError, match=re.escape(message)):
+        checked_names(*argv)
+
+
+def test_the_names_a_puzzle_has_are_no_usage_error():
+    checked_names("02", "-k", "add")
+    checked_names("02", "-k", "ad")  # a part of two kernels' names
+    checked_names("08", "-k", "gemv", "--case", "large_8192,square_256")
+    checked_names("08", "--explain", "gemv", "--case", "square_256")
+    checked_names("10", "--case", "square_256_g64")  # cases a helper of the module builds
+    checked_names("08", "-k", "matmul", "--case", "last_wave_1792x2560x16384")  # a case of some of the kernels
+
+
+def test_a_file_python_cannot_parse_is_a_usage_error_naming_its_line(tmp_path: Path):
+    path = tmp_path / "p08_mine.py"
+    path.write_text("import tilelang\n\n\ndef gemv(A:\n    pass\n")
+    with pytest.raises(UsageError, match=r"p08_mine\.py:4: syntax error: .* fix line 4 \(a bracket left open"):
+        checked_names("08", "--file", str(path), "-k", "gemv")
+    # a module of notebook cells goes to the tracer: a cell that does not parse costs only its own kernels there
+    path.write_text(f"def gemv(:\n    pass\n\n{CELL_END}\n")
+    checked_names("08", "--file", str(path), "-k", "gemv")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["08", "-k", "gmv"],
+        ["08", "-k", "gemv", "--case", "nope"],
+        ["08", "--explain", "gmv"],
+        ["08", "--profile", "gmv"],
+        ["08", "--hint", "gmv"],
+        ["99", "-k", "gemv"],
+        ["08", "--file", "{bad}", "-k", "gemv"],
+    ],
+)
+def test_usage_errors_answer_in_one_line_before_any_grading_process_starts(tmp_path: Path, argv):
+    """Exit 2 and one line on stderr, with the CPU time of the CLI alone: a judge would import torch and TileLang
+    (seconds of CPU, about 1.5 s for torch alone) and make its scratch folder in $TMPDIR."""
+    import os
+    import resource
+    import subprocess
+    import sys
+    import time
+
+    bad = tmp_path / "p08_bad.py"
+    bad.write_text("def gemv(:\n")
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    before, started = resource.getrusage(resource.RUSAGE_CHILDREN), time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "grader", *(a.format(bad=bad) for a in argv)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={**os.environ, "TMPDIR": str(scratch)},
+    )
+    wall, after = time.monotonic() - started, resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stdout == "" and len(done.stderr.splitlines()) == 1 and done.stderr.startswith("grader: ")
+    assert list(scratch.iterdir()) == []  # no judge started (nor pytest's tmp folders)
+    assert cpu < 1.0, cpu  # the two interpreter starts of the hermetic CLI, and reading the files' text
+    assert wall < 15, wall  # 0.2 s on an idle machine; generous for a loaded one
+
+
+def test_the_cli_process_starts_the_judge_without_importing_torch():
+    """Everything the CLI imports up to starting the judge (the supervisor names the judge's entry) stays free of
+    torch: importing it there cost seconds before the judge, and the judge's tracer, could even start."""
+    import subprocess
+    import sys
+
+    modules = (
+        "grader.frontends.cli",
+        "grader.frontends.plugin",
+        "grader.processes.supervisor",
+        "grader.processes.judge",
+    )
+    code = f"import sys; sys.path[:0] = [{str(ROOT)!r}]\n" + "".join(f"import {m}\n" for m in modules)
+    code += "heavy = [m for m in ('torch', 'tilelang', 'numpy') if m in sys.modules]\nassert not heavy, heavy\n"
+    done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
 
 
 def test_tvm_errors_become_one_line_with_the_learners_line():
@@ -176,3 +305,20 @@ def test_no_grader_module_reads_where_a_case_ran_from_message_text():
                 if "simulated on CPU: " in text
             ]
     assert problems == []
+
+
+def test_a_pass_of_a_quick_check_names_the_large_cases_it_did_not_compile():
+    simulated = [result(outcome.PASSED, checked="simulated", arch="sm_90a") for _ in range(3)]
+    command = "python -m grader 08 -k gemv --full"
+    passed, line = report.summary("gemv", simulated, 2, command)
+    assert passed and line == (
+        f"gemv: passed all 3 cases; 2 large case(s) not compiled in this quick check: {command} compiles them too"
+    )
+    assert report.summary("gemv", simulated) == (True, "gemv: passed all 3 cases")  # a whole check: as before
+    failed = [result(checked="simulated", arch="sm_90a")]
+    assert report.summary("gemv", failed, 2, command)[1] == "gemv: 1 of 1 cases did not pass (see above)"
+    # the closing line of the terminal, from the JSON's runs
+    runs = [{"not_compiled": [{"kernel": "gemv", "case": "tail_1000"}], "compile_all": command}, {"not_compiled": []}]
+    assert report.not_compiled_lines(runs) == [
+        f"1 large case(s) not compiled in this quick check: {command} compiles them too"
+    ]

@@ -112,7 +112,7 @@ def wrong_above_100000(tmp_path: Path) -> Path:
 
 @pytest.mark.skipif(cuda_available(), reason="on a GPU the large cases run, and this add fails (exit 1)")
 def test_a_pass_with_cases_only_compiled_exits_3_and_says_what_was_not_checked(grade, tmp_path: Path):
-    run = grade("02", "--file", str(wrong_above_100000(tmp_path)), "-k", "add", "--exact")
+    run = grade("02", "--file", str(wrong_above_100000(tmp_path)), "-k", "add", "--full")  # --full: large ones too
     assert run.code == 3, run.out + run.err
     assert run.statuses() == {
         "add[even_4096]": "passed",
@@ -146,6 +146,32 @@ def test_a_pass_with_cases_only_compiled_exits_3_and_says_what_was_not_checked(g
         shown = render.message(case)
         assert f"{case.case:22} {render.sizes_text(case.sizes):26} {shown}" in run.out, shown
         assert f"  {render.label(case.status):5} {case.case:22} {shown}" in checked.lines, (shown, checked.lines)
+
+
+@pytest.mark.skipif(cuda_available(), reason="on a GPU every case runs: there is no quick check")
+def test_a_quick_check_simulates_the_small_cases_and_names_the_large_ones_it_did_not_compile(grade, tmp_path: Path):
+    """-k without a GPU: the cases too large to simulate are not compiled, so their compiles do not hold the
+    verdict back; the closing line counts them and says how to compile them, and the exit status is not 0."""
+    learner = tmp_path / "p02_mine.py"
+    learner.write_text(SOLUTIONS["02"].read_text())
+    run = grade("02", "--file", str(learner), "-k", "add")
+    assert run.code == 3, run.out + run.err  # nothing failed, and not every case was checked
+    # add alone (not add_fragments), its simulated cases only
+    assert run.statuses() == {"add[even_4096]": "passed", "add[tail_1000]": "passed", "add[odd_4097]": "passed"}
+    (about,) = run.doc["runs"]
+    assert about["not_compiled"] == [{"kernel": "add", "case": "tail_1000003"}, {"kernel": "add", "case": "large_2p27"}]
+    command = f"python -m grader 02 --file {learner} -k add --full"
+    assert about["compile_all"] == command
+    assert f"2 large case(s) not compiled in this quick check: {command} compiles them too" in run.out
+    assert "BUILT" not in run.out
+    # a notebook's check() says it from the same JSON, in its own words for how to compile them
+    from grader.frontends.notebook import GraderRun, verdict
+
+    checked = verdict("add", GraderRun(run.doc, 3, "", 1.0), [], "02", 60.0)
+    assert checked.passed and checked.summary == (
+        'add: passed all 3 cases; 2 large case(s) not compiled in this quick check: check("add", full=True) '
+        "compiles them too"
+    )
 
 
 def test_every_case_simulated_exits_0(grade, tmp_path: Path):

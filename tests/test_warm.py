@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -211,6 +212,93 @@ def test_watch_regrades_the_kernel_that_changed_and_all_when_the_rest_did():
     assert changed(before, fingerprints(SOURCE.replace("return B", "return A"), KERNELS), KERNELS) == ["mul_relu"]
     assert changed(before, fingerprints("import torch\n" + SOURCE, KERNELS), KERNELS) == KERNELS
     assert changed(before, fingerprints(SOURCE + "def broken(:\n", KERNELS), KERNELS) == KERNELS
+
+
+P02 = ROOT / "solutions" / "p02_vector_add.py"
+P02_KERNELS = ["add", "mul_relu", "add_fragments"]
+GROWN = "    # a note the learner added\n\n    # and another\n"  # three lines more in mul_relu: the others move
+
+
+def _grow_mul_relu(text: str) -> str:
+    head, body = text.split("def mul_relu(", 1)
+    first, rest = body.split("\n", 1)
+    return f"{head}def mul_relu({first}\n{GROWN}{rest}"
+
+
+def test_watch_regrades_only_the_kernel_that_grew_not_the_ones_it_moved():
+    text = P02.read_text()
+    before = fingerprints(text, P02_KERNELS)
+    grown = _grow_mul_relu(text)
+    assert grown.count("\n") == text.count("\n") + 3
+    assert changed(before, fingerprints(grown, P02_KERNELS), P02_KERNELS) == ["mul_relu"]
+    # lines added outside every kernel that change no code move the kernels too, and regrade none
+    spaced = text.replace("\n@tilelang.jit\n", "\n# spacing\n\n@tilelang.jit\n")
+    assert changed(before, fingerprints(spaced, P02_KERNELS), P02_KERNELS) == []
+
+
+class _FakeWarm:
+    """What the --watch loop asks of the warm grader, recorded: the kernels of each regrade."""
+
+    asked: list[str] = []
+
+    def run(self, argv, env, cwd, timeout):
+        from grader.frontends.warm import WarmRun
+
+        self.asked.append(argv[argv.index("-k") + 1])
+        return WarmRun(0, "")
+
+    def stop(self):
+        pass
+
+
+def test_the_watch_loop_regrades_the_kernel_whose_source_changed(tmp_path, monkeypatch, capsys):
+    from grader.frontends import watch
+
+    learner = tmp_path / "mine.py"
+    learner.write_text(P02.read_text())
+    polls = []
+
+    def poll(_seconds):  # each poll of the loop: the learner saves an edit once, then presses Ctrl-C
+        polls.append(1)
+        if len(polls) == 1:
+            learner.write_text(_grow_mul_relu(learner.read_text()))
+            stamp = learner.stat().st_mtime_ns + 1_000_000_000
+            os.utime(learner, ns=(stamp, stamp))
+        elif len(polls) == 3:
+            raise KeyboardInterrupt
+
+    _FakeWarm.asked = []
+    monkeypatch.setattr("grader.frontends.warm.WarmGrader", _FakeWarm)
+    monkeypatch.setattr(watch.time, "sleep", poll)
+    code = watch.watch("02", learner, P02, ["02", "--file", str(learner)], P02_KERNELS)
+    assert _FakeWarm.asked == ["add,mul_relu,add_fragments", "mul_relu"]
+    assert code == 130 and capsys.readouterr().out.splitlines()[-1] == f"stopped watching {learner}"
+
+
+def test_ctrl_c_stops_watch_with_one_line_and_exit_code_130(tmp_path):
+    learner = tmp_path / "mine.py"
+    learner.write_text(P02.read_text())
+    log = tmp_path / "watch.log"
+    with log.open("w") as sink:
+        watcher = subprocess.Popen(
+            [sys.executable, "-m", "grader", "02", "--file", str(learner), "-k", "add", "--exact", "--watch"],
+            cwd=ROOT,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+        try:
+            _wait_for(log, "grading add", count=1, timeout=300)  # Ctrl-C while a check runs
+            watcher.send_signal(signal.SIGINT)
+            code = watcher.wait(timeout=120)
+        finally:
+            if watcher.poll() is None:
+                watcher.kill()
+                watcher.wait()
+    output = log.read_text()
+    assert code == 130, output
+    assert output.splitlines()[-1] == f"stopped watching {learner}", output
+    assert "Traceback" not in output and "KeyboardInterrupt" not in output, output
 
 
 def test_watch_prints_a_regrade_after_a_save(tmp_path):

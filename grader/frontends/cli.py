@@ -1,12 +1,17 @@
 """`python -m grader [ID ...]`: grade puzzles through pytest.main, then map its exit code.
 
 Exit codes: 0 every case passed, 1 some case failed, 2 usage error, 3 no case failed but some were only
-compiled (no CUDA GPU here): their numbers were not checked.
+compiled (no CUDA GPU here), or, in a quick check (-k without --full, no GPU), left uncompiled: their numbers
+were not checked.
+
+A usage error (an unknown puzzle, kernel or case, a file Python cannot parse) is found from the files' text
+(``ast``, never an import) before pytest, torch or any grading process starts, and said in one line.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import os
 import signal
@@ -16,10 +21,18 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from grader.discover import course_root, normalize_id, puzzle_files, puzzle_id_of
+from grader.discover import (
+    CELL_END,
+    chosen_kernels,
+    course_root,
+    declared_cases,
+    normalize_id,
+    puzzle_files,
+    puzzle_id_of,
+)
 from grader.i18n import hint_lines, tr
 from grader.processes import hermetic
-from grader.settings import CLI, OPTION, OPTIONS, SANDBOX, GradeOptions
+from grader.settings import CLI, OPTION, OPTIONS, SANDBOX, GradeOptions, hidden_cases_file
 from grader.settings import parse_params as _parse_params
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNCHECKED = 0, 1, 2, 3
@@ -114,6 +127,81 @@ def targets(args: argparse.Namespace, root: Path) -> list[tuple[str, Path]]:
     return [(i, present[i]) for i in ids]
 
 
+def check_names(args: argparse.Namespace, chosen: list[tuple[str, Path]], root: Path) -> None:
+    """UsageError for a kernel (-k, --explain, --profile) or a case (--case) the puzzle does not have, and for a
+    graded file Python cannot parse: read from the files' text with ``ast``, so it is said before any grading
+    process starts (nothing is imported, least of all the graded file)."""
+    if len(chosen) == 1 and not args.watch:
+        syntax_error(chosen[0][1])
+    specs = puzzle_files(root / "solutions")
+    declared: dict[str, tuple[str, ...] | None] = {}
+    for puzzle_id, _ in chosen:
+        try:
+            found = declared_cases(specs[puzzle_id].read_text()) if puzzle_id in specs else {}
+        except (OSError, SyntaxError, ValueError):
+            found = {}
+        if not found:
+            return  # the course's own file says nothing readable here: the grader says what it finds
+        declared.update(found)
+    kernels = list(declared)
+    ids = ", ".join(puzzle_id for puzzle_id, _ in chosen)
+    listed = ", ".join(kernels)
+    for name in _names(args.kernels):
+        if not chosen_kernels(kernels, name, args.kernels_exact):
+            said = f"-k {name} --exact" if args.kernels_exact else f"-k {name}"
+            raise UsageError(f"{said}: puzzle {ids} has no kernel of that name (its kernels: {listed})")
+    for flag, value in (("--explain", args.explain), ("--profile", args.profile)):
+        unknown = [name for name in _names(value) if name not in kernels]
+        if unknown:
+            raise UsageError(f"{flag} {', '.join(unknown)}: puzzle {ids} has no such kernel (its kernels: {listed})")
+    selected = chosen_kernels(kernels, args.kernels, args.kernels_exact)
+    if args.explain:
+        selected = [k for k in selected if k == args.explain]
+    if any(declared[k] is None for k in selected):
+        return  # some case names are not literals in the course's file: the grader checks them
+    for name in _names(args.cases):
+        if name.startswith("hidden_") and hidden_cases_file() is not None:
+            continue
+        if not any(name in (declared[k] or ()) for k in selected):
+            shown = "; ".join(f"the cases of {k}: {', '.join(declared[k] or ())}" for k in selected[:3])
+            raise UsageError(
+                f"--case {name}: no case of that name in puzzle {ids}; {shown}" + ("; ..." if len(selected) > 3 else "")
+            )
+
+
+def syntax_error(path: Path) -> None:
+    """UsageError naming the line where Python cannot read ``path``. A file made of notebook cells is left to
+    the grader: a cell that does not parse costs only its own kernels there."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return
+    if CELL_END in text:
+        return
+    try:
+        ast.parse(text, filename=str(path))
+    except SyntaxError as error:
+        line = error.lineno or 0
+        raise UsageError(
+            f"{_shown(path)}:{line}: syntax error: {error.msg}. Python cannot read the file, so none of its "
+            f"kernels can be graded: fix line {line} (a bracket left open on an earlier line shows up here too) "
+            "and run the grader again"
+        ) from None
+    except ValueError as error:  # a NUL byte in the source
+        raise UsageError(f"{_shown(path)}: Python cannot read the file: {error}") from None
+
+
+def _names(text: str) -> list[str]:
+    return [name.strip() for name in (text or "").split(",") if name.strip()]
+
+
+def _shown(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
 def parse_params(texts: Sequence[str]) -> dict[str, int]:
     """``["BLOCK_N=128", "STAGES=4"]`` to a dict, or UsageError naming the one that is not NAME=INTEGER."""
     try:
@@ -125,6 +213,8 @@ def parse_params(texts: Sequence[str]) -> dict[str, int]:
 def grade_options(args: argparse.Namespace) -> GradeOptions:
     """The CLI's flags as GradeOptions (--save-failures made absolute: the judge may not share our folder)."""
     options = GradeOptions.from_parsed(args, CLI)
+    if args.solutions:  # the course's own kernels: every case compiled, the large ones too
+        options = replace(options, full=True)
     if options.save_failures is not None:
         options = replace(options, save_failures=options.save_failures.resolve())
     return options
@@ -139,6 +229,10 @@ def pytest_args(args: argparse.Namespace, chosen: list[tuple[str, Path]]) -> lis
         "grader.frontends.plugin",
         "-p",
         "no:cacheprovider",
+        # Its cleanup runs gc.collect() five times: seconds in a warm check, whose process holds torch and TileLang
+        # (grader.frontends.warm); a grading run raises nothing for it to report.
+        "-p",
+        "no:unraisableexception",
         "--noconftest",  # a conftest.py beside the graded file, in a parent or in $TMPDIR would run in this process
         "--rootdir",
         str(chosen[0][1].resolve().parent),
@@ -160,6 +254,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return print_hint(args)
     try:
         chosen = targets(args, course_root())
+        check_names(args, chosen, course_root())
     except UsageError as error:
         print(tr(f"grader: {error}"), file=sys.stderr)
         return EXIT_USAGE
@@ -179,6 +274,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if code == pytest.ExitCode.TESTS_FAILED:
         return EXIT_FAILED
     if code == pytest.ExitCode.NO_TESTS_COLLECTED:
+        if seen.count:  # a quick check whose selected cases were all too large to simulate: none compiled
+            return EXIT_UNCHECKED
         chosen_by = " ".join(
             f"{flag} {value!r}" for flag, value in (("-k", args.kernels), ("--case", args.cases)) if value
         )
@@ -276,16 +373,11 @@ def watch(args: argparse.Namespace, chosen: list[tuple[str, Path]], argv: list[s
         return EXIT_USAGE
     puzzle_id, path = chosen[0]
     spec = next((course_root() / "solutions").glob(f"p{puzzle_id}_*.py"))
-    wanted = [k for k in kernel_names(spec) if not args.kernels or _wanted(k, args.kernels, args.kernels_exact)]
+    wanted = chosen_kernels(kernel_names(spec), args.kernels, args.kernels_exact)
     rest = _without(argv, {"--watch", "--exact", "--solutions"}, {"-k"})
     if args.file is None:  # grade exactly the file being watched
         rest += ["--file", str(path)]
     return watch(puzzle_id, path, spec, rest, wanted)
-
-
-def _wanted(kernel: str, names: str, exact: bool) -> bool:
-    chosen = [n.strip() for n in names.split(",") if n.strip()]
-    return kernel in chosen if exact else any(n in kernel for n in chosen)
 
 
 def _without(argv: list[str], flags: set[str], with_value: set[str]) -> list[str]:

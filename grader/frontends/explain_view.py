@@ -18,6 +18,7 @@ import itertools
 import json
 import math
 import secrets
+from collections.abc import Callable
 
 import numpy as np
 
@@ -144,7 +145,20 @@ def target_text(explanation: Explanation, lang: str | None = None) -> str:
 def _number(value: object) -> str:
     if isinstance(value, float):
         return f"{value:.6g}"
-    return str(value)
+    return str(value)  # a NaN or an infinity travels as its name ("nan", "inf": grader.pipeline.explain)
+
+
+# Where a notebook's module is made of %%puzzle cells: a line of the module -> (its line in the cell, the cell's name)
+Cells = Callable[[int], tuple[int, str]]
+
+
+def line_label(line: int, lang: str | None = None, cells: Cells | None = None) -> tuple[int, str]:
+    """A step's line as the learner numbers it, and its label: ``line 42`` of the kernel's file, or with ``cells``
+    ``line 12 of cell %%puzzle gemv`` (a notebook, whose module's own numbers the learner never sees)."""
+    if cells is None:
+        return line, tr(f"line {line}", lang)
+    number, name = cells(line)
+    return number, tr(f"line {number} of cell %%puzzle {name}", lang)
 
 
 # ------------------------------------------------------------------------------ text
@@ -538,10 +552,12 @@ def _step_section(
     lang: str | None,
     earlier: dict[str, dict[str, np.ndarray]] | None = None,
     static_tiles: bool = True,
+    cells: Cells | None = None,
 ) -> str:
     heading = [tr(f"step {step.index}", lang)]
+    number, label = line_label(step.line, lang, cells) if step.line else (0, "")
     if step.line:
-        heading.append(tr(f"line {step.line}", lang))
+        heading.append(label)
     if step.loops:
         heading.append(loops_text(step, " = "))
     heading.append(op_name(step))
@@ -552,8 +568,8 @@ def _step_section(
         f"<h3>{html.escape(' · '.join(heading))}{badge}</h3>",
     ]
     if step.source:
-        number = f"{step.line:>4} | " if step.line else ""
-        out.append(f'<pre class="src">{html.escape(number + step.source)}</pre>')
+        shown = f"{number:>4} | " if step.line else ""
+        out.append(f'<pre class="src">{html.escape(shown + step.source)}</pre>')
     out.append(_io(step, lang))
     figures = []
     for name, picture in pictures.items():
@@ -581,8 +597,11 @@ def _step_section(
     return "".join(out)
 
 
-def html_fragment(explanation: Explanation, lang: str | None = None, view_id: str | None = None) -> str:
-    """The view as one ``<div>`` (scoped CSS, a script that finds it by id) for a notebook's output area."""
+def html_fragment(
+    explanation: Explanation, lang: str | None = None, view_id: str | None = None, cells: Cells | None = None
+) -> str:
+    """The view as one ``<div>`` (scoped CSS, a script that finds it by id) for a notebook's output area.
+    ``cells``: the record's lines are a notebook's module's; each step is labelled with its cell and line there."""
     lang = lang or current()
     view_id = view_id or f"tl-explain-{secrets.token_hex(6)}"
     steps = explanation.steps
@@ -619,7 +638,9 @@ def html_fragment(explanation: Explanation, lang: str | None = None, view_id: st
     for position, step in enumerate(steps):
         static = position in (start, marked)  # the step the page opens at draws its tiles without the script
         out.append(
-            _step_section(step, position, len(steps), position == marked, pictures, explanation, lang, earlier, static)
+            _step_section(
+                step, position, len(steps), position == marked, pictures, explanation, lang, earlier, static, cells
+            )
         )
         for touch in step.touches:
             if touch.scope == "global" and touch.mode in EARLIER and touch.buffer in pictures:

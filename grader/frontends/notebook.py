@@ -275,14 +275,33 @@ def _where(text: str, starts: list[tuple[int, str]], module_name: str) -> str:
     """
 
     def cell_line(match: re.Match) -> str:
-        line = int(match.group(1))
-        first, name = max((s for s in starts if s[0] <= line), default=(1, "?"))
-        return tr(f"line {line - first + 2} of cell %%puzzle {name}")
+        line, name = _cell_line(int(match.group(1)), starts)
+        return tr(f"line {line} of cell %%puzzle {name}")
 
     path = r"[^\s()'\"`：，。；（）]*"  # a path ends at a space, a bracket or a quote (full-width ones too)
     text = re.sub(rf"{path}{re.escape(module_name)}:(\d+)", cell_line, text)
     text = re.sub(r"(?<=fix )line (\d+)\b", cell_line, text)  # the syntax-error advice names a bare line
     return re.sub(rf"{path}{re.escape(module_name)}", tr("this notebook"), text)
+
+
+def _cell_line(line: int, starts: list[tuple[int, str]]) -> tuple[int, str]:
+    """A line of the module that module_text() wrote -> (that line in its cell, counting the ``%%puzzle`` line as
+    JupyterLab numbers a cell's lines, and the cell's name)."""
+    first, name = max((s for s in starts if s[0] <= line), default=(1, "?"))
+    return line - first + 2, name
+
+
+def _in_cells(explanation: Any, starts: list[tuple[int, str]], module_name: str) -> Any:
+    """The record with the lines its sentences name moved from the module's numbers to the cells' (the steps' own
+    lines are labelled by the view, given :func:`_cell_line`)."""
+
+    def step_line(match: re.Match) -> str:
+        return f"line {_cell_line(int(match.group(1)), starts)[0]}"
+
+    why = re.sub(r"\bline (\d+)(?= \(step )", step_line, explanation.why)  # grader.pipeline.explain's labels
+    return dataclasses.replace(
+        explanation, why=_where(why, starts, module_name), problem=_where(explanation.problem, starts, module_name)
+    )
 
 
 def _show_tile_map(cases: list[dict[str, Any]]) -> None:
@@ -315,15 +334,19 @@ def default_timeout() -> float:
     return value if value > 0 else CHECK_TIMEOUT_S
 
 
-def check(kernel: str, *, timeout: float | None = None, device: str = "auto", strict: bool = False) -> CheckResult:
+def check(
+    kernel: str, *, timeout: float | None = None, device: str = "auto", strict: bool = False, full: bool = False
+) -> CheckResult:
     """Grade one kernel of the cells run so far; print a verdict per case and whether it passed.
 
     ``timeout`` bounds the whole check (compiles included): a kernel that hangs fails within it
     (default: :func:`default_timeout`). ``device`` is the grader's --device: auto (a GPU if there is
-    one, else simulate on the CPU). ``strict`` raises CheckFailed when it did not pass.
+    one, else simulate on the CPU). ``strict`` raises CheckFailed when it did not pass. Without a GPU a check
+    simulates the small cases and leaves the cases too large to simulate uncompiled (its last line counts them);
+    ``full=True`` compiles them too.
     """
     with _quiet():
-        result = _check(kernel, default_timeout() if timeout is None else timeout, device)
+        result = _check(kernel, default_timeout() if timeout is None else timeout, device, full)
     if strict and not result.passed:
         raise CheckFailed(result.summary, result)
     return result
@@ -357,7 +380,7 @@ def _print_verdict(result: CheckResult) -> None:
     print("\n".join(lines))
 
 
-def _check(kernel: str, timeout: float, device: str) -> CheckResult:
+def _check(kernel: str, timeout: float, device: str, full: bool = False) -> CheckResult:
     if os.environ.get(JUDGE_AFTER_ENV):
         summary = tr(f"{kernel}: graded by the course's judge after the notebook has run (its verdict replaces this)")
         print(summary)
@@ -371,7 +394,8 @@ def _check(kernel: str, timeout: float, device: str) -> CheckResult:
         result = CheckResult(kernel, False, summary, [summary])
         _print_verdict(result)
         return result
-    run = _run_grader(magics.puzzle_id, module, [kernel], [], timeout, device, warm=magics.warm)
+    extra = ["--full"] if full else []
+    run = _run_grader(magics.puzzle_id, module, [kernel], extra, timeout, device, warm=magics.warm)
     result = verdict(kernel, run, starts, magics.puzzle_id, timeout)
     _print_verdict(result)
     _show_tile_map(result.cases())
@@ -419,7 +443,9 @@ def verdict(
         shown = render.case_lines(case, layout=render.NOTEBOOK, previous=previous, longer=longer)
         lines += [_where(line, starts, module_name) for line in shown]
         previous = case
-    result.passed, result.summary = render.summary(kernel, cases)
+    skipped = [c for r in run.document.get("runs", []) for c in r.get("not_compiled") or [] if c["kernel"] == kernel]
+    compile_all = render.NOTEBOOK.compile_all.format(kernel=kernel)
+    result.passed, result.summary = render.summary(kernel, cases, len(skipped), compile_all)
     if expected is not None and len(cases) < expected:  # a run cut short must not score what it skipped
         result.passed = False
         result.summary = f"{kernel}: the grader reported {len(cases)} of its {expected} cases; grade it again"
@@ -588,7 +614,8 @@ def explain(
         print("\n".join(tr(_where(line, starts, module_name)) for line in shown))
     from IPython.display import HTML, display
 
-    display(HTML(explain_view.html_fragment(chosen.explanation)))
+    shown_record = _in_cells(chosen.explanation, starts, module_name)
+    display(HTML(explain_view.html_fragment(shown_record, cells=lambda line: _cell_line(line, starts))))
     return ExplainResult(chosen, run.document)
 
 

@@ -22,12 +22,12 @@ from typing import Any
 import pytest
 
 from grader import outcome, verified
-from grader.discover import course_root
+from grader.discover import chosen_kernels, course_root
 from grader.frontends import render as report
 from grader.i18n import tr
 from grader.outcome import CaseResult
 from grader.processes.supervisor import PuzzleRun
-from grader.settings import OPTIONS, PYTEST, GradeOptions, JudgeRequest
+from grader.settings import OPTIONS, PYTEST, GradeOptions, JudgeRequest, hidden_cases_file
 
 
 @dataclass
@@ -44,6 +44,8 @@ class GradeState:
     # kernel that repeats one waits in ``folded``, and they print as one line (report.repeated_line)
     shown: dict[tuple[str, ...], str] = field(default_factory=dict)
     folded: list[CaseResult] = field(default_factory=list)
+    # file graded -> (kernel, case) of each large case a narrowed check without a GPU did not compile (quick())
+    not_compiled: dict[Path, list[tuple[str, str]]] = field(default_factory=dict)
 
 
 STATE = pytest.StashKey[GradeState]()
@@ -116,13 +118,18 @@ class PuzzleFile(pytest.File):
         description = run.describe()
         if description is None:
             raise CollectError(f"could not load puzzle {puzzle_id}: {run.startup_problem}")
-        wanted = [n.strip() for n in options.kernels.split(",") if n.strip()]
         cases = {n.strip() for n in options.cases.split(",") if n.strip()}
+        names = [kernel["function"] for kernel in description["kernels"]]
+        wanted = set(chosen_kernels(names, options.kernels, options.kernels_exact))
+        quick = is_quick(options, run.mode)
         for kernel in description["kernels"]:
-            if wanted and not _wanted(kernel["function"], wanted, options.kernels_exact):
+            if kernel["function"] not in wanted:
                 continue
             for case in kernel["cases"]:
                 if cases and case["name"] not in cases:
+                    continue
+                if quick and not cases and not case.get("simulate", True) and not case.get("unfit"):
+                    state.not_compiled.setdefault(self.path.resolve(), []).append((kernel["function"], case["name"]))
                     continue
                 item = CaseItem.from_parent(
                     self,
@@ -135,8 +142,38 @@ class PuzzleFile(pytest.File):
                 yield item
 
 
-def _wanted(function: str, names: list[str], exact: bool) -> bool:
-    return function in names if exact else any(n in function for n in names)
+def is_quick(options: GradeOptions, mode: str) -> bool:
+    """A learner's narrowed check on a machine without a CUDA GPU (-k or --case, and the judge simulates): it
+    simulates the small cases and leaves the cases too large to simulate uncompiled, so that their compiles do not
+    hold the verdict back. A case named by --case is compiled (it was asked for); --full, a whole puzzle,
+    --device compile, a GPU, a timing or profiling run, and an instructor's run with hidden cases compile every
+    case."""
+    narrowed = bool(options.kernels.strip() or options.cases.strip())
+    timing = options.bench or bool(options.profile) or bool(options.params)
+    return narrowed and not options.full and mode == "cpu" and not timing and hidden_cases_file() is None
+
+
+def compile_all_command(puzzle_id: str, source: Path, options: GradeOptions) -> str:
+    """The command that grades what a quick check graded, with the large cases compiled too (--full)."""
+    import shlex
+
+    words = ["python", "-m", "grader", puzzle_id]
+    if source.resolve() != _puzzle_file(puzzle_id):
+        words += ["--file", _shown(source)]
+    if options.kernels:
+        words += ["-k", options.kernels] + (["--exact"] if options.kernels_exact else [])
+    if options.cases:
+        words += ["--case", options.cases]
+    if options.device != "auto":
+        words += ["--device", options.device]
+    if options.arch:
+        words += ["--arch", options.arch]
+    return " ".join(shlex.quote(word) for word in [*words, "--full"])
+
+
+def _puzzle_file(puzzle_id: str) -> Path | None:
+    found = next((course_root() / "puzzles").glob(f"p{puzzle_id}_*.py"), None)
+    return found.resolve() if found is not None else None
 
 
 class CollectError(Exception):
@@ -195,7 +232,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
             chosen.setdefault(item.path.resolve(), []).append((item.kernel, item.case))
     for path, run in state.runs.items():
         run.set_plan(chosen.get(path, []))
-    if not session.items:
+    if not session.items and not state.not_compiled:
         for line in unmatched_lines(session.config, state):
             print(tr(line), file=sys.stderr)
 
@@ -207,7 +244,6 @@ def unmatched_lines(config: pytest.Config, state: GradeState) -> list[str]:
     asked = [(flag, value) for flag, value in (("-k", options.kernels), ("--case", options.cases)) if value]
     if not asked:
         return []
-    wanted = [n.strip() for n in options.kernels.split(",") if n.strip()]
     lines = []
     for run in state.runs.values():
         kernels = {
@@ -216,7 +252,7 @@ def unmatched_lines(config: pytest.Config, state: GradeState) -> list[str]:
         }
         if not kernels:
             continue
-        matched = [k for k in kernels if not wanted or _wanted(k, wanted, options.kernels_exact)]
+        matched = chosen_kernels(list(kernels), options.kernels, options.kernels_exact)
         said = " ".join(f"{flag} {value!r}" for flag, value in asked)
         puzzle = (run.description or {}).get("id", "")
         if not matched:
@@ -333,7 +369,11 @@ def explained_lines(result: CaseResult) -> list[str]:
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     state = _state(config)
-    if state is None or not state.results:
+    if state is None:
+        return
+    if not state.results:
+        for line in report.not_compiled_lines(_runs(state)):  # a quick check that had only large cases to grade
+            terminalreporter.write_line(tr(line), yellow=True)
         return
     lines = report.bench_lines(state.results)
     if lines:
@@ -353,6 +393,8 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     arch = next((run.arch for run in state.runs.values() if run.arch), "sm_90a")
     for line in report.verified_lines(state.results):
         terminalreporter.write_line(tr(line), yellow=True)
+    for line in report.not_compiled_lines(_runs(state)):
+        terminalreporter.write_line(tr(line), yellow=True)
     unfit = [r for r in state.results if r.status == outcome.NOT_APPLICABLE]
     if unfit:
         terminalreporter.write_line(
@@ -364,9 +406,13 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
 
 
 def unchecked_cases(config: pytest.Config) -> int:
-    """How many graded cases were only compiled (the CLI's exit status 3 when nothing failed)."""
+    """How many selected cases had their numbers unchecked: only compiled, or left uncompiled by a quick check
+    (the CLI's exit status 3 when nothing failed)."""
     state = _state(config)
-    return verified.unchecked(verified.counts(state.results)) if state is not None else 0
+    if state is None:
+        return 0
+    skipped = sum(len(cases) for cases in state.not_compiled.values())
+    return verified.unchecked(verified.counts(state.results)) + skipped
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -377,18 +423,27 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         run.close()
     path = session.config.getoption("grade_json")
     if path:
-        runs = []
-        for source, puzzle_id in state.targets.items():
-            run = state.runs.get(source)
-            runs.append(
-                {
-                    "puzzle": puzzle_id,
-                    "file": str(source),
-                    "device": run.device if run else "",
-                    "startup_seconds": run.timings if run else {},
-                    "isolation": run.isolation if run else "",
-                    # kernel -> how many of its cases ran on a GPU, were simulated, were only compiled
-                    "checked": verified.per_kernel(r for r in state.results if Path(r.file).resolve() == source),
-                }
-            )
-        report.write_json(Path(path), report.to_json(state.results, runs))
+        report.write_json(Path(path), report.to_json(state.results, _runs(state)))
+
+
+def _runs(state: GradeState) -> list[dict[str, Any]]:
+    """The JSON's ``runs``: one entry per graded file."""
+    runs = []
+    for source, puzzle_id in state.targets.items():
+        run = state.runs.get(source)
+        skipped = state.not_compiled.get(source, [])
+        runs.append(
+            {
+                "puzzle": puzzle_id,
+                "file": str(source),
+                "device": run.device if run else "",
+                "startup_seconds": run.timings if run else {},
+                "isolation": run.isolation if run else "",
+                # kernel -> how many of its cases ran on a GPU, were simulated, were only compiled
+                "checked": verified.per_kernel(r for r in state.results if Path(r.file).resolve() == source),
+                # the large cases a quick check (is_quick) did not compile, and the command that compiles them
+                "not_compiled": [{"kernel": kernel, "case": case} for kernel, case in skipped],
+                "compile_all": compile_all_command(puzzle_id, source, state.options) if skipped else "",
+            }
+        )
+    return runs

@@ -67,13 +67,20 @@ class Layout:
     not_run: str = ""  # what a case that was not run says instead of its message ("": its message)
     # how to look inside a failed simulated case, from {puzzle}, {kernel}, {case} ("": not offered)
     see_inside: str = "python -m grader {puzzle} --explain {kernel} --case {case}"
+    # how to compile the large cases a narrowed check left out, from {kernel} ("": the command the run reports)
+    compile_all: str = ""
 
 
 TERMINAL = Layout()
 # JupyterLab breaks a longer output line wherever the cell's edge falls, inside a word, and nbgrader's
 # feedback page scrolls sideways for it: a notebook's lines wrap at 100 columns.
 NOTEBOOK = Layout(
-    sizes=False, width=100, elements=3, not_run="not run (see above)", see_inside='explain("{kernel}", case="{case}")'
+    sizes=False,
+    width=100,
+    elements=3,
+    not_run="not run (see above)",
+    see_inside='explain("{kernel}", case="{case}")',
+    compile_all='check("{kernel}", full=True)',
 )
 ELEMENT_LINE = re.compile(r"^\w+\[[^\]]*\] = ")  # "C[960] = nan, expected 1": one wrong element
 
@@ -134,8 +141,32 @@ def case_lines(
     return lines
 
 
-def summary(kernel: str, cases: list[CaseResult]) -> tuple[bool, str]:
-    """Whether a kernel passed, and the line that says so (in English: the caller translates it)."""
+def summary(kernel: str, cases: list[CaseResult], not_compiled: int = 0, compile_all: str = "") -> tuple[bool, str]:
+    """Whether a kernel passed, and the line that says so (in English: the caller translates it).
+    ``not_compiled``: the kernel's large cases a narrowed check without a GPU left out; a pass names them and
+    ``compile_all``, how to compile them, so that a pass of the small cases never reads as a pass of them all."""
+    passed, line = _summary(kernel, cases)
+    if not_compiled and passed:
+        line += "; " + not_compiled_text(not_compiled, compile_all)
+    return passed, line
+
+
+def not_compiled_text(count: int, compile_all: str) -> str:
+    """The large cases a narrowed check without a GPU did not compile, and the command that compiles them."""
+    return f"{count} large case(s) not compiled in this quick check: {compile_all} compiles them too"
+
+
+def not_compiled_lines(runs: Iterable[dict[str, Any]]) -> list[str]:
+    """The closing lines of a narrowed check without a GPU: per graded file, how many large cases were not
+    compiled, and the command that does (from the JSON's ``runs``)."""
+    return [
+        not_compiled_text(len(run["not_compiled"]), run.get("compile_all", ""))
+        for run in runs
+        if run.get("not_compiled")
+    ]
+
+
+def _summary(kernel: str, cases: list[CaseResult]) -> tuple[bool, str]:
     statuses = [Status(c.status) for c in cases]
     if not cases:
         return False, f"{kernel}: the grader gave no verdict"
@@ -279,7 +310,8 @@ def bench_lines(results: list[CaseResult]) -> list[str]:
         lines.append("~ after a ratio: the two times' ranges overlap, so which one is faster is within the noise")
     lines.append(
         "roofline = the shortest time the work allows / kernel time, bound by memory (mem: bytes at the copy "
-        "bandwidth) or compute (com: flops at the Tensor Core peak)"
+        "bandwidth) or compute (com: flops at the Tensor Core peak; fma: at the CUDA cores' fp32 FMA peak, for a "
+        "kernel without Tensor Core instructions)"
     )
     how = next((r.bench.limits for r in rows if r.bench.limits), "")
     if how:

@@ -52,6 +52,11 @@ def preload() -> None:
     from grader.processes import sandbox
 
     sandbox.available()  # the trial sandbox, once for every check this server forks
+    import gc
+
+    # What is imported now lives as long as the server: the collector of each forked check need not walk it again
+    # (torch's and TileLang's objects made every full collection of a check cost a large part of a second).
+    gc.freeze()
 
 
 _SOCKET_FOLDER = ""  # the server's socket lives here: a sandboxed tracer must not reach it

@@ -2,8 +2,10 @@
 
 One warm grader (grader.frontends.warm) serves the whole session, so a regrade costs tracing, the compile-cache
 lookup and the run, not starting Python and importing torch and TileLang. A kernel counts as changed
-when the text of its function changed; a change anywhere else in the file (imports, a helper macro)
-regrades every kernel. Only the regraded kernels' verdicts are printed.
+when the text of its function changed (where it stands does not count: lines added to one kernel move the
+others, and those are not regraded); a change to the code anywhere else in the file (imports, a helper macro,
+not a comment or a blank line) regrades every kernel. Only the regraded kernels' verdicts are printed.
+Ctrl-C stops it with one line and exit code 130.
 """
 
 from __future__ import annotations
@@ -16,7 +18,10 @@ import sys
 import time
 from pathlib import Path
 
+from grader.i18n import tr
+
 POLL_S = 0.3
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a program Ctrl-C stopped
 
 
 def kernel_names(spec_file: Path) -> list[str]:
@@ -25,7 +30,9 @@ def kernel_names(spec_file: Path) -> list[str]:
 
 
 def fingerprints(source: str, kernels: list[str]) -> dict[str, str]:
-    """A digest per kernel of its function's text, and one ("") of everything else in the file."""
+    """A digest per kernel of its function's text (decorators included), and one ("") of the code of everything
+    else in the file. Neither depends on line numbers: the rest is digested as its syntax tree, in which each
+    kernel is only its name, so a kernel that grows or shrinks moves the others without changing them."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -33,15 +40,16 @@ def fingerprints(source: str, kernels: list[str]) -> dict[str, str]:
         return {name: digest for name in ["", *kernels]}
     lines = source.splitlines(keepends=True)
     parts: dict[str, str] = {}
-    rest = list(lines)
+    rest: list[ast.stmt] = []
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name in kernels:
             first = min([node.lineno, *(d.lineno for d in node.decorator_list)]) - 1
             text = "".join(lines[first : node.end_lineno])
             parts[node.name] = hashlib.sha256(text.encode()).hexdigest()
-            for index in range(first, node.end_lineno or first):
-                rest[index] = "\n"
-    parts[""] = hashlib.sha256("".join(rest).encode()).hexdigest()
+            node = ast.Expr(ast.Constant(node.name))  # where it stands among the rest, not what it holds
+        rest.append(node)
+    code = ast.dump(ast.Module(body=rest, type_ignores=[]))  # no line numbers, comments or blank lines
+    parts[""] = hashlib.sha256(code.encode()).hexdigest()
     return {name: parts.get(name, "") for name in ["", *kernels]}
 
 
@@ -56,11 +64,12 @@ def watch(puzzle_id: str, path: Path, spec_file: Path, argv: list[str], kernels:
     command line without --watch (and without -k: the changed kernels are chosen here)."""
     from grader.frontends.warm import WarmGrader
 
-    warm = WarmGrader()
+    warm = None
     seen: dict[str, str] = {}
     stamp = None
-    print(f"watching {path} (Ctrl-C stops)", flush=True)
     try:
+        warm = WarmGrader()
+        print(tr(f"watching {path} (Ctrl-C stops)"), flush=True)
         while True:
             try:
                 now_stamp = path.stat().st_mtime_ns
@@ -75,11 +84,13 @@ def watch(puzzle_id: str, path: Path, spec_file: Path, argv: list[str], kernels:
                 if todo:
                     _regrade(warm, argv, todo)
             time.sleep(POLL_S)
-    except KeyboardInterrupt:
-        print("", flush=True)
-        return 0
+    except KeyboardInterrupt:  # Ctrl-C; a check under way was stopped with all it started (grader.frontends.warm)
+        # the terminal echoed ^C without a newline: the line starts on a line of its own
+        print(("\n" if sys.stdout.isatty() else "") + tr(f"stopped watching {path}"), flush=True)
+        return EXIT_INTERRUPTED
     finally:
-        warm.stop()
+        if warm is not None:
+            warm.stop()
 
 
 def _regrade(warm: object, argv: list[str], kernels: list[str]) -> None:

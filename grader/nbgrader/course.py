@@ -190,9 +190,10 @@ def config_text(course: Course) -> str:
     return f'''"""nbgrader configuration of the TileLang course, written by `python -m grader nbgrader-course`.
 
 Run every nbgrader command from this folder. Autograding runs no student cell: the judge grades the
-%%puzzle cells, and only in the grader's sandbox (Linux namespaces; see the README's Instructor
-section). Where this machine cannot make one, autograde refuses unless told --JudgeChecks.no_sandbox=True.
-Where no CUDA GPU is usable it refuses too, unless told --JudgeChecks.device=cpu.
+%%puzzle cells, and only in the grader's sandbox (Linux namespaces). Where this machine cannot make one,
+autograde refuses unless told --JudgeChecks.no_sandbox=True. Where no CUDA GPU is usable it refuses too,
+unless told --JudgeChecks.device=cpu. The Instructor guide says more: {course_root() / "docs" / "instructor.md"}
+(the Security model: security.md beside it).
 """
 
 import os
@@ -241,6 +242,9 @@ c.JudgeChecks.timeout = {course.timeout}
 # Where no CUDA GPU is usable autograde refuses to grade: on the CPU only the small cases are simulated and
 # the others only compiled. To grade on the CPU anyway, uncomment (or pass --JudgeChecks.device=cpu):
 # c.JudgeChecks.device = "cpu"
+# Before the first submission enters the gradebook: may this machine grade as told (the sandbox; a GPU, or
+# device=cpu)? If not, autograde says why in one paragraph, grades nobody and exits 2.
+c.Autograde.pre_convert_hook = "grader.nbgrader.judge.before_autograde"
 c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",

@@ -15,15 +15,20 @@ it defines. Where the machine cannot make the sandbox it refuses to grade, unles
 ``--JudgeChecks.device=cpu`` (or ``TILELANG_COURSE_DEVICE=cpu``, which ``--device cpu`` of
 ``autograde-shard(s)`` sets): then each check cell, the cell's metadata and the log say how many
 cases ran on a GPU, were simulated on the CPU, or were only compiled (grader.verified).
+
+Both refusals come before anyone is graded: the course's config makes :func:`before_autograde` nbgrader's
+``Autograde.pre_convert_hook``, which says why in one paragraph (no traceback), puts nobody into the gradebook,
+notes the refusal for ``autograde-status`` (grader.nbgrader.placement.record_refusal) and exits 2.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from nbformat import NotebookNode
 from nbformat.v4 import new_output
@@ -76,12 +81,64 @@ CPU_HINT = (
 )
 
 
-class SandboxRefused(RuntimeError):
+class Refused(RuntimeError):
+    """This machine must not grade as told; ``why`` says it in a few words for autograde-status."""
+
+    why = "refused"
+
+    def __init__(self, message: str, why: str = ""):
+        super().__init__(message)
+        self.why = why or self.why
+
+
+class SandboxRefused(Refused):
     """This machine cannot make the sandbox, and the instructor did not say to grade unconfined."""
 
+    why = "no sandbox; say --JudgeChecks.no_sandbox=True"
 
-class DeviceRefused(RuntimeError):
+
+class DeviceRefused(Refused):
     """No CUDA GPU is usable here, and the instructor did not say to grade on the CPU."""
+
+    why = "no GPU; say --JudgeChecks.device=cpu"
+
+
+def before_autograde(assignment: str = "", student: str = "", notebooks: Any = None, **_: Any) -> None:
+    """nbgrader's ``Autograde.pre_convert_hook`` (the course's config sets it): before nbgrader puts a submission
+    into the gradebook, check that this machine may grade as told (the sandbox; a GPU, or the instructor's cpu).
+    Where it may not: one paragraph on the log, nobody graded, the refusal noted for autograde-status, exit 2.
+    nbgrader would print a caught exception's traceback per student; a SystemExit it lets through."""
+    from traitlets.config import Application
+
+    from grader.nbgrader.placement import clear_refusal
+
+    if assignment in _ALLOWED:  # once per autograde: the next students find the same machine
+        return
+    app = Application.instance() if Application.initialized() else None
+    judge = JudgeChecks(config=app.config) if app is not None else JudgeChecks()  # the command line's options too
+    try:
+        judge.sandbox_env()
+        judge.grading_device()
+    except Refused as error:
+        refuse(error, judge.course(), assignment, getattr(app, "log", None))
+    clear_refusal(judge.course(), assignment)
+    _ALLOWED.add(assignment)
+
+
+_ALLOWED: set[str] = set()  # the assignments before_autograde let this process grade
+
+
+def refuse(error: Refused, course: Path, assignment: str, log: Any = None) -> NoReturn:
+    """Say why in one paragraph, note it for autograde-status, and stop nbgrader with exit code 2."""
+    from grader.nbgrader.placement import record_refusal
+
+    record_refusal(course, assignment, error.why)
+    said = f"{tr(str(error))} {tr('Nobody was graded.')}"
+    if log is not None:
+        log.error(said)
+    else:
+        print(said, file=sys.stderr)
+    raise SystemExit(2)
 
 
 class JudgeChecks(NbGraderPreprocessor):
@@ -116,9 +173,13 @@ class JudgeChecks(NbGraderPreprocessor):
             raise SandboxRefused(sandbox.policy(hidden_cases=True).refusal.replace("--no-sandbox", NO_SANDBOX_HINT))
         # Out of the tracer's sight: the nbgrader course (gradebook, submitted/, source/, the config) and
         # the reference solutions; the hidden cases file is covered anyway.
-        course = Path(self.config.CourseDirectory.get("root") or os.getcwd()).resolve()
+        course = self.course()
         hide = [str(course), str(course_root() / "solutions"), os.environ.get(sandbox.HIDE_ENV, "")]
         return {sandbox.ENV: "require", sandbox.HIDE_ENV: os.pathsep.join(p for p in hide if p)}
+
+    def course(self) -> Path:
+        """The nbgrader course's folder (its config's CourseDirectory.root, else the folder nbgrader runs in)."""
+        return Path(self.config.CourseDirectory.get("root") or os.getcwd()).resolve()
 
     def grading_device(self) -> str:
         """The grader's --device for these notebooks, or DeviceRefused where no GPU is usable and the
@@ -127,7 +188,7 @@ class JudgeChecks(NbGraderPreprocessor):
 
         device = chosen_device(self.device)
         if device not in ("cuda", "cpu"):
-            raise DeviceRefused(f"{DEVICE_ENV}={device}: give cuda or cpu")
+            raise DeviceRefused(f"{DEVICE_ENV}={device}: give cuda or cpu", f"{DEVICE_ENV}={device}; give cuda or cpu")
         refusal = device_refusal(device, CPU_HINT)
         if refusal:
             raise DeviceRefused(refusal)
@@ -139,8 +200,16 @@ class JudgeChecks(NbGraderPreprocessor):
         checks = check_cells(nb)
         if not checks:
             return nb, resources
-        self._sandbox = self.sandbox_env()  # before grading anything: refused, nothing is scored
-        self._device = self.grading_device()
+        try:  # refused before anyone was graded by before_autograde, unless the config predates it
+            self._sandbox = self.sandbox_env()  # before grading anything: refused, nothing is scored
+            self._device = self.grading_device()
+        except Refused as error:
+            from grader.nbgrader.placement import record_refusal
+
+            assignment = str(resources.get("nbgrader", {}).get("assignment", ""))
+            if assignment:
+                record_refusal(self.course(), assignment, error.why)
+            raise
         cells = puzzle_cells(nb)
         # One grader run per distinct module: normally one per notebook.
         groups: dict[tuple[str, str], tuple[list[tuple[int, str]], list[tuple[NotebookNode, str]]]] = {}
@@ -181,7 +250,7 @@ class JudgeChecks(NbGraderPreprocessor):
                 puzzle_id,
                 module,
                 defined,
-                [],
+                ["--full"],  # every case compiled, the large ones too (a learner's quick check leaves them out)
                 limit,
                 self._device,
                 case_timeout=max(5.0, 0.75 * self.timeout - 5.0),

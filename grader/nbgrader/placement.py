@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+from pathlib import Path
 
 from grader import settings
 
@@ -25,7 +27,7 @@ def gpu_problem() -> str:
     if torch.cuda.is_available():
         return ""
     pinned = os.environ.get("CUDA_VISIBLE_DEVICES")
-    return "torch sees no CUDA GPU" + (f" with CUDA_VISIBLE_DEVICES={pinned}" if pinned is not None else "")
+    return "torch sees no CUDA GPU" if pinned is None else f"torch sees no CUDA GPU with CUDA_VISIBLE_DEVICES={pinned}"
 
 
 def device_refusal(device: str, how: str = CPU_HINT) -> str:
@@ -46,3 +48,40 @@ def device_refusal(device: str, how: str = CPU_HINT) -> str:
 def chosen_device(device: str | None) -> str:
     """``--device`` as given, else $TILELANG_COURSE_DEVICE, else cuda."""
     return device or os.environ.get(DEVICE_ENV, "") or "cuda"
+
+
+# ------------------------------------------------------------------------------ a refused autograde, on record
+
+LOGS = "logs"  # DIR/logs/ASSIGNMENT/: each student's autograde log (grader.nbgrader.shards) and this record
+REFUSED = "autograde-refused.json"
+
+
+def refusal_path(course: Path, assignment: str) -> Path:
+    return Path(course) / LOGS / assignment / REFUSED
+
+
+def record_refusal(course: Path, assignment: str, why: str) -> None:
+    """Note that an autograde of ``assignment`` was refused, and why in a few words ("no GPU; say
+    --JudgeChecks.device=cpu"): autograde-status then says "not graded: refused (...)" of each submission that
+    is not graded, not "failed". The next autograde that is allowed to grade removes the note."""
+    path = refusal_path(course, assignment)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"why": why}) + "\n")
+    except OSError:
+        pass  # the refusal itself was said; only the status's wording is lost
+
+
+def clear_refusal(course: Path, assignment: str) -> None:
+    try:
+        refusal_path(course, assignment).unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
+def recorded_refusal(course: Path, assignment: str) -> str:
+    """Why the last autograde of ``assignment`` was refused, "" when it was not (or none was)."""
+    try:
+        return str(json.loads(refusal_path(course, assignment).read_text()).get("why", ""))
+    except (OSError, ValueError, AttributeError):
+        return ""

@@ -13,7 +13,8 @@ Three subcommands, all run from the course directory (or given ``--course DIR``)
     and shard, all at once (``--shards N`` instead runs N shards without pinning a GPU).
 ``python -m grader autograde-status ASSIGNMENT``
     each student's state, read from the gradebook: graded, failed (grading began and did not finish),
-    missing (submitted, not in the gradebook) or not submitted. Exit 0 when every submission is graded.
+    not graded (the last autograde was refused: no GPU and no cpu option, or no sandbox), missing
+    (submitted, not in the gradebook) or not submitted. Exit 0 when every submission is graded.
 
 The split (:func:`shard_students`) depends only on the set of folder names in ``submitted/``: every
 shard of one N, wherever it runs, sees the same split, and the N shards cover every student once.
@@ -36,11 +37,21 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from grader import settings, verified
-from grader.nbgrader.placement import DEVICE_ENV, DEVICES, chosen_device, device_refusal
+from grader.i18n import tr
+from grader.nbgrader.placement import (
+    DEVICE_ENV,
+    DEVICES,
+    LOGS,  # DIR/logs/ASSIGNMENT/STUDENT.log, one per student, rewritten on each attempt
+    chosen_device,
+    clear_refusal,
+    device_refusal,
+    record_refusal,
+    recorded_refusal,
+)
 from grader.processes import hermetic
 
 GRADED, FAILED, MISSING, NOT_SUBMITTED = "graded", "failed", "missing", "not submitted"
-LOGS = "logs"  # DIR/logs/ASSIGNMENT/STUDENT.log, one per student, rewritten on each attempt
+REFUSED = "not graded"  # submitted, not graded, and the last autograde was refused (placement.record_refusal)
 
 
 def shard_students(students: Sequence[str], index: int, count: int) -> list[str]:
@@ -83,7 +94,7 @@ def db_url(course: Path) -> str:
 @dataclass
 class StudentState:
     student: str
-    state: str  # GRADED, FAILED, MISSING or NOT_SUBMITTED
+    state: str  # GRADED, FAILED, REFUSED, MISSING or NOT_SUBMITTED
     score: float | None = None
     max_score: float | None = None
     not_submitted: list[str] = field(default_factory=list)  # notebooks absent from submitted/ (scored 0)
@@ -115,7 +126,8 @@ def judged_counts(path: Path) -> dict[str, dict[str, int]]:
 def statuses(course: Path, assignment: str, url: str | None = None) -> dict[str, StudentState]:
     """Every student's state for ``assignment``: those with a folder in ``submitted/`` and those the
     gradebook knows. Graded means a submission in the gradebook whose every grade cell has a score
-    and whose autograded notebooks are all on disk; a submission without that is failed."""
+    and whose autograded notebooks are all on disk; a submission without that is failed, or not graded
+    where the last autograde was refused (then so is a submission the gradebook lacks)."""
     from nbgrader.api import Gradebook, MissingEntry
 
     submitted = set(submitted_students(course, assignment))
@@ -158,6 +170,10 @@ def statuses(course: Path, assignment: str, url: str | None = None) -> dict[str,
             elif absent:
                 state.detail = f"not submitted (0 points): {', '.join(absent)}"
             found[student] = state
+    why = recorded_refusal(course, assignment)
+    for state in found.values():
+        if why and state.student in submitted and state.state in (FAILED, MISSING):
+            state.state, state.detail = REFUSED, f"refused ({why})"
     return found
 
 
@@ -262,6 +278,9 @@ def show_status(course: Path, assignment: str, as_json: bool) -> int:
     else:
         off_gpu = 0
         for state in found.values():
+            if state.state == REFUSED:  # not graded: refused (no GPU; say --JudgeChecks.device=cpu)
+                print(f"{state.student:<24} {tr(f'{state.state}: {state.detail}')}")
+                continue
             score = "" if state.score is None else f"{state.score:g}/{state.max_score:g}"
             print(f"{state.student:<24} {state.state:<14} {score:<9} {state.detail}".rstrip())
             if state.checked:
@@ -271,8 +290,9 @@ def show_status(course: Path, assignment: str, as_json: bool) -> int:
             off_gpu += bool(elsewhere)
             for kernel, checked in elsewhere.items():
                 print(f"      {verified.line(kernel, checked)}")
-        counts = {s: sum(1 for v in found.values() if v.state == s) for s in (GRADED, FAILED, MISSING, NOT_SUBMITTED)}
-        print(", ".join(f"{n} {s}" for s, n in counts.items()))
+        states = (GRADED, FAILED, REFUSED, MISSING, NOT_SUBMITTED)
+        counts = {s: sum(1 for v in found.values() if v.state == s) for s in states}
+        print(", ".join(f"{n} {s}" for s, n in counts.items() if n or s != REFUSED))
         if off_gpu:
             print(f"{off_gpu} student(s) have cases that did not run on a GPU (simulated on the CPU or only compiled)")
     return 0 if all(s.state in (GRADED, NOT_SUBMITTED) for s in found.values()) else 1
@@ -316,8 +336,25 @@ def device_ready(device: str | None) -> bool:
     os.environ[DEVICE_ENV] = chosen  # inherited by every nbgrader autograde, read by JudgeChecks
     refusal = device_refusal(chosen)
     if refusal:
-        print(f"grader: {refusal}", file=sys.stderr)
+        print(f"grader: {tr(refusal)} {tr('Nobody was graded.')}", file=sys.stderr)
     return not refusal
+
+
+def ready(args: argparse.Namespace) -> bool:
+    """sandbox_ready and device_ready; in a course folder, a refusal is noted for autograde-status
+    (placement.record_refusal) and a go-ahead removes the note."""
+    why = ""
+    if not sandbox_ready(args.no_sandbox):
+        why = "no sandbox; say --no-sandbox"
+    elif not device_ready(args.device):
+        chosen = chosen_device(args.device)
+        why = "no GPU; say --device cpu" if chosen in DEVICES else f"{DEVICE_ENV}={chosen}; give cuda or cpu"
+    course = (args.course or Path.cwd()).resolve()
+    if (course / "nbgrader_config.py").is_file() and why:
+        record_refusal(course, args.assignment, why)
+    elif (course / "nbgrader_config.py").is_file():
+        clear_refusal(course, args.assignment)
+    return not why
 
 
 def device_option(p: argparse.ArgumentParser) -> None:
@@ -350,7 +387,7 @@ def shard_main(argv: Sequence[str]) -> int:
         shard_students([], args.shard, args.shards)
     except ValueError as error:
         p.error(str(error))
-    if not sandbox_ready(args.no_sandbox) or not device_ready(args.device):
+    if not ready(args):
         return 2
     return run_shard(course_dir(args), args.assignment, args.shard, args.shards, args.regrade)
 
@@ -364,7 +401,7 @@ def shards_main(argv: Sequence[str]) -> int:
     no_sandbox_option(p)
     device_option(p)
     args = p.parse_args(list(argv))
-    if not sandbox_ready(args.no_sandbox) or not device_ready(args.device):
+    if not ready(args):
         return 2
     gpus = [g.strip() for g in args.gpus.split(",") if g.strip()] if args.gpus else None
     if (gpus is not None and not gpus) or (args.shards is not None and args.shards < 1):

@@ -9,6 +9,7 @@ the wrong element depends on are read for evidence of the likely cause (``mark``
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import torch
@@ -122,7 +123,14 @@ def _explain_case(
     explanation.truncated = recorder.dropped > 0
     if explanation.target and not explanation.why:
         mark(explanation)
+    explanation.target = {k: _said(v) if k in ("got", "expected") else v for k, v in explanation.target.items()}
     return explanation
+
+
+def _said(value: Any) -> Any:
+    """A value of the target as JSON keeps it: a NaN or an infinity as its name ("nan", "inf", "-inf"), since
+    strict JSON writes them as null (grader.frontends.render.write_json) and a notebook would show None."""
+    return value if not isinstance(value, float) or math.isfinite(value) else str(value)
 
 
 def _limits(simulation: dict[str, Any]) -> dict[str, Any]:
