@@ -13,7 +13,7 @@ work=$(mktemp -d)
 cp solutions/p01_copy.py solutions/p07_flash_attention.py solutions/p08_matrix.py "$work/"
 for device in cpu cuda; do
   export TILELANG_CACHE_DIR="$work/cache-$device" XDG_CACHE_HOME="$work/xdg-$device"
-  for check in "01 copy p01_copy.py" "07 flash_attention p07_flash_attention.py" "08 gemv p08_matrix.py"; do
+  for check in "01 copy_tiles p01_copy.py" "07 flash_attention p07_flash_attention.py" "08 gemv p08_matrix.py"; do
     set -- $check
     for state in cold warm; do
       start=$(date +%s%N)
