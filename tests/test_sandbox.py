@@ -215,3 +215,16 @@ def test_nbgrader_judge_refuses_unconfined_unless_told():
     done = without_namespaces(sys.executable, "-c", script)
     assert "REFUSED refusing to grade" in done.stdout and "--JudgeChecks.no_sandbox=True" in done.stdout, done.stderr
     assert "TOLD {'TILELANG_COURSE_SANDBOX': 'off'}" in done.stdout
+
+
+def test_root_stays_root_where_the_unprivileged_id_could_not_read_what_is_shown(tmp_path: Path):
+    """Root's sandbox runs as sandbox.UNPRIVILEGED only where that id can read every shown path (a venv made in a
+    0700 folder cannot be read by it): private_paths names those that would stop it."""
+    private, shared, file = tmp_path / "private", tmp_path / "shared", tmp_path / "shared" / "module.py"
+    private.mkdir(mode=0o700)
+    shared.mkdir(mode=0o755)
+    file.write_text("")
+    file.chmod(0o644)
+    assert sandbox.private_paths([str(private), str(shared), str(file)]) == [str(private)]
+    file.chmod(0o600)
+    assert sandbox.private_paths([str(shared), str(file)]) == [str(file)]

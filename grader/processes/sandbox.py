@@ -177,7 +177,9 @@ def enter(
     libc = _libc()
     libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
     uid, gid = os.getuid(), os.getgid()
-    mapper = _map_ids_from_outside(root_too=True) if uid == 0 else None
+    # Root runs its sandbox as UNPRIVILEGED, which must be able to read what is shown (a venv in a 0700 folder
+    # is not: then root it stays, and task_cap() says the cap does not hold).
+    mapper = _map_ids_from_outside(root_too=True) if uid == 0 and not private_paths(readable) else None
     flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS
     unshared = libc.unshare(flags) == 0
     problem = ctypes.get_errno()
@@ -411,6 +413,20 @@ def _finish_id_maps(go: int, helper: int, unshared: bool) -> bool:
     return unshared and os.waitstatus_to_exitcode(status) == 0
 
 
+def private_paths(paths: Iterable[str]) -> list[str]:
+    """Those of ``paths`` that others may not read (a folder: read and search), so UNPRIVILEGED could not."""
+    found = []
+    for path in paths:
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
+            continue
+        wanted = 0o005 if os.path.isdir(path) else 0o004
+        if mode & wanted != wanted:
+            found.append(path)
+    return found
+
+
 def task_cap() -> str:
     """ "" where a sandbox made here holds at most MAX_TASKS (RLIMIT_NPROC, which the kernel applies to every user
     but root: root's sandbox runs as UNPRIVILEGED), else why not. Asked of the trial sandbox (available())."""
@@ -513,7 +529,12 @@ def _probe() -> str:
         os.rmdir(folder)
     global _TASK_CAP_PROBLEM
     if os.waitstatus_to_exitcode(status) == NOT_CAPPED:
-        _TASK_CAP_PROBLEM = f"root, and the user namespace could not map the id {UNPRIVILEGED} to run as"
+        private = private_paths(readable_paths())
+        _TASK_CAP_PROBLEM = (
+            f"root, and {private[0]} is not readable by others, so the sandbox cannot run as the id {UNPRIVILEGED}"
+            if private
+            else f"root, and the user namespace could not map the id {UNPRIVILEGED} to run as"
+        )
         return ""
     if os.waitstatus_to_exitcode(status) == 0:
         return ""
