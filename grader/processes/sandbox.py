@@ -404,12 +404,7 @@ def _finish_id_maps(go: int, helper: int, unshared: bool) -> bool:
     with contextlib.suppress(OSError):
         os.write(go, b"1" if unshared else b"0")
     os.close(go)
-    while True:
-        try:
-            _, status = os.waitpid(helper, 0)
-            break
-        except InterruptedError:
-            continue
+    _, status = os.waitpid(helper, 0)  # retried on EINTR by Python itself (PEP 475)
     return unshared and os.waitstatus_to_exitcode(status) == 0
 
 
