@@ -89,8 +89,10 @@ class GraderRun:
 
     @property
     def passed_code(self) -> int:
-        """The exit status when nothing failed: 3 where some case was only compiled (no GPU here), else 0."""
-        return 3 if any(r.get("checked") == "compiled" for r in self.doc["results"]) else 0
+        """The exit status when nothing failed: 3 where some case was only compiled (no GPU here) or a quick check
+        left large cases uncompiled, else 0."""
+        compiled = any(r.get("checked") == "compiled" for r in self.doc["results"])
+        return 3 if compiled or any(run.get("not_compiled") for run in self.doc.get("runs", [])) else 0
 
     def results(self, kernel: str | None = None) -> list[dict]:
         return [r for r in self.doc["results"] if kernel is None or r["kernel"] == kernel]

@@ -202,12 +202,11 @@ def test_an_out_of_bounds_store_is_caught_in_simulation(grade):
 
 
 def test_a_syntax_error_names_the_line_and_what_to_do(grade):
+    """Parsed, never run: the command line answers before any judge starts, in one line, exit 2."""
     run = grade_02(grade, "syntax_error.py", "add")
-    plain(run)
-    result = only(run, "add")
-    assert result["status"] == outcome.ERROR
-    assert result["message"].startswith("syntax_error.py:12: syntax error:")
-    assert "fix line 12" in result["message"]
+    assert run.code == 2 and run.out == "" and "Traceback" not in run.err
+    (line,) = run.err.strip().splitlines()
+    assert line.startswith("grader: ") and "syntax_error.py:12: syntax error:" in line and "fix line 12" in line
 
 
 def test_a_missing_kernel_says_to_keep_the_stub(grade):
@@ -368,7 +367,7 @@ def test_save_failures_writes_the_case_and_the_replay_command_reproduces_it(grad
     [
         (["42"], "no puzzle 42"),
         (["08", "--file", "nowhere.py"], "there is no file nowhere.py"),
-        (["02", "--solutions", "--case", "no_such_case"], "matched --case 'no_such_case'; the cases of add: "),
+        (["02", "--solutions", "--case", "no_such_case"], "--case no_such_case: no case of that name in puzzle 02; "),
         (["02", "--memory-limit", "-1"], "--memory-limit takes a number of GB"),
         (["02", "--save-failures", "README.md"], "--save-failures wants a folder, and README.md is a file"),
         (["02", "--device", "tpu"], "invalid choice: 'tpu'"),

@@ -188,7 +188,7 @@ def zero_grid_verdicts(run) -> dict[str, dict]:
 
 
 def test_a_grid_that_rounds_down_to_zero_fails_with_the_argument_named(grade):
-    run = grade("08", "--file", str(ZERO_GRID), "-k", "matmul_pipelined", "--exact", "--device", "cpu")
+    run = grade("08", "--file", str(ZERO_GRID), "-k", "matmul_pipelined", "--exact", "--device", "cpu", "--full")
     results = zero_grid_verdicts(run)
     assert "rounds down" in results["rect_150x300x100"]["hint"]  # 2 blocks of 64 along M = 150
 

@@ -300,7 +300,9 @@ def explain(
         return BuildFailed(argument, "", trace)
     if nvcc_errors(text):
         return _nvcc_failure(text, trace, where, signature)
-    if LAYOUT_FAILURES[0] in text or ("Check failed" in text and any(name in trace for name in LAYOUT_FAILURES[1:])):
+    known = re.search(r"StructuralEqual\(\)\(it->second.indices, indices\)\) is false", text)  # said below
+    layout = LAYOUT_FAILURES[0] in text or ("Check failed" in text and any(n in trace for n in LAYOUT_FAILURES[1:]))
+    if layout and not known:
         return _layout_failure(text, trace, source, tir)
     if "Infinite while loop detected" in text:
         summary = (
