@@ -1,7 +1,7 @@
 """Messages that come from evidence (issue 25, items 6 and 9): each sentence a learner reads names what the
 grader saw, and none claims what it did not see. Fast tests build the evidence by hand and call the code
-that turns it into words; a few run `python -m grader` end to end on learner-style kernels in a copy of a
-puzzle."""
+that turns it into words; a few grade learner-style kernels in a copy of a puzzle end to end (through the
+warm grader; cold, as `python -m grader`, where stderr is what is checked)."""
 
 from __future__ import annotations
 
@@ -198,7 +198,7 @@ def learner_copy(tmp_path: Path, puzzle: str, edits: list[tuple[str, str]], name
     return path
 
 
-def test_rejected_kernels_say_why_end_to_end(grade, tmp_path):
+def test_rejected_kernels_say_why_end_to_end(warm_grade, tmp_path):
     path = learner_copy(
         tmp_path,
         "02",
@@ -209,7 +209,7 @@ def test_rejected_kernels_say_why_end_to_end(grade, tmp_path):
             ("T.copy(c, C[bx * BLOCK])\n        # TODO end\n\n    return C\n", "T.copy(c, C[bx * BLOCK])\n"),
         ],
     )
-    run = grade("02", "--file", str(path), "--case", "tail_1000")
+    run = warm_grade("02", "--file", str(path), "--case", "tail_1000")
     assert run.code == 1
     add, mul_relu, fragments = (run.results(k)[0] for k in ("add", "mul_relu", "add_fragments"))
     assert add["status"] == mul_relu["status"] == fragments["status"] == "error"
@@ -281,156 +281,18 @@ def test_reduce_sum_clearing_on_every_tile_is_named_from_the_tir(tmp_path):
     assert reduce_restarts(traced_tir(first, "05", "row_sum_tiled", "odd_127x129")) == []
 
 
-def test_reduce_sum_trap_is_the_hint_end_to_end(grade, tmp_path):
+def test_reduce_sum_trap_is_the_hint_end_to_end(warm_grade, tmp_path):
     ((old, new),) = REDUCE_EACH_TILE
     path = learner_copy(tmp_path, "05", [(old, new.format(clear=""))])
-    run = grade("05", "--file", str(path), "-k", "row_sum_tiled", "--case", "odd_127x129")
+    run = warm_grade("05", "--file", str(path), "-k", "row_sum_tiled", "--case", "odd_127x129")
     (result,) = run.results("row_sum_tiled")
     assert result["status"] == "failed"
     assert result["hint"].startswith("the likely cause: T.reduce_sum into `sums` inside the T.serial loop over `k`")
     assert "Nearly every element is wrong" not in run.out
 
 
-# ------------------------------------------------------------------ a case past the time limit, a judge killed
-
-
-def fake_judge(script):
-    """A stand-in for grader.processes.judge.serve that follows ``script(conn, plan)`` after describing a
-    one-kernel puzzle; forked (grader.frontends.warm's way of starting a judge), so it needs no import."""
-
-    def serve(conn, request):
-        conn.send(
-            {
-                "event": "described",
-                "device": "test",
-                "mode": "cpu",
-                "puzzle": {"id": "02", "title": "t", "kernels": [{"function": "add", "cases": []}]},
-            }
-        )
-        script(conn, conn.recv()["plan"])
-
-    return serve
-
-
-def supervised(monkeypatch, script, timeout=1.0, compile_timeout=None):
-    from grader.frontends.warm import WARM_ENV
-    from grader.processes import judge as worker
-    from grader.processes import supervisor
-
-    monkeypatch.setenv(WARM_ENV, "1")
-    monkeypatch.setattr(worker, "serve", fake_judge(script))
-    from grader.settings import GradeOptions, JudgeRequest
-
-    run = supervisor.PuzzleRun(
-        JudgeRequest(
-            "02", "spec.py", "mine.py", GradeOptions(timeout=timeout, compile_timeout=compile_timeout or timeout)
-        )
-    )
-    assert run.describe() is not None
-    run.set_plan([("add", "first"), ("add", "second")])
-    return run
-
-
-def compile_forever_then_pass(conn, plan):
-    import time
-
-    kernel, cases = plan[0]
-    conn.send({"event": "case_start", "kernel": kernel, "case": cases[0]})
-    if cases[0] == "first":
-        conn.send({"event": "phase", "phase": "compiling"})
-        time.sleep(60)
-    result = CaseResult("02", kernel, cases[0], outcome.PASSED, {}, "max abs err 0", checked="simulated")
-    conn.send({"event": "result", "result": result.to_dict()})
-    conn.send({"event": "done"})
-
-
-def test_a_compile_past_the_time_limit_is_not_a_hang_and_the_next_case_runs(monkeypatch):
-    run = supervised(monkeypatch, compile_forever_then_pass)
-    try:
-        first, second = run.result("add", "first"), run.result("add", "second")
-    finally:
-        run.close()
-    assert first.status == outcome.ERROR
-    assert first.message.startswith("compiling this case took longer than the time limit (1 s), which says nothing")
-    assert first.message.endswith("(raise --compile-timeout)")
-    assert "hangs" not in first.message
-    assert second.status == outcome.PASSED  # a fresh judge graded it: not skipped
-
-
-def compile_slowly_then_pass(conn, plan):
-    import time
-
-    kernel, cases = plan[0]
-    conn.send({"event": "case_start", "kernel": kernel, "case": cases[0]})
-    conn.send({"event": "phase", "phase": "compiling"})
-    time.sleep(2.0)  # past --timeout, within --compile-timeout
-    conn.send({"event": "phase", "phase": "simulating"})
-    for case in cases:
-        result = CaseResult("02", kernel, case, outcome.PASSED, {}, "max abs err 0", checked="simulated")
-        conn.send({"event": "result", "result": result.to_dict()})
-    conn.send({"event": "done"})
-
-
-def test_compiling_has_its_own_time_limit_and_the_run_its_own(monkeypatch):
-    """A compile longer than --timeout but within --compile-timeout is no timeout: the learner's limit
-    bounds the learner's code, and a busy machine's compile has a limit of its own."""
-    run = supervised(monkeypatch, compile_slowly_then_pass, timeout=1.0, compile_timeout=30.0)
-    try:
-        first, second = run.result("add", "first"), run.result("add", "second")
-    finally:
-        run.close()
-    assert (first.status, second.status) == (outcome.PASSED, outcome.PASSED), (first.message, second.message)
-
-
-def simulate_forever(conn, plan):
-    import time
-
-    conn.send({"event": "case_start", "kernel": "add", "case": "first"})
-    conn.send({"event": "phase", "phase": "compiling"})
-    conn.send({"event": "phase", "phase": "simulating"})
-    time.sleep(60)
-
-
-def test_a_simulation_past_the_time_limit_says_so_and_costs_the_kernel(monkeypatch):
-    run = supervised(monkeypatch, simulate_forever)
-    try:
-        first, second = run.result("add", "first"), run.result("add", "second")
-    finally:
-        run.close()
-    assert first.status == outcome.TIMED_OUT
-    assert first.message.startswith("simulating this case on the CPU took longer than 1 s")
-    assert second.status == outcome.NOT_RUN
-    from grader.frontends import render
-
-    longer = "(give it longer: check('add', timeout=...))"  # in a notebook the limit is check()'s
-    shown = " ".join(render.case_lines(first, layout=render.NOTEBOOK, longer=longer))
-    assert "check('add', timeout=...)" in shown and "--timeout" not in shown
-
-
-def killed(conn, plan):
-    import os
-    import signal
-
-    conn.send({"event": "case_start", "kernel": "add", "case": "first"})
-    os.kill(os.getpid(), signal.SIGKILL)
-
-
-def test_a_killed_judge_blames_memory_only_when_the_oom_killer_counted_it(monkeypatch):
-    from grader.processes import supervisor
-
-    counts = iter([7, 7])
-    monkeypatch.setattr(supervisor, "oom_kills", lambda: next(counts))
-    run = supervised(monkeypatch, killed, timeout=30)
-    try:
-        crashed = run.result("add", "first")
-    finally:
-        run.close()
-    assert crashed.status == outcome.CRASHED
-    assert "not by the out-of-memory killer" in crashed.message and "ran out of memory" not in crashed.message
-
-    assert "out-of-memory killer (the machine ran out of memory)" in supervisor.killed_reason("now", 7, 8)
-    unknown = supervisor.killed_reason("now", None, None)
-    assert "out-of-memory killer or by another program (this machine does not say which)" in unknown
+# ------------------------------------------------------------------ a judge killed
+# (a case past its time limit, a judge that dies or says garbage: tests/test_supervisor.py, with scripted judges)
 
 
 def test_the_oom_count_is_read_where_linux_keeps_it():
@@ -535,6 +397,7 @@ def test_a_missing_parenthesis_is_printed_once_end_to_end(grade, tmp_path):
     )
     run = grade("08", "--file", str(path))
     # parsed by the command line before any judge starts: one line for the whole file, not one per kernel
+    # (cold: stdout apart from stderr)
     assert run.code == 2 and run.out == "", run.out
     (line,) = run.err.strip().splitlines()
     assert line.startswith("grader: ") and line.count("syntax error") == 1, line
@@ -648,26 +511,26 @@ def test_notebook_verdict_lines_wrap_between_words_within_the_width():
     assert all(line.startswith(" " * 10) for line in lines[hint_at + 1 : see_at])
 
 
-def test_the_closing_lines_never_claim_a_case_compiled_that_did_not(grade, tmp_path):
+def test_the_closing_lines_never_claim_a_case_compiled_that_did_not(warm_grade, tmp_path):
     path = learner_copy(tmp_path, "02", [("    C[i] = A[i] + B[i]", "    C[i] = T.pow(A[i], B[i])")])
-    run = grade("02", "--file", str(path), "-k", "add,add_fragments", "--case", "tail_1000")
+    run = warm_grade("02", "--file", str(path), "-k", "add,add_fragments", "--case", "tail_1000")
     assert run.statuses() == {"add[tail_1000]": "error", "add_fragments[tail_1000]": "passed"}
     assert "every case was compiled" not in run.out and "so TileLang accepts it" not in run.out
     assert "add_fragments: 0 case(s) on a GPU, 1 simulated on the CPU, 0 only compiled" in run.out
 
 
-def test_an_off_by_one_guard_end_to_end(grade, tmp_path):
+def test_an_off_by_one_guard_end_to_end(warm_grade, tmp_path):
     path = learner_copy(tmp_path, "02", [("            if i < N:\n", "            if i < N - 1:\n")])
-    run = grade("02", "--file", str(path), "-k", "add", "--exact", "--case", "tail_1000")
+    run = warm_grade("02", "--file", str(path), "-k", "add", "--exact", "--case", "tail_1000")
     (result,) = run.results("add")
     assert result["status"] == "failed" and result["wrong"] == 1
     assert result["hint"].startswith("The last 1 element(s) of C were never written, though their block wrote")
     assert "ceildiv" not in result["hint"]
 
 
-def test_an_overflowing_exponential_end_to_end(grade, tmp_path):
+def test_an_overflowing_exponential_end_to_end(warm_grade, tmp_path):
     path = learner_copy(tmp_path, "02", [("    C[i] = A[i] + B[i]", "    C[i] = T.exp(A[i] * 100.0) + B[i]")])
-    run = grade("02", "--file", str(path), "-k", "add", "--exact", "--case", "tail_1000")
+    run = warm_grade("02", "--file", str(path), "-k", "add", "--exact", "--case", "tail_1000")
     (result,) = run.results("add")
     assert result["status"] == "failed"
     assert (
@@ -828,9 +691,9 @@ def test_a_fragment_read_across_threads_is_found_in_the_tir(tmp_path):
     assert foreign_fragment_reads(traced_tir(solution, "07", "flash_attention", "few_keys_50x37"), solution) == []
 
 
-def test_p_kept_in_a_fragment_names_the_layout_failure_end_to_end(grade, tmp_path):
+def test_p_kept_in_a_fragment_names_the_layout_failure_end_to_end(warm_grade, tmp_path):
     path = learner_copy(tmp_path, "07", P_IN_A_FRAGMENT)
-    run = grade("07", "--file", str(path), "-k", "flash_attention", "--exact", "--case", "few_keys_50x37")
+    run = warm_grade("07", "--file", str(path), "-k", "flash_attention", "--exact", "--case", "few_keys_50x37")
     (result,) = run.results("flash_attention")
     assert result["status"] == "error"
     lines = path.read_text().splitlines()

@@ -109,10 +109,13 @@ def decode(data: dict[str, Any]) -> Message:
     if not isinstance(data, dict) or data.get("event") not in EVENTS:
         raise ValueError(f"not a message of the grader's protocol: {str(data)[:100]}")
     kind = EVENTS[data["event"]]
-    if kind is Result:
-        return Result(CaseResult.from_dict(data["result"]))
-    known = {f.name for f in fields(kind)}
-    return kind(**{k: v for k, v in data.items() if k in known})
+    try:
+        if kind is Result:
+            return Result(CaseResult.from_dict(data["result"]))
+        known = {f.name for f in fields(kind)}
+        return kind(**{k: v for k, v in data.items() if k in known})
+    except (KeyError, TypeError, AttributeError) as error:  # an event without the fields it needs
+        raise ValueError(f"not a message of the grader's protocol: {str(data)[:100]} ({error!r})") from None
 
 
 class Channel:

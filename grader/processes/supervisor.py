@@ -12,8 +12,9 @@ import shutil
 import tempfile
 import time
 import weakref
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from multiprocessing.connection import Connection
+from typing import Any, Protocol
 
 from grader import outcome
 from grader.outcome import CaseResult
@@ -122,9 +123,49 @@ def timeout_reason(seconds: float, phase: str) -> tuple[str, str]:
     )
 
 
+class Judge(Protocol):
+    """What the supervisor needs of a started judge process (a multiprocessing.Process has all of it)."""
+
+    @property
+    def exitcode(self) -> int | None: ...
+
+    def is_alive(self) -> bool: ...
+
+    def kill(self) -> None: ...
+
+    def join(self, timeout: float | None = None) -> None: ...
+
+
+# How a judge is started: given the request (its scratch folder set), the started process and the supervisor's
+# end of the pipe it speaks grader.processes.protocol on.
+StartJudge = Callable[[JudgeRequest], tuple[Judge, Connection]]
+
+
+def start_judge(request: JudgeRequest) -> tuple[Judge, Connection]:
+    """The judge as every front end starts it: grader.processes.judge.serve in a process of its own."""
+    # A warm check (grader.frontends.warm) forks the judge from its already-imported state; otherwise a fresh
+    # interpreter. Either way the judge is a process of its own, and nothing in this one used CUDA.
+    context = multiprocessing.get_context("fork" if os.environ.get(WARM) else "spawn")
+    parent, child = context.Pipe()
+    from grader.processes.judge import serve
+
+    # JudgeRequest.from_dict in the judge
+    process = context.Process(target=serve, args=(child, request.to_dict()), daemon=True)
+    process.start()
+    child.close()
+    return process, parent
+
+
 class PuzzleRun:
-    def __init__(self, request: JudgeRequest):
+    """One puzzle's grading, for one graded file: a judge process per kernel run, under the time limits.
+
+    ``start_judge`` is how a judge is started: the real one unless a test passes a scripted stand-in
+    (tests/test_supervisor.py). No option, environment variable or graded file can choose it: the front ends
+    construct a run from a JudgeRequest alone."""
+
+    def __init__(self, request: JudgeRequest, *, start_judge: StartJudge = start_judge):
         self.request = request
+        self._start_judge = start_judge
         self.timeout = request.options.timeout
         self.compile_timeout = request.options.compile_timeout
         self.description: dict[str, Any] | None = None
@@ -135,38 +176,36 @@ class PuzzleRun:
         self._pending: list[tuple[str, str]] = []
         self._results: dict[tuple[str, str], CaseResult] = {}
         self._stream: Iterator[CaseResult] | None = None
-        self._process: Any = None
-        self._conn: Any = None
+        self._process: Judge | None = None
+        self._conn: Connection | None = None
         self.startup_problem = ""
         self.timings: dict[str, float] = {}
-        self._fatal = ""
+        self._fatal = ""  # why the last judge started gave no description
+        self._fatal_status = outcome.CRASHED
         self._died = False
         self._oom_at_start: int | None = None  # the out-of-memory killer's count when the judge started
         self._scratch = ""  # the judge's temporary folder (TMPDIR), deleted when it stops
         _RUNS.add(self)
 
     # ------------------------------------------------------------------ child process
-    def _start(self) -> Described | None:
-        # A warm check (grader.frontends.warm) forks the judge from its already-imported state; otherwise a fresh
-        # interpreter. Either way the judge is a process of its own, and nothing in this one used CUDA.
-        context = multiprocessing.get_context("fork" if os.environ.get(WARM) else "spawn")
-        parent, child = context.Pipe()
-        from grader.processes.judge import serve
-
+    def _start(self, when: str) -> Described | None:
+        """A fresh judge's description; None when it gave none, the judge stopped and ``self._fatal`` (with
+        ``self._fatal_status``) saying why: its Fatal, its start past --compile-timeout, or how it died."""
         self._scratch = tempfile.mkdtemp(prefix="tilelang-course-judge-")
-        request = self.request.with_scratch(self._scratch).to_dict()  # JudgeRequest.from_dict in the judge
-        self._process = context.Process(target=serve, args=(child, request), daemon=True)
         self._oom_at_start = oom_kills()
-        self._process.start()
-        child.close()
-        self._conn = parent
+        self._process, self._conn = self._start_judge(self.request.with_scratch(self._scratch))
         message = self._receive(self.compile_timeout)  # the judge's start: imports, the device, the spec
+        if isinstance(message, Described):
+            return message
+        self._fatal_status = outcome.CRASHED
         if isinstance(message, Fatal):
             self._fatal = message.message
-            return None
-        if not isinstance(message, Described):
-            return None  # the caller asks _death_reason why, which also stops the child
-        return message
+        elif message is None and not self._died:  # alive, and silent past the limit of the grader's own work
+            self._fatal_status, self._fatal = timeout_reason(self.compile_timeout, STARTING)
+        else:
+            self._fatal = self._death_reason(when)
+        self._stop()
+        return None
 
     def _receive(self, timeout: float | None = None) -> Message | None:
         """The child's next message; None if it died (self._died set) or stayed silent past ``timeout``
@@ -201,10 +240,9 @@ class PuzzleRun:
     def describe(self) -> dict[str, Any] | None:
         """Start the child and return the canonical puzzle description (kernels and cases)."""
         if self.description is None:
-            message = self._start()
+            message = self._start("while loading the puzzle")
             if message is None:
-                self.startup_problem = self._fatal or self._death_reason("while loading the puzzle")
-                self._stop()
+                self.startup_problem = self._fatal
                 return None
             self.description = message.puzzle
             self.device, self.mode, self.arch = message.device, message.mode, message.arch
@@ -240,9 +278,8 @@ class PuzzleRun:
 
     def _run(self) -> Iterator[CaseResult]:
         while self._pending:
-            if self._conn is None and self._start() is None:
-                reason = self._fatal or self._death_reason("while starting")
-                yield from self._give_up(self._pending[0][0], self._pending[0], outcome.CRASHED, reason)
+            if self._conn is None and self._start("while starting") is None:
+                yield from self._give_up(self._pending[0][0], self._pending[0], self._fatal_status, self._fatal)
                 continue
             self._conn.send(encode(self._plan()))
             yield from self._drain()
