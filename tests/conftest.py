@@ -21,6 +21,13 @@ os.environ.setdefault("TILELANG_COURSE_LANG", "en")
 # tests/test_sandbox.py). An explicit TILELANG_CACHE_DIR wins.
 SHARED_COMPILE_CACHE = Path.home() / ".cache" / "tilelang-course" / "test-compile-cache"
 os.environ.setdefault("TILELANG_CACHE_DIR", str(SHARED_COMPILE_CACHE))
+# Each xdist worker's graders compile with its share of the CPUs, not all of them each: two workers on two
+# cores, each judge compiling on every core, would run four compiles on two.
+if os.environ.get("PYTEST_XDIST_WORKER_COUNT", "").isdigit():
+    from grader import settings as _settings
+
+    _share = _settings.usable_cpus() // int(os.environ["PYTEST_XDIST_WORKER_COUNT"])
+    os.environ.setdefault(_settings.COMPILE_JOBS, str(max(1, _share)))
 
 
 def cuda_available() -> bool:
@@ -100,7 +107,12 @@ class GraderRun:
 
 @pytest.fixture
 def grade(tmp_path: Path):
-    """Run `python -m grader ARGS --json FILE` as a learner would, in a fresh process."""
+    """Run `python -m grader ARGS --json FILE` as a learner types it, in a fresh process: a cold start of
+    4 to 8 s here. Only for a test about that process itself: a cold start or a fresh interpreter (-I
+    restart, hermetic start, PYTHONPATH and other variables read at start), the command line's exit
+    status and stdout apart from stderr (usage errors, a syntax error answered before any judge), signals,
+    the sandbox's cold launcher (tests/test_attacks.py), or the cold run a warm one is compared with
+    (tests/test_warm.py). Every other test grades through ``warm_grade``."""
 
     def run(*args: str, timeout: float = 900, env: dict[str, str] | None = None) -> GraderRun:
         json_path = tmp_path / f"result{len(list(tmp_path.iterdir()))}.json"
@@ -128,7 +140,8 @@ def attack_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def warm_server():
-    """One warm grader (grader.frontends.warm) for the session, as a notebook or --watch holds one."""
+    """One warm grader (grader.frontends.warm) for the session, as a notebook or --watch holds one: the
+    default way a test grades (``warm_grade``). One per xdist worker."""
     from grader.frontends.warm import WarmGrader
 
     server = WarmGrader()
@@ -136,19 +149,52 @@ def warm_server():
     server.stop()
 
 
-@pytest.fixture
-def warm_grade(tmp_path: Path, warm_server):
-    """Like ``grade``, through the warm grader: stdout and stderr come back as one stream (``out``)."""
+@pytest.fixture(scope="session")
+def attack_warm_server():
+    """A warm grader of their own for the attacks run warm (tests/test_warm.py): an attack whose defence
+    failed could leave something behind in the server it was forked from, and no other test's verdict
+    may rest on a server an attack was graded through."""
+    from grader.frontends.warm import WarmGrader
+
+    server = WarmGrader()
+    yield server
+    server.stop()
+
+
+def warm_runner(tmp_path: Path, server):
+    """``grade``'s signature and GraderRun, through a warm server: stdout and stderr come back as one stream
+    (``out``; ``err`` is empty), and a check stopped at ``timeout`` or dead without an exit status has code -9."""
 
     def run(*args: str, timeout: float = 900, env: dict[str, str] | None = None) -> GraderRun:
+        assert server.alive(), "the session's warm grader is gone: every later warm check would fail"
         json_path = tmp_path / f"result{len(list(tmp_path.iterdir()))}.json"
         argv = [*args, "--json", str(json_path)]
         # A trace cache of the test's own (a warm check keeps traces under XDG_CACHE_HOME): a trace
         # cached by an earlier run would skip the tracer, and with it what the test watches it do.
         own_cache = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
-        answer = warm_server.run(argv, {**os.environ, **own_cache, **(env or {})}, str(ROOT), timeout)
+        answer = server.run(argv, {**os.environ, **own_cache, **(env or {})}, str(ROOT), timeout)
         code = -9 if answer.returncode is None else answer.returncode
         completed = subprocess.CompletedProcess(argv, code, answer.output, "")
         return GraderRun(completed, json_path)
 
     return run
+
+
+@pytest.fixture
+def warm_grade(tmp_path: Path, warm_server):
+    """Like ``grade``, through the session's warm grader, as a notebook's check runs: the same ``main`` of
+    grader.frontends.cli with the same argv, environment and folder, forked from a process that has
+    imported torch and TileLang instead of started cold (4 to 8 s saved a run). The default for a test
+    that grades; stdout and stderr come back as one stream (``out``), so a test that asserts on stderr
+    alone stays with ``grade``."""
+    return warm_runner(tmp_path, warm_server)
+
+
+@pytest.fixture
+def attack_warm_grade(tmp_path: Path, attack_warm_server):
+    """``warm_grade`` through the attacks' own warm grader (attack_warm_server)."""
+    return warm_runner(tmp_path, attack_warm_server)
+
+
+# The run leaves nothing behind (tests/leftovers.py): its own $TMPDIR, orphans reparented here, a check at the end.
+from tests.leftovers import pytest_configure, pytest_sessionfinish  # noqa: E402, F401

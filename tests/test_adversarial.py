@@ -1,5 +1,7 @@
 """Adversarial submissions (tests/adversarial/): each gets the expected verdict and a message a newcomer can
-act on, through `python -m grader` as a learner runs it.
+act on, graded as a learner grades: through the warm grader (``warm_grade``, a notebook's check), or as
+`python -m grader` in a fresh process (``grade``) where the test is about that process (a syntax error
+answered on stderr before any judge, the usage errors).
 
 The CPU tests pass --device cpu, so they grade the same way on any machine: compile for sm_90a, simulate
 the small case. The tests marked gpu run the same files on the GPU (`python -m pytest -q -m gpu
@@ -59,8 +61,8 @@ def plain(run: GraderRun) -> None:
 # ------------------------------------------------------------------------------ wrong numbers
 
 
-def test_zeros_fail_and_the_hint_says_the_output_is_all_zeros(grade):
-    run = grade_02(grade, "zeros.py", "add")
+def test_zeros_fail_and_the_hint_says_the_output_is_all_zeros(warm_grade):
+    run = grade_02(warm_grade, "zeros.py", "add")
     plain(run)
     result = only(run, "add")
     assert result["status"] == outcome.FAILED
@@ -71,8 +73,8 @@ def test_zeros_fail_and_the_hint_says_the_output_is_all_zeros(grade):
     assert "tile map (x wrong, . right): xxxx" in run.out  # every tile of the grid is wrong
 
 
-def test_a_kernel_that_ignores_its_inputs_fails_on_fresh_inputs(grade):
-    run = grade_02(grade, "ignores_inputs.py", "add")
+def test_a_kernel_that_ignores_its_inputs_fails_on_fresh_inputs(warm_grade):
+    run = grade_02(warm_grade, "ignores_inputs.py", "add")
     plain(run)
     result = only(run, "add")
     assert result["status"] == outcome.FAILED
@@ -83,8 +85,8 @@ def test_a_kernel_that_ignores_its_inputs_fails_on_fresh_inputs(grade):
     assert result["hint"].startswith("Nearly every element is wrong: check the formula against the spec")
 
 
-def test_torch_instead_of_a_tilelang_kernel_is_refused(grade):
-    run = grade_02(grade, "torch_function.py", "add,mul_relu")
+def test_torch_instead_of_a_tilelang_kernel_is_refused(warm_grade):
+    run = grade_02(warm_grade, "torch_function.py", "add,mul_relu")
     plain(run)
     plain_function, decorated = only(run, "add"), only(run, "mul_relu")
     assert plain_function["status"] == decorated["status"] == outcome.ERROR
@@ -94,8 +96,8 @@ def test_torch_instead_of_a_tilelang_kernel_is_refused(grade):
     assert "torch cannot run inside a kernel" in decorated["message"]
 
 
-def test_cached_results_fail_because_the_grader_runs_the_kernel_itself(grade):
-    run = grade_02(grade, "cached_output.py", "add,mul_relu")
+def test_cached_results_fail_because_the_grader_runs_the_kernel_itself(warm_grade):
+    run = grade_02(warm_grade, "cached_output.py", "add,mul_relu")
     plain(run)
     for kernel in ("add", "mul_relu"):
         result = only(run, kernel)
@@ -178,8 +180,8 @@ def test_the_same_kernel_draws_the_same_inputs_wherever_its_file_lies(tmp_path):
 # ------------------------------------------------------------------------------ side effects
 
 
-def test_writing_to_an_input_is_caught_in_simulation(grade):
-    run = grade_02(grade, "mutates_input.py", "add")
+def test_writing_to_an_input_is_caught_in_simulation(warm_grade):
+    run = grade_02(warm_grade, "mutates_input.py", "add")
     plain(run)
     result = only(run, "add")
     assert result["status"] == outcome.FAILED
@@ -187,8 +189,8 @@ def test_writing_to_an_input_is_caught_in_simulation(grade):
     assert result["hint"].startswith("A kernel may only store to its outputs")
 
 
-def test_an_out_of_bounds_store_is_caught_in_simulation(grade):
-    run = grade_02(grade, "out_of_bounds.py", "add")
+def test_an_out_of_bounds_store_is_caught_in_simulation(warm_grade):
+    run = grade_02(warm_grade, "out_of_bounds.py", "add")
     plain(run)
     result = only(run, "add")
     assert result["status"] == outcome.FAILED
@@ -202,15 +204,16 @@ def test_an_out_of_bounds_store_is_caught_in_simulation(grade):
 
 
 def test_a_syntax_error_names_the_line_and_what_to_do(grade):
-    """Parsed, never run: the command line answers before any judge starts, in one line, exit 2."""
+    """Parsed, never run: the command line answers before any judge starts, in one line, exit 2 (cold: stdout
+    apart from stderr)."""
     run = grade_02(grade, "syntax_error.py", "add")
     assert run.code == 2 and run.out == "" and "Traceback" not in run.err
     (line,) = run.err.strip().splitlines()
     assert line.startswith("grader: ") and "syntax_error.py:12: syntax error:" in line and "fix line 12" in line
 
 
-def test_a_missing_kernel_says_to_keep_the_stub(grade):
-    run = grade_02(grade, "missing_kernel.py", "add")
+def test_a_missing_kernel_says_to_keep_the_stub(warm_grade):
+    run = grade_02(warm_grade, "missing_kernel.py", "add")
     plain(run)
     assert only(run, "add")["message"] == (
         "missing_kernel.py has no kernel named `add`: keep the stub's function, with its name and its "
@@ -218,8 +221,8 @@ def test_a_missing_kernel_says_to_keep_the_stub(grade):
     )
 
 
-def test_a_renamed_kernel_is_pointed_out(grade):
-    run = grade_02(grade, "renamed_kernel.py", "add")
+def test_a_renamed_kernel_is_pointed_out(warm_grade):
+    run = grade_02(warm_grade, "renamed_kernel.py", "add")
     plain(run)
     assert only(run, "add")["message"] == (
         "renamed_kernel.py has no kernel named `add`, but it has a @tilelang.jit function `vector_add`: "
@@ -227,8 +230,8 @@ def test_a_renamed_kernel_is_pointed_out(grade):
     )
 
 
-def test_a_wrong_signature_says_what_the_grader_calls(grade):
-    run = grade_02(grade, "wrong_signature.py", "add,mul_relu,add_fragments")
+def test_a_wrong_signature_says_what_the_grader_calls(warm_grade):
+    run = grade_02(warm_grade, "wrong_signature.py", "add,mul_relu,add_fragments")
     plain(run)
     assert only(run, "add")["message"] == (
         "`add` has a parameter `BLOCK_SIZE` that the puzzle does not pass: the grader calls add(A, B, BLOCK, "
@@ -240,19 +243,19 @@ def test_a_wrong_signature_says_what_the_grader_calls(grade):
     assert only(run, "add_fragments")["message"].startswith("`add_fragments` has tensors (A, B, C, D)")
 
 
-def test_a_python_error_in_the_kernel_body_names_the_line(grade):
-    run = grade_02(grade, "python_error.py", "add")
+def test_a_python_error_in_the_kernel_body_names_the_line(warm_grade):
+    run = grade_02(warm_grade, "python_error.py", "add")
     plain(run)
     result = only(run, "add")
     assert result["status"] == outcome.ERROR
     assert result["message"] == "NameError: name 'j' is not defined (python_error.py:17)"
     assert result["hint"].startswith("Python stopped at that line of python_error.py")
-    verbose = grade_02(grade, "python_error.py", "add", "--verbose")
+    verbose = grade_02(warm_grade, "python_error.py", "add", "--verbose")
     assert "Traceback" in verbose.out and "python_error.py" in verbose.out
 
 
-def test_tilelang_errors_become_sentences_with_the_line(grade):
-    run = grade_02(grade, "tilelang_errors.py", "add,mul_relu,add_fragments")
+def test_tilelang_errors_become_sentences_with_the_line(warm_grade):
+    run = grade_02(warm_grade, "tilelang_errors.py", "add,mul_relu,add_fragments")
     plain(run)
     dtype, layout, shapes = only(run, "add"), only(run, "mul_relu"), only(run, "add_fragments")
     assert all(r["status"] == outcome.ERROR for r in (dtype, layout, shapes))
@@ -273,10 +276,10 @@ def test_tilelang_errors_become_sentences_with_the_line(grade):
 def test_kernels_tilelang_rejects_while_tracing_get_a_line_and_a_hint():
     """The known-wrong kernels that TileLang rejects (tests/wrong, CAUGHT_BY compile) each read as a
     sentence with the learner's file:line and a hint, never as TileLang's raw exception alone."""
-    from grader.discover import wrong_kernels
     from grader.pipeline.build import BuildFailed
     from grader.pipeline.trace import kernel_function, trace_tir
     from grader.trace.frontend import load_learner
+    from tests.corpora import wrong_kernels
     from tests.inprocess import spec
 
     for wrong in [w for w in wrong_kernels(ROOT) if w.caught_by == "compile"]:
@@ -320,14 +323,14 @@ def digest(folder: Path) -> dict[str, str]:
             if p.is_file()}  # fmt: skip
 
 
-def test_grading_never_writes_to_the_learners_file_or_folder(grade, tmp_path: Path):
+def test_grading_never_writes_to_the_learners_file_or_folder(warm_grade, tmp_path: Path):
     folder = tmp_path / "learner"
     folder.mkdir()
     for name in ("zeros.py", "mutates_input.py"):
         shutil.copy(ADVERSARIAL / name, folder / name)
     before = digest(folder)
     for name in ("zeros.py", "mutates_input.py"):
-        run = grade("02", "--file", str(folder / name), "-k", "add", "--exact", "--case", CASE, "--device", "cpu",
+        run = warm_grade("02", "--file", str(folder / name), "-k", "add", "--exact", "--case", CASE, "--device", "cpu",
                     "--save-failures", str(tmp_path / "saved"))  # fmt: skip
         assert run.code == 1
     assert digest(folder) == before
@@ -337,9 +340,9 @@ def test_grading_never_writes_to_the_learners_file_or_folder(grade, tmp_path: Pa
 # ------------------------------------------------------------------------------ where it is wrong, and replay
 
 
-def test_save_failures_writes_the_case_and_the_replay_command_reproduces_it(grade, tmp_path: Path):
+def test_save_failures_writes_the_case_and_the_replay_command_reproduces_it(warm_grade, tmp_path: Path):
     saved = tmp_path / "failures"
-    run = grade_02(grade, "zeros.py", "add", "--save-failures", str(saved))
+    run = grade_02(warm_grade, "zeros.py", "add", "--save-failures", str(saved))
     plain(run)
     result = only(run, "add")
     assert result["tile_map"] == {"output": "C", "tile": [256], "grid": [4], "cell": [1], "wrong": [1, 1, 1, 1]}
@@ -402,8 +405,8 @@ def test_usage_errors_exit_2_with_one_sentence(argv, says):
         ("tilelang_errors.py", "mul_relu", outcome.ERROR, "uses the fragment `pair` at two different positions"),
     ],
 )
-def test_adversarial_submissions_on_the_gpu(grade, name, kernel, status, says):
-    run = grade_02(grade, name, kernel, device="cuda")
+def test_adversarial_submissions_on_the_gpu(warm_grade, name, kernel, status, says):
+    run = grade_02(warm_grade, name, kernel, device="cuda")
     plain(run)
     result = only(run, kernel)
     assert result["status"] == status, result
@@ -455,8 +458,8 @@ def test_stores_outside_the_output_are_caught_by_the_guard_bands():
 
 
 @pytest.mark.gpu
-def test_right_numbers_without_the_taught_construct_fail_on_the_gpu(grade):
-    run = grade(
+def test_right_numbers_without_the_taught_construct_fail_on_the_gpu(warm_grade):
+    run = warm_grade(
         "05", "--file", str(ROOT / "tests" / "concept" / "p05_row_sum_serial.py"), "-k", "row_sum", "--exact",
         "--device", "cuda",
     )  # fmt: skip
@@ -467,8 +470,8 @@ def test_right_numbers_without_the_taught_construct_fail_on_the_gpu(grade):
 
 
 @pytest.mark.gpu
-def test_save_failures_on_the_gpu_records_the_device(grade, tmp_path: Path):
-    run = grade_02(grade, "zeros.py", "add", "--save-failures", str(tmp_path), device="cuda")
+def test_save_failures_on_the_gpu_records_the_device(warm_grade, tmp_path: Path):
+    run = grade_02(warm_grade, "zeros.py", "add", "--save-failures", str(tmp_path), device="cuda")
     plain(run)
     result = only(run, "add")
     record = torch.load(result["saved"], weights_only=True)

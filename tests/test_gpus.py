@@ -181,19 +181,19 @@ def test_a_branch_that_never_runs_allocates_nothing():
 # ------------------------------------------------------------------ end to end, as a learner runs it
 
 
-def test_a_t4_grades_the_tuned_gemm_with_tiles_that_fit(grade):
-    run = grade("08", "--solutions", "-k", "matmul_tuned", "--exact", "--arch", "sm_75")
+def test_a_t4_grades_the_tuned_gemm_with_tiles_that_fit(warm_grade):
+    run = warm_grade("08", "--solutions", "-k", "matmul_tuned", "--exact", "--arch", "sm_75")
     assert run.code == run.passed_code, run.out + run.err
     statuses = run.statuses("matmul_tuned")
     assert set(statuses.values()) == {"passed", "compiled"}, statuses
     assert "compiled for sm_75" in run.out
 
 
-def test_fixed_stages_fit_hopper_and_fail_on_a_t4_with_the_reason(grade):
+def test_fixed_stages_fit_hopper_and_fail_on_a_t4_with_the_reason(warm_grade):
     learner = str(ROOT / "tests" / "gpus" / "matmul_tuned_fixed_stages.py")
-    hopper = grade("08", "--file", learner, "-k", "matmul_tuned", "--exact", "--case", "square_256")
+    hopper = warm_grade("08", "--file", learner, "-k", "matmul_tuned", "--exact", "--case", "square_256")
     assert hopper.code == 0, hopper.out + hopper.err
-    t4 = grade("08", "--file", learner, "-k", "matmul_tuned", "--exact", "--case", "square_256", "--arch", "sm_75")
+    t4 = warm_grade("08", "--file", learner, "-k", "matmul_tuned", "--exact", "--case", "square_256", "--arch", "sm_75")
     assert t4.code == 1
     (result,) = t4.results("matmul_tuned")
     assert result["status"] == "failed"
@@ -201,14 +201,14 @@ def test_fixed_stages_fit_hopper_and_fail_on_a_t4_with_the_reason(grade):
     assert "a block on sm_75 (T4, RTX 20xx) may use at most 64 KiB" in result["message"]
 
 
-def test_a_case_no_parameters_fit_is_not_applicable_not_failed(grade, tmp_path):
+def test_a_case_no_parameters_fit_is_not_applicable_not_failed(warm_grade, tmp_path):
     # An instructor's hidden case with Hopper-sized tiles and no entry for smaller GPUs.
     hopper_tiles = {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "STAGES": 3, "THREADS": 256}
     entry = {"puzzle": "08", "kernel": "matmul_pipelined", "sizes": {"M": 130, "N": 260, "K": 70}, "seed": 5}
     hidden = tmp_path / "hidden.json"
     hidden.write_text(json.dumps({"cases": [{**entry, "params": hopper_tiles, "simulate": True}]}))
     args = ("08", "--solutions", "-k", "matmul_pipelined", "--exact", "--case", "hidden_1", "--arch", "sm_86")
-    run = grade(*args, env={"TILELANG_COURSE_HIDDEN_CASES": str(hidden)})
+    run = warm_grade(*args, env={"TILELANG_COURSE_HIDDEN_CASES": str(hidden)})
     assert run.code == 0, run.out + run.err
     (result,) = run.results("matmul_pipelined")
     assert result["status"] == "not_applicable"
@@ -217,25 +217,25 @@ def test_a_case_no_parameters_fit_is_not_applicable_not_failed(grade, tmp_path):
     # Given parameters for that GPU, the same case is graded there.
     small = {"sm_86": {"BLOCK_N": 128, "BLOCK_K": 32, "THREADS": 128}}
     hidden.write_text(json.dumps({"cases": [{**entry, "params": hopper_tiles, "simulate": True, "for_gpus": small}]}))
-    run = grade(*args, env={"TILELANG_COURSE_HIDDEN_CASES": str(hidden)})
+    run = warm_grade(*args, env={"TILELANG_COURSE_HIDDEN_CASES": str(hidden)})
     assert run.code == 0 and run.statuses("matmul_pipelined") == {"matmul_pipelined[hidden_1]": "passed"}, run.out
 
 
-def test_an_arch_the_course_does_not_know_is_a_usage_error(grade):
-    run = grade("01", "--solutions", "--arch", "sm_61")
+def test_an_arch_the_course_does_not_know_is_a_usage_error(warm_grade):
+    run = warm_grade("01", "--solutions", "--arch", "sm_61")
     assert run.code != 0
     assert "the course has profiles for sm_75, sm_80, sm_86, sm_89, sm_90" in run.out + run.err
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("arch", ["sm_75", "sm_80", "sm_86", "sm_89"])
-def test_an_older_generations_lowering_runs_on_this_gpu(grade, arch):
+def test_an_older_generations_lowering_runs_on_this_gpu(warm_grade, arch):
     import torch
 
     major, minor = torch.cuda.get_device_capability()
     if major * 10 + minor <= int(arch.removeprefix("sm_")):
         pytest.skip(f"this GPU is not newer than {arch}")
-    run = grade("08", "--solutions", "-k", "matmul_tuned", "--exact", "--case", "tail_1000", "--arch", arch)
+    run = warm_grade("08", "--solutions", "-k", "matmul_tuned", "--exact", "--case", "tail_1000", "--arch", arch)
     assert run.code == 0, run.out + run.err
     assert run.statuses("matmul_tuned") == {"matmul_tuned[tail_1000]": "passed"}
     assert f"running the {arch} lowering" in run.out

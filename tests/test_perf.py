@@ -141,7 +141,9 @@ LIMIT_S = 10  # the --timeout of the hangs below: small, so the tier stays short
 
 def test_a_hang_costs_about_its_time_limit(request, tmp_path):
     """Wall seconds of ``python -m grader`` on a file that never finishes importing, at --timeout 10: the
-    hang is cut at the limit, and the rest is the grader's own start and stop."""
+    hang is cut at the limit, and the rest is the grader's own start and stop. What the hang costs is the
+    kernel: its first case timed out, with the limit the learner set, and its other cases not run (every
+    other path of a hang or a crash is tests/test_supervisor.py's, in milliseconds)."""
     sleeper = tmp_path / "mine.py"
     sleeper.write_text("import time\ntime.sleep(600)\n")
     command = [sys.executable, "-m", "grader", "08", "--file", str(sleeper), "-k", "gemv", "--exact"]
@@ -149,30 +151,34 @@ def test_a_hang_costs_about_its_time_limit(request, tmp_path):
     started = time.perf_counter()
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
     seconds = time.perf_counter() - started
-    statuses = [r["status"] for r in json.loads((tmp_path / "result.json").read_text())["results"]]
+    results = json.loads((tmp_path / "result.json").read_text())["results"]
+    statuses = [r["status"] for r in results]
     assert done.returncode == 1 and statuses[0] == "timed_out", done.stdout + done.stderr
+    assert len(statuses) > 1 and set(statuses[1:]) == {"not_run"}, statuses
+    assert f"no answer within {LIMIT_S} s" in results[0]["message"], results[0]  # the learner's limit, as set
     figure = {f"grader --timeout {LIMIT_S}, a file that sleeps at import": seconds}
     judge(request, "hang_wall_s", figure, "s", WALL_SLACK_S)
 
 
-def test_a_hung_check_in_a_notebook_costs_about_its_timeout(request, tmp_path):
-    """Wall seconds of a notebook's check(timeout=10) cell whose kernel never ends in the simulator."""
-    import nbformat
+def test_a_hung_check_in_a_notebook_costs_about_its_timeout_and_the_next_cells_run(request, tmp_path):
+    """The notebook's one real hang: a check(timeout=10) cell whose kernel never ends in the simulator. It says
+    HANG, Run All goes on (the next check grades a wrong kernel, with its mismatch map; a print runs), and the
+    hung cell costs about its timeout (wall seconds, against the baseline)."""
+    import importlib.util
 
-    from tests.test_notebooks import HANGS, cell_seconds, execute, outputs, setup_source
+    from grader.frontends.notebook import RED
+    from tests.test_notebooks import cell_seconds, execute, hang_notebook, outputs
 
-    v4 = nbformat.v4
-    sources = [
-        setup_source("01"),
-        "%%puzzle imports\nimport tilelang\nimport tilelang.language as T",
-        HANGS,
-        f'check("copy_serial", timeout={LIMIT_S})',
-    ]
-    notebook = v4.new_notebook(cells=[v4.new_code_cell(s) for s in sources])
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    path = tmp_path / "hang.ipynb"
-    nbformat.write(notebook, path)
-    hang = execute(path).cells[3]
-    assert "HANG" in outputs(hang, "stdout"), outputs(hang, "stdout")
+    cells = execute(hang_notebook(tmp_path, LIMIT_S)).cells
+    hang, wrong, last = cells[3], cells[5], cells[6]
+    assert "HANG" in outputs(hang, "stdout") and f"{RED}copy_serial: hangs on case" in outputs(hang, "stdout")
+    # both cases with a tail fail: tail_1000 and odd_4097 (simulated too, within the CPU budget)
+    assert f"{RED}copy_threads: 2 of 3" in outputs(wrong, "stdout")
+    assert outputs(hang, "error") == outputs(wrong, "error") == ""
+    assert "FAIL  tail_1000" in outputs(wrong, "stdout") and "T.ceildiv" in outputs(wrong, "stdout")
+    assert outputs(hang, "stderr") == outputs(wrong, "stderr") == ""
+    if importlib.util.find_spec("matplotlib") is not None:  # the mismatch map of the wrong tiles
+        assert any("image/png" in o.get("data", {}) for o in wrong.outputs)
+    assert outputs(last, "stdout") == "the next cell ran\n"
     figure = {f"notebook check(timeout={LIMIT_S}) of a hung kernel": cell_seconds(hang)}
     judge(request, "hang_wall_s", figure, "s", WALL_SLACK_S)

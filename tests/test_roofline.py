@@ -156,14 +156,16 @@ def test_a_default_argument_of_the_course_kernel_is_a_block_parameter_but_a_tens
         bench_with_params(puzzle, {"STAGES": 3}, accepted)
 
 
-def test_param_without_bench_is_a_usage_error(grade):
+def test_param_without_bench_is_a_usage_error(grade):  # cold: the command line's exit status and its stderr
     run = grade("02", "--solutions", "--param", "BLOCK=512")
     assert run.code == 2
     assert "add --bench" in run.err
 
 
-def test_bench_with_params_runs_only_the_bench_case_at_those_parameters(grade):
-    run = grade("02", "--solutions", "-k", "add", "--exact", "--bench", "--param", "BLOCK=512", "--device", "compile")
+def test_bench_with_params_runs_only_the_bench_case_at_those_parameters(warm_grade):
+    run = warm_grade(
+        "02", "--solutions", "-k", "add", "--exact", "--bench", "--param", "BLOCK=512", "--device", "compile"
+    )
     assert run.code == 3, run.out[-2000:]  # nothing failed, and the case was only compiled
     cases = {r["case"] for r in run.doc["results"]}
     assert cases == {"large_2p27"}  # the bench case alone: no graded case ran with the learner's BLOCK

@@ -5,9 +5,10 @@ import tilelang
 import tilelang.language as T
 import torch
 
-from grader.discover import course_root, load_module, load_puzzle, puzzle_files, wrong_kernels
+from grader.discover import course_root, load_module, load_puzzle, puzzle_files
 from grader.pipeline.simulate import SimulationError, Unsupported, simulate
 from grader.pipeline.trace import kernel_function, trace_tir
+from tests.corpora import wrong_kernels
 from tests.inprocess import grade_simulated
 
 ROOT = course_root()
@@ -427,16 +428,16 @@ def test_provably_negative_tile_start_is_flagged_but_a_runtime_one_zero_fills():
     assert out.tolist() == [0, 1, 2, 3, 4, 5, 6, 7]
 
 
-def test_a_tma_store_at_an_unaligned_tail_fails_on_the_cpu_as_on_the_gpu(grade):
+def test_a_tma_store_at_an_unaligned_tail_fails_on_the_cpu_as_on_the_gpu(warm_grade):
     """The H200 wrote 3 elements past Y at L = 37 (scripts/p09/tma_store_tail.py: a 1-D TMA store writes whole
     16-byte units). The judge reads the TMA store in the kernel's compiled CUDA, and the simulator fails the
     case with the GPU's sentence; the reference, which stores from a fragment, passes the same case."""
     wrong = ROOT / "tests" / "wrong" / "p09" / "naive_store_through_shared_tile.py"
     chosen = ("-k", "conv1d_naive", "--exact", "--case", "short_37_k31", "--device", "cpu")
-    (result,) = grade("09", "--file", str(wrong), *chosen).results("conv1d_naive")
+    (result,) = warm_grade("09", "--file", str(wrong), *chosen).results("conv1d_naive")
     assert result["status"] == "failed", result
     assert result["message"].startswith("wrote outside the output Y: 3 element(s) after it")
     assert result["checked"] == "simulated"
     assert "TMA store" in result["message"]
-    (reference,) = grade("09", "--solutions", *chosen).results("conv1d_naive")
+    (reference,) = warm_grade("09", "--solutions", *chosen).results("conv1d_naive")
     assert reference["status"] == "passed", reference

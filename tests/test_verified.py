@@ -112,6 +112,7 @@ def wrong_above_100000(tmp_path: Path) -> Path:
 
 @pytest.mark.skipif(cuda_available(), reason="on a GPU the large cases run, and this add fails (exit 1)")
 def test_a_pass_with_cases_only_compiled_exits_3_and_says_what_was_not_checked(grade, tmp_path: Path):
+    # cold: the one test of exit status 3 from the `python -m grader` process itself (the others are warm)
     run = grade("02", "--file", str(wrong_above_100000(tmp_path)), "-k", "add", "--full")  # --full: large ones too
     assert run.code == 3, run.out + run.err
     assert run.statuses() == {
@@ -149,12 +150,14 @@ def test_a_pass_with_cases_only_compiled_exits_3_and_says_what_was_not_checked(g
 
 
 @pytest.mark.skipif(cuda_available(), reason="on a GPU every case runs: there is no quick check")
-def test_a_quick_check_simulates_the_small_cases_and_names_the_large_ones_it_did_not_compile(grade, tmp_path: Path):
+def test_a_quick_check_simulates_the_small_cases_and_names_the_large_ones_it_did_not_compile(
+    warm_grade, tmp_path: Path
+):
     """-k without a GPU: the cases too large to simulate are not compiled, so their compiles do not hold the
     verdict back; the closing line counts them and says how to compile them, and the exit status is not 0."""
     learner = tmp_path / "p02_mine.py"
     learner.write_text(SOLUTIONS["02"].read_text())
-    run = grade("02", "--file", str(learner), "-k", "add")
+    run = warm_grade("02", "--file", str(learner), "-k", "add")
     assert run.code == 3, run.out + run.err  # nothing failed, and not every case was checked
     # add alone (not add_fragments), its simulated cases only
     assert run.statuses() == {"add[even_4096]": "passed", "add[tail_1000]": "passed", "add[odd_4097]": "passed"}
@@ -174,8 +177,8 @@ def test_a_quick_check_simulates_the_small_cases_and_names_the_large_ones_it_did
     )
 
 
-def test_every_case_simulated_exits_0(grade, tmp_path: Path):
-    run = grade("02", "--file", str(wrong_above_100000(tmp_path)), "-k", "add", "--exact", "--case", "odd_4097")
+def test_every_case_simulated_exits_0(warm_grade, tmp_path: Path):
+    run = warm_grade("02", "--file", str(wrong_above_100000(tmp_path)), "-k", "add", "--exact", "--case", "odd_4097")
     assert run.code == 0, run.out + run.err
     counts = run.doc["runs"][0]["checked"]["add"]
     assert counts["compiled"] == 0 and counts["gpu"] + counts["simulated"] == 1

@@ -109,14 +109,14 @@ def test_every_warm_attack_is_an_attack():
 
 
 @pytest.mark.parametrize("name", sorted(WARM_ATTACKS))
-def test_attack_fails_through_the_warm_grader(warm_grade, name, tmp_path, attack_cache):
-    judged(warm_grade, name, "cpu", tmp_path, attack_cache, stderr_apart=False)
+def test_attack_fails_through_the_warm_grader(attack_warm_grade, name, tmp_path, attack_cache):
+    judged(attack_warm_grade, name, "cpu", tmp_path, attack_cache, stderr_apart=False)
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("name", sorted(WARM_ATTACKS))
-def test_attack_fails_through_the_warm_grader_on_the_gpu(warm_grade, name, tmp_path, attack_cache):
-    judged(warm_grade, name, "cuda", tmp_path, attack_cache, stderr_apart=False)
+def test_attack_fails_through_the_warm_grader_on_the_gpu(attack_warm_grade, name, tmp_path, attack_cache):
+    judged(attack_warm_grade, name, "cuda", tmp_path, attack_cache, stderr_apart=False)
 
 
 LOOK_AROUND = """
@@ -320,9 +320,10 @@ def test_watch_prints_a_regrade_after_a_save(tmp_path):
             learner.write_text(text)
             _wait_for(log, "--- ", count=4, timeout=600)
         finally:
-            watcher.terminate()
-            watcher.wait(timeout=60)
+            watcher.terminate()  # as a kill or a closed terminal would: its warm server and folder go too
+            code = watcher.wait(timeout=60)
     output = log.read_text()
+    assert code == 128 + signal.SIGTERM, output
     first, second = output.split("grading add")[1:3]
     assert "PASS  even_4096" in first
     assert "FAIL  even_4096" in second and "mul_relu" not in second

@@ -14,6 +14,7 @@ import ast
 import hashlib
 import os
 import re
+import signal
 import sys
 import time
 from pathlib import Path
@@ -67,6 +68,10 @@ def watch(puzzle_id: str, path: Path, spec_file: Path, argv: list[str], kernels:
     warm = None
     seen: dict[str, str] = {}
     stamp = None
+    # A closed terminal (SIGHUP) or a kill (SIGTERM) ends the loop through `finally` like Ctrl-C does, so the
+    # warm server this loop started, a process of its own session, and its folder go with it.
+    for ended in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(ended, lambda number, _frame: sys.exit(128 + number))
     try:
         warm = WarmGrader()
         print(tr(f"watching {path} (Ctrl-C stops)"), flush=True)
