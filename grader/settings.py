@@ -42,9 +42,12 @@ JUDGE_AFTER = "TILELANG_COURSE_JUDGE_AFTER"
 WARM_GRADER = "TILELANG_COURSE_WARM_GRADER"
 # The Python the Slurm batch scripts run the grader with (grader.nbgrader.course), else the one that wrote them.
 PYTHON = "TILELANG_COURSE_PYTHON"
+# How many cases one judge compiles at once (default: the CPUs this process may run on); several graders
+# sharing a machine (the test suite's workers, a node's shards) each take their share.
+COMPILE_JOBS = "TILELANG_COURSE_COMPILE_JOBS"
 
 ENVIRONMENT = (WARM, LANG, HIDDEN_CASES, SANDBOX, SANDBOX_HIDE, DEVICE, ARCH, CHECK_TIMEOUT, JUDGE_AFTER, WARM_GRADER)
-ENVIRONMENT += (PYTHON,)
+ENVIRONMENT += (PYTHON, COMPILE_JOBS)
 
 # ---------------------------------------------------------------------------------------------- options
 CLI, PYTEST = "cli", "pytest"
@@ -432,3 +435,17 @@ class JudgeRequest:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> JudgeRequest:
         return cls(**{**data, "options": GradeOptions.from_dict(data.get("options", {}))})
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity, which a container or a Slurm allocation narrows)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def compile_jobs() -> int:
+    """How many cases one judge compiles at once: $TILELANG_COURSE_COMPILE_JOBS, else every usable CPU."""
+    value = os.environ.get(COMPILE_JOBS, "")
+    return max(1, int(value)) if value.isdigit() else usable_cpus()

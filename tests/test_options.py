@@ -1,6 +1,7 @@
 """grader.settings: one option table behind both front ends, GradeOptions, JudgeRequest, the environment names."""
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -234,3 +235,12 @@ def test_the_command_that_compiles_what_a_quick_check_left_out(tmp_path, monkeyp
     assert plugin.compile_all_command("08", course, GradeOptions(kernels="matmul", kernels_exact=True)) == (
         "python -m grader 08 -k matmul --exact --full"
     )
+
+
+def test_compile_jobs_reads_its_variable_else_the_usable_cpus(monkeypatch):
+    monkeypatch.setenv(settings.COMPILE_JOBS, "3")
+    assert settings.compile_jobs() == 3
+    monkeypatch.setenv(settings.COMPILE_JOBS, "0")
+    assert settings.compile_jobs() == 1  # never no compile at all
+    monkeypatch.setenv(settings.COMPILE_JOBS, "many")
+    assert settings.compile_jobs() == settings.usable_cpus() == len(os.sched_getaffinity(0))

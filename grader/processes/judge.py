@@ -43,7 +43,7 @@ from grader.processes.protocol import (
     Result,
     Timings,
 )
-from grader.settings import WARM, JudgeRequest, hidden_cases_file
+from grader.settings import WARM, JudgeRequest, compile_jobs, hidden_cases_file
 from grader.spec import Case, Kernel, Puzzle
 
 
@@ -570,7 +570,7 @@ def start_builds(
     GIL), so a cold run costs about the slowest compile rather than their sum."""
     from grader.pipeline.build import compile_tir
 
-    pool = ThreadPoolExecutor(max_workers=max(1, min(len(work), os.cpu_count() or 1)))
+    pool = ThreadPoolExecutor(max_workers=max(1, min(len(work), compile_jobs())))
     builds: dict[tuple[str, str], Build] = {}
     for kernel, case in work:
         key = (kernel.function, case.name)
