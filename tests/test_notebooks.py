@@ -1,15 +1,20 @@
 """The learner notebooks: generated from the sources, byte-stable, and they run top to bottom.
 
-Executing them is the slow part (each check cell starts a grader process), so every notebook is
-started at once on a pool of two threads when the first execution test asks for it.
+Executing them is the slow part (each check cell starts a grader process), so every notebook the selected
+tests read (a stub with its solved twin) is started at once on a pool of one thread per core when the first
+execution test asks for it. An experiment cell ("extra") of a stub that its solved twin runs byte for byte,
+reading nothing the two notebooks define differently, runs once, in the twin.
 """
 
 from __future__ import annotations
 
+import ast
+import builtins
 import importlib.util
 import os
 import shutil
 import subprocess
+from collections.abc import Collection, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
@@ -32,7 +37,7 @@ from grader.frontends.notebook import RED
 from tests.conftest import ROOT
 
 # One worker runs this file (pytest --dist loadgroup): its module fixture executes every notebook at once on
-# its own pool of two threads, for the execution tests (marked slow: conftest.py) to read.
+# its own pool (a thread per core: POOL_WORKERS), for the execution tests (marked slow: conftest.py) to read.
 pytestmark = pytest.mark.xdist_group("notebooks")
 
 PUZZLES = sorted(puzzle_files(ROOT / "puzzles"))
@@ -190,17 +195,65 @@ def test_cells_carry_their_role_and_kernel(puzzle_id: str):
     assert benches[0].source == BENCH_COMMENT + f"bench({', '.join(chr(34) + k + chr(34) for _, k in kernels)})"
 
 
+def _twins(*cells: tuple[str, ...]) -> tuple[nbformat.NotebookNode, nbformat.NotebookNode]:
+    """A stub and its solved twin from (id, role, the stub's source[, the twin's: None where it has no such
+    cell]); the twin's is the stub's where left out."""
+    v4 = nbformat.v4
+
+    def notebook(triples: list[tuple[str, str, str]]) -> nbformat.NotebookNode:
+        made = v4.new_notebook(cells=[v4.new_code_cell(text, id=i) for i, _, text in triples])
+        for cell, (_, kind, _) in zip(made.cells, triples):
+            cell.metadata["tilelang_course"] = {"role": kind}
+        return made
+
+    twin = [(c[0], c[1], c[3] if len(c) > 3 else c[2]) for c in cells]
+    return notebook([c[:3] for c in cells]), notebook([c for c in twin if c[2] is not None])
+
+
+def test_a_stub_leaves_out_only_the_experiments_its_twin_runs_alike():
+    setup = setup_source("01")
+    plain = "from grader.teaching.pictures import tiling\n\ntiling(1, 1000, 1, 256)"
+    todo, done = ("%%puzzle first\ndef first(A):\n    " + body for body in ("raise NotImplementedError", "return A"))
+    stub, solved = _twins(
+        ("setup", "setup", setup),
+        ("kernel", "kernel", todo, done),
+        ("alike", "extra", plain),
+        ("edited", "extra", plain, plain + "\n"),
+        ("absent", "extra", plain, None),
+        ("benched", "extra", 'bench("first", BLOCK=64)'),  # it reads the kernel cells run so far
+        ("calls", "extra", "x = first(1)"),
+        ("from_calls", "extra", "y = x + 1"),
+        ("namespace", "extra", "print(globals())"),
+        ("magic", "extra", "%time z = 1"),
+        ("own_check", "extra", "from grader.nb import check as c\n\nc('first')"),
+        ("binds", "extra", "w = 2"),
+        ("needs", "code", "print(w)"),
+        ("first_half", "extra", "import math\n\nroot = math.sqrt(2)"),
+        ("second_half", "extra", "root += 1\nprint(root)"),  # reads what a cell left out before it binds
+        ("not_extra", "code", plain),
+    )
+    assert run_by_the_twin(stub, solved) == ["alike", "first_half", "second_half"]
+    stub.cells.append(nbformat.v4.new_code_cell("def broken(:", id="unreadable"))
+    stub.cells[-1].metadata["tilelang_course"] = {"role": "code"}
+    assert run_by_the_twin(stub, solved) == []  # a cell it cannot read: the stub runs every cell
+
+
 # ------------------------------------------------------------------------------------ execution
 
 
-def execute(path: Path, allow_errors: bool = False, without: tuple[str, ...] = ()) -> nbformat.NotebookNode:
+def execute(
+    path: Path, allow_errors: bool = False, without: tuple[str, ...] = (), leave_out: Collection[str] = ()
+) -> nbformat.NotebookNode:
     """Run All, as a learner presses it: with ``allow_errors=False`` any cell that raises stops the run
-    and fails the test (a failing check must not). ``without``: code cells of these roles are left out."""
+    and fails the test (a failing check must not). ``without``: code cells of these roles are left out;
+    ``leave_out``: code cells of these ids (the returned notebook has neither)."""
     from nbclient import NotebookClient
 
     notebook = nbformat.read(path, as_version=4)
-    if without:
-        notebook.cells = [c for c in notebook.cells if c.cell_type != "code" or role(c) not in without]
+    if without or leave_out:
+        notebook.cells = [
+            c for c in notebook.cells if c.cell_type != "code" or (role(c) not in without and c.id not in leave_out)
+        ]
     client = NotebookClient(
         notebook,
         timeout=CELL_TIMEOUT_S,
@@ -214,18 +267,180 @@ def execute(path: Path, allow_errors: bool = False, without: tuple[str, ...] = (
     return notebook
 
 
+# An experiment cell of a stub runs in its solved twin instead when its outcome cannot depend on which of the two
+# runs it: it reads nothing but builtins, what it binds itself and what the experiment cells left out before it
+# bind (so those cells, run in order, are one closed program, the same in both), and it touches nothing that
+# reads the notebook's own state (check, bench... from grader.nb read the kernel cells run so far).
+STATEFUL_MODULES = ("grader.nb", "grader.frontends.notebook", "IPython")
+PURE_BUILTINS = set(dir(builtins)) - {"globals", "locals", "vars", "dir", "eval", "exec", "__import__", "breakpoint"}
+SCOPES = (
+    ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda,
+    ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
+)  # fmt: skip
+
+
+def _nodes(node: ast.AST, into_scopes: bool = False) -> Iterator[ast.AST]:
+    """``node`` and the nodes under it; a function, class, lambda or comprehension under it is yielded but not
+    entered (unless ``into_scopes``): its names are its own."""
+    yield node
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, SCOPES) and not into_scopes:
+            yield child
+        else:
+            yield from _nodes(child, into_scopes)
+
+
+def _binds(node: ast.AST, into_scopes: bool = False) -> set[str]:
+    """The names ``node`` binds in the scope it runs in (a function or class statement: its own name only)."""
+    if isinstance(node, SCOPES) and not into_scopes:
+        return {node.name} if isinstance(node, SCOPES[:3]) else set()
+    names = set()
+    for n in _nodes(node, into_scopes):
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            names.add(n.id)
+        elif isinstance(n, SCOPES[:3]):
+            names.add(n.name)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            names |= {a.asname or a.name.partition(".")[0] for a in n.names}
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            names.add(n.name)
+        elif isinstance(n, ast.arg):
+            names.add(n.arg)
+    return names
+
+
+def reads_and_binds(source: str) -> tuple[set[str], set[str], bool] | None:
+    """A code cell's (names it reads before binding them itself, names it binds, whether it touches
+    STATEFUL_MODULES), or None where it cannot say: it does not parse or it imports ``*``. A ``%%puzzle`` cell
+    is its body; another magic is a call of get_ipython(), a name no builtin."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    if source.startswith("%%puzzle"):
+        source = source.partition("\n")[2]
+    try:
+        tree = ast.parse(TransformerManager().transform_cell(source))
+    except SyntaxError:
+        return None
+    stateful = False
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            if any(a.name == "*" for a in node.names):
+                return None
+            module = (node.module or "") if isinstance(node, ast.ImportFrom) else ""
+            dotted = [f"{module}.{a.name}".lstrip(".") + "." for a in node.names]
+        else:
+            dotted = [ast.unparse(node) + "."] if isinstance(node, ast.Attribute) else []
+        stateful |= any(d.startswith(m + ".") for d in dotted for m in STATEFUL_MODULES)
+    everywhere = _binds(tree)  # what a function reads may be bound after it, by the time it is called
+    free: set[str] = set()
+    bound: set[str] = set()
+
+    def read(node: ast.AST | None) -> None:
+        for n in _nodes(node) if node is not None else ():
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in bound:
+                free.add(n.id)
+            elif isinstance(n, SCOPES):  # what it reads and binds nowhere inside, once, whenever it runs
+                loads = {m.id for m in ast.walk(n) if isinstance(m, ast.Name) and isinstance(m.ctx, ast.Load)}
+                free.update(loads - _binds(n, into_scopes=True) - everywhere - bound)
+                if n is node:  # a def or class statement: _nodes would go on into its body
+                    return
+
+    def block(statements: list[ast.stmt]) -> None:  # in order: x = x + 1 reads x; for x in ...: x does not
+        for s in statements:
+            if isinstance(s, (ast.For, ast.AsyncFor)):
+                read(s.iter)
+                bound.update(_binds(s.target))
+                block(s.body + s.orelse)
+            elif isinstance(s, (ast.With, ast.AsyncWith)):
+                for item in s.items:
+                    read(item.context_expr)
+                    bound.update(_binds(item.optional_vars) if item.optional_vars else ())
+                block(s.body)
+            elif isinstance(s, (ast.If, ast.While)):
+                read(s.test)
+                block(s.body + s.orelse)
+            elif isinstance(s, ast.Try):
+                block(s.body)
+                for handler in s.handlers:
+                    read(handler.type)
+                    bound.update({handler.name} if handler.name else ())
+                    block(handler.body)
+                block(s.orelse + s.finalbody)
+            else:
+                if isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name) and s.target.id not in bound:
+                    free.add(s.target.id)
+                read(s)
+                bound.update(_binds(s))
+
+    block(tree.body)
+    return free, everywhere, stateful
+
+
+def run_by_the_twin(stub: nbformat.NotebookNode, solved: nbformat.NotebookNode) -> list[str]:
+    """The ids of the stub's experiment cells (role "extra") that its solved twin runs in their place: the twin
+    has the cell (same id, byte-identical source), and the cells left out, run in order on their own, are a
+    closed program (above) that no other cell of either notebook rebinds a name of, and that binds no name a
+    cell still run in the stub reads."""
+    twin = {c.id: c.source for c in solved.cells if c.cell_type == "code"}
+    cells = [c for c in stub.cells if c.cell_type == "code"]
+    names = {c.id: reads_and_binds(c.source) for c in cells}
+    twin_names = {i: reads_and_binds(s) for i, s in twin.items()}
+    if any(n is None for n in [*names.values(), *twin_names.values()]):
+        return []  # a cell whose names are unknown may read or rebind any: every cell runs
+    left_out = {c.id for c in cells if role(c) == "extra" and twin.get(c.id) == c.source and not names[c.id][2]}
+    while True:
+        others = [n for i, n in [*names.items(), *twin_names.items()] if i not in left_out]
+        rebound = set().union(*(binds for _, binds, _ in others))
+        available, back = set(PURE_BUILTINS), set()
+        for c in cells:
+            reads, binds, _ = names[c.id]
+            if c.id in left_out:
+                if not reads <= available:
+                    back.add(c.id)
+                available |= binds - rebound
+            else:
+                back |= {i for i in left_out if names[i][1] & reads}
+        if not back:
+            return [c.id for c in cells if c.id in left_out]
+        left_out -= back
+
+
+POOL_WORKERS = max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+
+
 @pytest.fixture(scope="module")
-def executed(tmp_path_factory: pytest.TempPathFactory):
-    """(puzzle id, "stub" or "solution") -> the future of its executed notebook; all start at once."""
+def twins(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, Path]]:
+    """Puzzle id -> (its shipped stub notebook, its solved twin), in a temporary folder."""
     folder = tmp_path_factory.mktemp("notebooks")
     assert main(["--solutions", "--out", str(folder / "solutions")]) == 0
     shutil.copytree(NOTEBOOKS, folder / "stubs")  # the shipped notebooks, run away from the repository
-    pool = ThreadPoolExecutor(max_workers=2)
+    names = {i: f"{puzzle_files(ROOT / 'puzzles')[i].stem}.ipynb" for i in PUZZLES}
+    return {i: (folder / "stubs" / names[i], folder / "solutions" / names[i]) for i in PUZZLES}
+
+
+@pytest.fixture(scope="module")
+def left_out(twins: dict[str, tuple[Path, Path]]) -> dict[str, list[str]]:
+    """Puzzle id -> the ids of its stub's cells that only its solved twin runs (run_by_the_twin)."""
+    read = lambda path: nbformat.read(path, as_version=4)  # noqa: E731
+    return {i: run_by_the_twin(read(stub), read(solved)) for i, (stub, solved) in twins.items()}
+
+
+@pytest.fixture(scope="module")
+def executed(request: pytest.FixtureRequest, twins: dict[str, tuple[Path, Path]], left_out: dict[str, list[str]]):
+    """(puzzle id, "stub" or "solution") -> the future of its executed notebook; all start at once. Only the
+    puzzles of the tests selected (all of them in CI), each as a pair: a stub leans on its twin."""
+    selected = {
+        item.callspec.params.get("puzzle_id")
+        for item in request.session.items
+        if "executed" in getattr(item, "fixturenames", ()) and hasattr(item, "callspec")
+    }
+    pool = ThreadPoolExecutor(max_workers=POOL_WORKERS)
     futures: dict[tuple[str, str], Future] = {}
-    for puzzle_id in PUZZLES:
-        name = f"{puzzle_files(ROOT / 'puzzles')[puzzle_id].stem}.ipynb"
-        futures[(puzzle_id, "solution")] = pool.submit(execute, folder / "solutions" / name)
-        futures[(puzzle_id, "stub")] = pool.submit(execute, folder / "stubs" / name)
+    for puzzle_id, (stub, solved) in twins.items():
+        if puzzle_id not in selected:
+            continue
+        futures[(puzzle_id, "solution")] = pool.submit(execute, solved)
+        futures[(puzzle_id, "stub")] = pool.submit(execute, stub, leave_out=left_out[puzzle_id])
     yield futures
     pool.shutdown(wait=True, cancel_futures=True)
 
@@ -246,8 +461,11 @@ def role(cell: nbformat.NotebookNode) -> str:
 
 
 @pytest.mark.parametrize("puzzle_id", PUZZLES)
-def test_stub_notebook_runs_and_every_check_says_not_implemented(executed, puzzle_id: str):
+def test_stub_notebook_runs_and_every_check_says_not_implemented(executed, twins, left_out, puzzle_id: str):
     notebook = executed[(puzzle_id, "stub")].result()
+    shipped = [c.id for c in nbformat.read(twins[puzzle_id][0], as_version=4).cells if c.cell_type == "code"]
+    ran = [c.id for c in notebook.cells if c.cell_type == "code"]
+    assert ran == [i for i in shipped if i not in left_out[puzzle_id]]  # only what the twin runs is left out
     checks = [c for c in notebook.cells if role(c) == "check"]
     assert checks
     for cell in checks:
@@ -258,6 +476,17 @@ def test_stub_notebook_runs_and_every_check_says_not_implemented(executed, puzzl
     assert all(c.get("execution_count") for c in notebook.cells if c.cell_type == "code" and not _skipped(c))
     for cell in notebook.cells:
         assert outputs(cell, "error") == "", cell.source[:200]
+
+
+@pytest.mark.parametrize("puzzle_id", PUZZLES)
+def test_solution_notebook_runs_each_cell_its_stub_leaves_out(executed, twins, left_out, puzzle_id: str):
+    """With the test above: every code cell of every shipped stub runs without error, once, in one of the two."""
+    stub = {c.id: c for c in nbformat.read(twins[puzzle_id][0], as_version=4).cells}
+    solved = {c.id: c for c in executed[(puzzle_id, "solution")].result().cells}
+    for cell_id in left_out[puzzle_id]:
+        cell = solved[cell_id]
+        assert role(stub[cell_id]) == "extra" and cell.source == stub[cell_id].source
+        assert cell.get("execution_count") and outputs(cell, "error") == "", cell.source[:200]
 
 
 @pytest.mark.parametrize("puzzle_id", PUZZLES)
@@ -325,23 +554,6 @@ def hang_notebook(folder: Path, timeout: float) -> Path:
     path = folder / "hang.ipynb"
     nbformat.write(notebook, path)
     return path
-
-
-@pytest.mark.slow  # a deliberate hang: the check waits out its 45 s
-def test_a_hung_kernel_fails_its_check_and_the_next_cell_runs(tmp_path: Path):
-    """What a hang says and that Run All goes on; how long the hang costs is tests/test_perf.py's."""
-    timeout = 45
-    cells = execute(hang_notebook(tmp_path, timeout)).cells
-    hang, wrong, last = cells[3], cells[5], cells[6]
-    assert "HANG" in outputs(hang, "stdout") and f"{RED}copy_serial: hangs on case" in outputs(hang, "stdout")
-    # both cases with a tail fail: tail_1000 and odd_4097 (simulated too, within the CPU budget)
-    assert f"{RED}copy_threads: 2 of 3" in outputs(wrong, "stdout")
-    assert outputs(hang, "error") == outputs(wrong, "error") == ""
-    assert "FAIL  tail_1000" in outputs(wrong, "stdout") and "T.ceildiv" in outputs(wrong, "stdout")
-    assert outputs(hang, "stderr") == outputs(wrong, "stderr") == ""
-    if importlib.util.find_spec("matplotlib") is not None:  # the mismatch map of the wrong tiles
-        assert any("image/png" in o.get("data", {}) for o in wrong.outputs)
-    assert outputs(last, "stdout") == "the next cell ran\n"
 
 
 def test_the_bench_marker_places_the_bench_cell(tmp_path: Path):
