@@ -1,7 +1,7 @@
 """Run every simulated case on the GPU and in the CPU simulator on the same inputs; print both
 verdicts and the largest difference between the two outputs (the H200 cross-check).
 
-    python scripts/crosscheck.py [--wrong] [--rows=PATH]     # on a CUDA GPU
+    python -m scripts.crosscheck [--wrong] [--rows=PATH]     # on a CUDA GPU, from the project root
 References always; with --wrong also every known-wrong kernel under tests/wrong/. Each case is
 also appended to PATH as a JSON line (default: a new file in the temp folder), so the per-kernel
 table at the end covers the whole run even though a GPU crash restarts the process.
@@ -21,13 +21,14 @@ os.environ.setdefault("TILELANG_PRINT_ON_COMPILATION", "0")
 def main(argv: list[str]) -> int:
     import torch
 
-    from grader.discover import course_root, load_module, load_puzzle, puzzle_files, wrong_kernels
+    from grader.discover import course_root, load_module, load_puzzle, puzzle_files
     from grader.pipeline.build import BuildFailed, NotImplementedYet, compile_tir
     from grader.pipeline.checks import never_initialized
     from grader.pipeline.compare import compare
     from grader.pipeline.inputs import changed_inputs, make_inputs, poisoned_outputs, reference_outputs, writes_outside
     from grader.pipeline.simulate import SimulationError, Unsupported, simulate
     from grader.pipeline.trace import jit_options, kernel_function, trace_tir
+    from tests.corpora import wrong_kernels
 
     root = course_root()
     specs = {pid: load_puzzle(load_module(path)) for pid, path in puzzle_files(root / "solutions").items()}
@@ -113,7 +114,7 @@ def main(argv: list[str]) -> int:
         except Exception as error:  # a crash is a verdict; the CUDA context is gone: restart after it
             row(path, kernel, case, "CRASH", "-", "-", str(error).splitlines()[0][:60])
             sys.stdout.flush()
-            os.execv(sys.executable, [sys.executable, __file__, *flags, f"--start={number + 1}"])
+            os.execv(sys.executable, [sys.executable, "-m", "scripts.crosscheck", *flags, f"--start={number + 1}"])
         sim_out = poisoned_outputs(kernel, case, "cpu")
         try:
             simulate(tir, {t.name: x for t, x in zip(kernel.inputs + kernel.outputs, inputs + sim_out)})

@@ -35,6 +35,7 @@ GRADER = [PY, "-m", "grader"]
 PYTEST = [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs"]
 # The files whose gpu tests are the trust boundary's (the "attacks" part); the "tests" part runs the others.
 BOUNDARY_TESTS = ["tests/test_attacks.py", "tests/test_warm.py", "tests/test_sandbox.py", "tests/test_hermetic.py"]
+E2E_TESTS = "tests/test_grader_e2e.py"
 PART_LIMIT_S = 570  # a device call stops at 600 s: what is left is for start-up and the copy back
 
 
@@ -66,8 +67,14 @@ def sweep(puzzle: str, kernel: str, case: str, *variants: str, file: str = "") -
 
 
 def tests(out: Path) -> list[Step]:
-    deselect = [arg for path in BOUNDARY_TESTS for arg in ("--deselect", path)]
-    return [Step("gpu-tests", [*PYTEST, "-n", "6", "-m", "gpu", "--durations=15", "tests", *deselect], 540)]
+    """The gpu-marked tests but the trust boundary's and the end-to-end gradings (about 160 tests)."""
+    deselect = [arg for path in [*BOUNDARY_TESTS, E2E_TESTS] for arg in ("--deselect", path)]
+    return [Step("gpu-tests", [*PYTEST, "-n", "12", "-m", "gpu", "--durations=15", "tests", *deselect], 540)]
+
+
+def e2e(out: Path) -> list[Step]:
+    """tests/test_grader_e2e.py on the GPU: every reference and stub case through the CLI (about 190 tests)."""
+    return [Step("gpu-e2e", [*PYTEST, "-n", "12", "-m", "gpu", "--durations=15", E2E_TESTS], 540)]
 
 
 def attacks(out: Path) -> list[Step]:
@@ -220,8 +227,14 @@ def races(out: Path) -> list[Step]:
     return steps
 
 
+def crosscheck(out: Path) -> list[Step]:
+    """Every simulated case on the GPU and in the CPU simulator on the same inputs, the wrong corpus too."""
+    return [Step("crosscheck", [PY, "-m", "scripts.crosscheck", "--wrong", f"--rows={out / 'rows.jsonl'}"], 560)]
+
+
 PARTS: dict[str, Part] = {
-    "tests": Part("every gpu-marked test but the trust boundary's", tests),
+    "tests": Part("the gpu-marked tests but the trust boundary's and the end-to-end ones", tests),
+    "e2e": Part("the end-to-end gpu tests: every reference and stub case through the CLI", e2e),
     "attacks": Part("the trust boundary on the GPU: attack files, sandbox, warm server, hermetic start", attacks),
     "solutions": Part("every reference case on the GPU, and every stub says not implemented", solutions),
     "bench": Part("the bench cases with spreads, and gemv three times (the bench page)", bench),
@@ -237,6 +250,7 @@ PARTS: dict[str, Part] = {
         parallel=True,
         after=[[PY, "scripts/corpora_verdicts.py", kind, "PART"] for kind in ("right", "wrong")],
     ),
+    "crosscheck": Part("the simulator against the GPU, case by case, references and wrong kernels", crosscheck),
     "races": Part("each race kernel three times on the GPU, 12 at once", races, parallel=True),
 }
 

@@ -9,8 +9,9 @@ import tilelang.language as T
 
 from grader import outcome
 from grader.concepts import Concept, Miss, staged_store, swizzled
-from grader.discover import ConceptKernel, concept_kernels, load_module, load_puzzle, puzzle_files
+from grader.discover import load_module, load_puzzle, puzzle_files
 from tests.conftest import ROOT
+from tests.corpora import ConceptKernel, concept_kernels
 from tests.inprocess import grade_simulated, spec
 
 CONCEPT_KERNELS = concept_kernels(ROOT)

@@ -93,7 +93,7 @@ def test_the_instructors_first_command_makes_a_course_of_every_puzzle(tmp_path):
 
 
 def test_every_known_wrong_kernel_declares_what_it_is_about():
-    from grader.discover import wrong_kernels
+    from tests.corpora import wrong_kernels
 
     for wrong in wrong_kernels(ROOT):
         assert wrong.puzzle_id in SOLUTIONS, wrong.path

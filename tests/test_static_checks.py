@@ -13,8 +13,9 @@ import pytest
 import tilelang
 import tilelang.language as T
 
-from grader.discover import course_root, load_module, load_puzzle, puzzle_files, wrong_kernels
+from grader.discover import course_root, load_module, load_puzzle, puzzle_files
 from grader.pipeline.checks import empty_launch, floor_problems, grid_problems, loop_problems, never_initialized
+from tests.corpora import wrong_kernels
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -13,8 +13,9 @@ through the CLI, and on a GPU every one of them.
 
 import pytest
 
-from grader.discover import WrongKernel, course_root, wrong_kernels
+from grader.discover import course_root
 from grader.outcome import ERROR, FAILED
+from tests.corpora import WrongKernel, wrong_kernels
 from tests.inprocess import grade_simulated
 
 WRONG = wrong_kernels(course_root())
