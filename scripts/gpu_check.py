@@ -69,17 +69,25 @@ def sweep(puzzle: str, kernel: str, case: str, *variants: str, file: str = "") -
 def tests(out: Path) -> list[Step]:
     """The gpu-marked tests but the trust boundary's and the end-to-end gradings (about 160 tests)."""
     deselect = [arg for path in [*BOUNDARY_TESTS, E2E_TESTS] for arg in ("--deselect", path)]
-    return [Step("gpu-tests", [*PYTEST, "-n", "12", "-m", "gpu", "--durations=15", "tests", *deselect], 540)]
+    return [
+        Step(
+            "gpu-tests",
+            [*PYTEST, "-n", "12", "--dist", "loadgroup", "-m", "gpu", "--durations=15", "tests", *deselect],
+            540,
+        )
+    ]
 
 
 def e2e(out: Path) -> list[Step]:
     """tests/test_grader_e2e.py on the GPU: every reference and stub case through the CLI (about 190 tests)."""
-    return [Step("gpu-e2e", [*PYTEST, "-n", "12", "-m", "gpu", "--durations=15", E2E_TESTS], 540)]
+    return [
+        Step("gpu-e2e", [*PYTEST, "-n", "12", "--dist", "loadgroup", "-m", "gpu", "--durations=15", E2E_TESTS], 540)
+    ]
 
 
 def attacks(out: Path) -> list[Step]:
     return [
-        Step("attacks-gpu", [*PYTEST, "-n", "4", "-m", "gpu", *BOUNDARY_TESTS], 300),
+        Step("attacks-gpu", [*PYTEST, "-n", "4", "--dist", "loadgroup", "-m", "gpu", *BOUNDARY_TESTS], 300),
         Step(
             "hermetic",
             [*PYTEST, "-n", "3", *BOUNDARY_TESTS, "tests/test_tir_names.py", "-k",

@@ -243,6 +243,7 @@ def gpu_profile(*args: str) -> list[dict]:
 
 
 @pytest.mark.gpu
+@pytest.mark.xdist_group("nsight-compute")  # one profiling session at a time holds the counters
 @pytest.mark.parametrize("path", [slow_param(p) for p in SLOW_FILES])
 def test_counters_name_each_slow_kernels_cause(path: Path):
     about = slow_file(path)
@@ -255,18 +256,21 @@ def test_counters_name_each_slow_kernels_cause(path: Path):
 
 
 @pytest.mark.gpu
+@pytest.mark.xdist_group("nsight-compute")  # one profiling session at a time holds the counters
 def test_course_copy_runs_near_the_dram_limit():
     (result,) = gpu_profile("01", "--solutions", "--profile", "copy_tiles")
     assert result["profile"]["yours"]["dram_pct"] >= 80, result["profile"]["yours"]
 
 
 @pytest.mark.gpu
+@pytest.mark.xdist_group("nsight-compute")  # one profiling session at a time holds the counters
 def test_course_tuned_gemm_keeps_the_tensor_cores_busy():
     for result in gpu_profile("08", "--solutions", "--profile", "matmul_tuned"):
         assert result["profile"]["yours"]["tensor_pct"] >= 50, (result["case"], result["profile"]["yours"])
 
 
 @pytest.mark.gpu
+@pytest.mark.xdist_group("nsight-compute")  # one profiling session at a time holds the counters
 def test_bank_conflicted_layout_reports_conflicts_above_the_course_kernel():
     paths = [p for p in SLOW_FILES if slow_file(p)["cause"] == "bank_conflicts"]
     assert paths
