@@ -80,7 +80,7 @@ def reap() -> None:
 def pytest_configure(config: pytest.Config) -> None:
     if not _controller(config) or getattr(config, "_leftovers", None) is not None:
         return
-    own_tmp = tempfile.mkdtemp(prefix="tilelang-course-tests-")
+    own_tmp = tempfile.mkdtemp(prefix="t-")  # short: a Unix socket path (108 bytes) may be made under it
     config._leftovers = {"checkout": checkout_state(), "tmp": own_tmp, "outer_tmp": tempfile.gettempdir()}
     os.environ["TMPDIR"] = own_tmp  # inherited by the workers xdist starts after configure, and all they start
     tempfile.tempdir = None  # gettempdir() reads TMPDIR again
