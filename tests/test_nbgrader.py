@@ -1,17 +1,29 @@
 """The real nbgrader 0.9.6 pipeline on a course of puzzle 02, simulated on the CPU.
 
 One module-scoped course: ``python -m grader nbgrader-course``, ``nbgrader generate_assignment``,
-six submissions, ``nbgrader autograde`` (three processes at once on one SQLite gradebook, as the
+nine submissions, ``nbgrader autograde`` (three processes at once on one SQLite gradebook, as the
 README suggests for several GPUs), ``generate_feedback`` and ``export``; the tests then read the
 scores from the exported CSV and from the gradebook, and the feedback's HTML.
+
+Where a test is about a process (autograde: the judge's children, the sandbox, an attacker's
+daemons, concurrent writers, what a refused command prints and its exit status) nbgrader runs as a
+command; elsewhere (generate_assignment, generate_feedback, export) it runs in this process, as
+nbgrader's own tests run it: the same application and config, without an interpreter's start and
+imports (4 to 7 s of CPU) each time. The course and its release are built once (``released``) and
+copied for the test that needs a course of its own.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import csv
+import fcntl
+import io
 import json
 import os
+import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -38,7 +50,13 @@ pytestmark = pytest.mark.xdist_group("nbgrader")
 ASSIGNMENT = "ps1"
 NOTEBOOK = "p02_vector_add.ipynb"
 KERNELS = ("add", "mul_relu", "add_fragments")
-CHECK_TIMEOUT = 90  # seconds per check cell: twice a cold compile on a busy 2-CPU machine; a hang costs ~70 s
+# Seconds per check. Each case's own code (tracing, simulating) gets 0.75 of it less 5 s, 40 s, where a simulated
+# case of puzzle 02 takes a few (compiling has its own limit); the judge's whole run gets it once per kernel,
+# 180 s, where a run with cold compiles took under 90 s on a loaded 2-CPU machine (the solutions are compiled
+# before autograde). The hung kernel spins a CPU for those 40 s. tests/test_nbgrader_slurm.py grades with the
+# same limit, with up to four autogrades at once.
+CHECK_TIMEOUT = 60
+GPU_CHECK_TIMEOUT = 90  # test_autograde_on_a_gpu_grades_every_case_there_by_default: cold compiles, nothing warmed
 STAMPS = ("iopub.execute_input", "shell.execute_reply")
 SECRET = "secret_seven_blocks"  # a hidden case's own name: must never reach a student
 HIDDEN_CASES = {
@@ -281,15 +299,112 @@ ATTACKER = Student(
 )
 STUDENTS = (*STUDENTS, ATTACKER)
 HANGING = "erin_hangs"
-GROUPS = ("[begi]*", "[ach]*", "[df]*")  # student globs, one autograde process each
+# Student globs, one autograde process each; nbgrader grades a glob's students in name order. The attacker
+# comes second in the shortest, so that the two other processes are still grading while his cells look for
+# their files (test_the_attacker_changes_nothing_and_leaves_nothing checks that they were); the two others
+# take about as long (the hung kernel's check timeout is in the first), so that two CPUs stay busy almost to
+# the end; carol comes before gina, whose wrong mul_relu is carol's kernel, compiled once.
+GROUPS = ("[abe]*", "[cfgh]*", "[di]*")
+ATTACKER_GROUP = "[di]*"
 
 
-def nbgrader(course: Path, *args: str, timeout: float = 900) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "nbgrader", *args]
-    done = subprocess.run(command, cwd=course, capture_output=True, text=True, timeout=timeout)
-    assert done.returncode == 0, f"{' '.join(args)} exited {done.returncode}\n{done.stdout}\n{done.stderr}"
-    assert "not recognized" not in done.stderr, done.stderr  # every name in nbgrader_config.py is a real option
-    return done
+def nbgrader(course: Path, *args: str) -> str:
+    """``nbgrader ARGS`` run from ``course`` in this process, as nbgrader's own tests run it (its
+    ``run_nbgrader``): the command's application, config files and options, without an interpreter's start
+    and imports. Its log comes back; it must succeed and name no option nbgrader does not know. Only for
+    commands whose test is not about a process: autograde runs as a command."""
+    from jupyter_core.application import NoStart
+    from nbgrader.apps.nbgraderapp import NbGraderApp
+
+    # nbgrader_config.py may change the environment (it takes the hidden cases' variable out of it) and
+    # nbgrader puts the course folder on sys.path: both are put back, as is the current folder.
+    saved_env, saved_path, saved_cwd = dict(os.environ), list(sys.path), os.getcwd()
+    log = io.StringIO()
+    code: int | str | None = 0
+    os.chdir(course)
+    app = NbGraderApp.instance()
+    try:
+        # The application's log handler is made during initialize, on the sys.stderr of that moment.
+        with contextlib.redirect_stderr(log), contextlib.redirect_stdout(log):
+            try:
+                app.initialize(list(args))
+                app.start()
+            except NoStart:  # how a subcommand that ran ends (jupyter_core)
+                code = 0
+            except SystemExit as stop:
+                code = stop.code
+    finally:
+        app.reset()
+        os.chdir(saved_cwd)
+        sys.path[:] = saved_path
+        os.environ.clear()
+        os.environ.update(saved_env)
+    said = log.getvalue()
+    assert code in (0, None), f"nbgrader {' '.join(args)} exited {code}\n{said}"
+    assert "not recognized" not in said, said  # every name in nbgrader_config.py is a real option
+    return said
+
+
+def grader_status(course: Path, *options: str) -> tuple[int, str]:
+    """``python -m grader autograde-status ASSIGNMENT`` of ``course``, through the command's own ``main``
+    in this process: its exit status and what it printed."""
+    from grader.__main__ import main
+
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        code = main(["autograde-status", ASSIGNMENT, "--course", str(course), *options])
+    return code, printed.getvalue()
+
+
+def make_course(course: Path, *args: str) -> None:
+    """``python -m grader nbgrader-course COURSE ARGS`` through its ``main``, in this process."""
+    from grader.nbgrader.course import main
+
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+        code = main([str(course), *args])
+    assert code == 0, printed.getvalue()
+
+
+class Warming:
+    """Every case of the solutions of ``puzzle_ids`` (comma-separated) compiled into the run's compile cache,
+    in the background from the start; ``wait()`` until they are. Then no check of an autograde spends its
+    time limit on a cold compile of a right kernel, and concurrent autogrades do not each compile it.
+    Compiled only (``--device compile``): a kernel compiled once is loaded by the judges' CPU runs, and
+    simulating it here would prove nothing. One warm-up at a time per cache folder (a lock on the folder):
+    the two files' courses (tests/test_nbgrader_slurm.py warms 01 and 02), run by two xdist workers at once,
+    do not compile the same kernels side by side; the second starts when the first is done, and finds them
+    cached."""
+
+    def __init__(self, puzzle_ids: str):
+        cache = Path(os.environ.get("TILELANG_CACHE_DIR") or Path.home() / ".tilelang" / "cache")
+        cache.mkdir(parents=True, exist_ok=True)
+        self.command = [sys.executable, "-m", "grader", *puzzle_ids.split(","), "--solutions", "--device", "compile"]
+        self.command += ["--timeout", "600"]
+        self.lock = os.open(cache, os.O_RDONLY)
+        self.process: subprocess.Popen | None = None
+        try:
+            fcntl.flock(self.lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:  # another warm-up is compiling: wait() waits for it, then starts this one
+            return
+        self.start()
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            self.command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        )
+
+    def wait(self, timeout: float = 900) -> None:
+        try:
+            if self.process is None:
+                fcntl.flock(self.lock, fcntl.LOCK_EX)
+                self.start()
+            self.process.wait(timeout=timeout)
+        finally:
+            if self.process is not None and self.process.poll() is None:  # past the timeout: it and its workers
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+            os.close(self.lock)  # and with it the lock
 
 
 def solution_sources(source_notebook: Path) -> dict[str, str]:
@@ -376,51 +491,87 @@ def autograde_all(course: Path, env: dict[str, str]) -> dict[str, float]:
     return seconds
 
 
+def course_options(hidden: Path) -> list[str]:
+    """The module's course: puzzle 02, the hidden cases on the grading machine, CHECK_TIMEOUT per check."""
+    options = ["--assignment", ASSIGNMENT, "--puzzles", "02", "--hidden-cases", str(hidden)]
+    return [*options, "--timeout", str(CHECK_TIMEOUT)]
+
+
+@dataclass(frozen=True)
+class Released:
+    """The module's course as ``nbgrader-course`` then ``nbgrader generate_assignment`` leave it, before any
+    submission: ``course`` is the one ``graded`` grades; ``copy`` makes another of the same release."""
+
+    course: Path
+    hidden: Path  # the grading machine's hidden cases file, outside the course
+    pristine: Path  # release/ and gradebook.db as generate_assignment left them
+    seconds: dict[str, float]
+
+    def copy(self, folder: Path) -> Path:
+        """A course in ``folder`` as nbgrader-course and generate_assignment would leave it there: the config
+        and source/ written for that folder, release/ and the gradebook (which holds no path) copied."""
+        make_course(folder, *course_options(self.hidden))
+        shutil.copytree(self.pristine / "release", folder / "release")
+        shutil.copy2(self.pristine / "gradebook.db", folder / "gradebook.db")
+        return folder
+
+
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory: pytest.TempPathFactory) -> Graded:
+def released(tmp_path_factory: pytest.TempPathFactory) -> Released:
     base = tmp_path_factory.mktemp("nbgrader")
     course = base / "course"
     hidden = base / "grading-machine" / "hidden_cases.json"
     hidden.parent.mkdir()
     hidden.write_text(json.dumps(HIDDEN_CASES))
-    seconds: dict[str, float] = {}
-    command = [sys.executable, "-m", "grader", "nbgrader-course", str(course), "--assignment", ASSIGNMENT]
-    command += ["--puzzles", "02", "--hidden-cases", str(hidden), "--timeout", str(CHECK_TIMEOUT)]
-    subprocess.run(command, check=True, capture_output=True, text=True)
-
     started = time.perf_counter()
+    make_course(course, *course_options(hidden))
     nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
-    seconds["generate_assignment"] = time.perf_counter() - started
+    seconds = {"nbgrader-course, generate_assignment": time.perf_counter() - started}
+    pristine = base / "released"
+    shutil.copytree(course / "release", pristine / "release")
+    shutil.copy2(course / "gradebook.db", pristine / "gradebook.db")
+    return Released(course, hidden, pristine, seconds)
 
-    release = nbformat.read(course / "release" / ASSIGNMENT / NOTEBOOK, as_version=4)
-    solutions = solution_sources(course / "source" / ASSIGNMENT / NOTEBOOK)
-    for student in STUDENTS:
-        folder = course / "submitted" / student.name / ASSIGNMENT
-        folder.mkdir(parents=True)
-        nbformat.write(submission(release, solutions, student), folder / NOTEBOOK)
 
-    # The solutions' kernels compile once here (TileLang's cache), so no check spends its time limit on
-    # a cold compile while three autograde processes share the CPUs.
-    warm = [sys.executable, "-m", "grader", "02", "--solutions", "--timeout", "600"]
-    subprocess.run(warm, capture_output=True, text=True, timeout=900)
-    watched = {
-        "submitted/": [course / "submitted"],
-        "nbgrader_config.py": [course / "nbgrader_config.py"],
-        "hidden cases": [hidden],
-    }
-    before = {name: fingerprint(paths) for name, paths in watched.items()}
-    ran = base / "plain-cell-ran"
-    env = {
-        **os.environ,
-        "TILELANG_ATTACK_COURSE": str(course),
-        "TILELANG_ATTACK_HIDDEN": str(hidden),
-        "TILELANG_ATTACK_RAN": str(ran),
-    }
-    # Without a usable GPU and without being told cpu, autograde grades nobody (the GPU hidden on a GPU host).
-    refuse = [sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT, "--student", "alice_solutions"]
-    no_gpu = {**env, "CUDA_VISIBLE_DEVICES": ""}
-    no_gpu.pop("TILELANG_COURSE_DEVICE", None)
-    refused = subprocess.run(refuse, cwd=course, env=no_gpu, capture_output=True, text=True, timeout=600)
+@pytest.fixture(scope="module")
+def graded(released: Released) -> Graded:
+    course, hidden, base = released.course, released.hidden, released.course.parent
+    seconds: dict[str, float] = dict(released.seconds)
+    # The solutions' kernels compile once, first (TileLang's cache), so that no check spends its time limit
+    # on a cold compile while three autograde processes share the CPUs; meanwhile the submissions are
+    # written and the refused autograde runs.
+    started = time.perf_counter()
+    warming = Warming("02")
+    try:
+        release = nbformat.read(course / "release" / ASSIGNMENT / NOTEBOOK, as_version=4)
+        solutions = solution_sources(course / "source" / ASSIGNMENT / NOTEBOOK)
+        for student in STUDENTS:
+            folder = course / "submitted" / student.name / ASSIGNMENT
+            folder.mkdir(parents=True)
+            nbformat.write(submission(release, solutions, student), folder / NOTEBOOK)
+
+        watched = {
+            "submitted/": [course / "submitted"],
+            "nbgrader_config.py": [course / "nbgrader_config.py"],
+            "hidden cases": [hidden],
+        }
+        before = {name: fingerprint(paths) for name, paths in watched.items()}
+        ran = base / "plain-cell-ran"
+        env = {
+            **os.environ,
+            "TILELANG_ATTACK_COURSE": str(course),
+            "TILELANG_ATTACK_HIDDEN": str(hidden),
+            "TILELANG_ATTACK_RAN": str(ran),
+        }
+        # Without a usable GPU and without being told cpu, autograde grades nobody (the GPU hidden on a GPU host).
+        refuse = [sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT, "--student", "alice_solutions"]
+        no_gpu = {**env, "CUDA_VISIBLE_DEVICES": ""}
+        no_gpu.pop("TILELANG_COURSE_DEVICE", None)
+        refused = subprocess.run(refuse, cwd=course, env=no_gpu, capture_output=True, text=True, timeout=600)
+    finally:
+        warming.wait()
+    seconds["compile the solutions (meanwhile: submissions, a refused autograde)"] = time.perf_counter() - started
+
     started = time.perf_counter()
     for key, value in autograde_all(course, env).items():
         seconds[f"autograde {key}"] = value
@@ -460,6 +611,8 @@ def test_the_attacker_changes_nothing_and_leaves_nothing(graded: Graded):
     assert "LEAK" in leaked and SECRET not in leaked
     # graded beside two other autogrades: none of the classmates' modules, work folders or reports was readable
     assert "READ []" in leaked, leaked
+    others = [graded.seconds[f"autograde {glob}"] for glob in GROUPS if glob != ATTACKER_GROUP]
+    assert graded.seconds[f"autograde {ATTACKER_GROUP}"] < min(others), graded.seconds  # and they were grading
     for student in STUDENTS:
         assert student is ATTACKER or student.name not in leaked, leaked
     from nbgrader.api import Gradebook
@@ -479,14 +632,12 @@ def test_autograde_refuses_without_a_gpu_unless_told_cpu(graded: Graded):
     assert "Traceback" not in output, output  # one paragraph (test_a_refused_autograde_says_one_paragraph...)
 
 
-def test_a_refused_autograde_says_one_paragraph_and_status_says_refused_not_failed(tmp_path: Path):
+def test_a_refused_autograde_says_one_paragraph_and_status_says_refused_not_failed(released: Released, tmp_path: Path):
     """On a machine without a GPU, the guide's plain `nbgrader autograde` grades nobody and says why in one
     paragraph, without a traceback; autograde-status then says why each student is not graded, not "failed".
-    A config written before the check moved ahead of the gradebook (no pre_convert_hook) still gets that status."""
-    course = tmp_path / "course"
-    command = [sys.executable, "-m", "grader", "nbgrader-course", str(course), "--assignment", ASSIGNMENT]
-    subprocess.run([*command, "--puzzles", "02"], check=True, capture_output=True, text=True)
-    nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
+    A config written before the check moved ahead of the gradebook (no pre_convert_hook) still gets that status.
+    The course is a copy of the module's, as released (its own config and gradebook), with two submissions."""
+    course = released.copy(tmp_path / "course")
     for name in ("alice", "bob"):
         (course / "submitted" / name / ASSIGNMENT).mkdir(parents=True)
         release = course / "release" / ASSIGNMENT / NOTEBOOK
@@ -506,11 +657,9 @@ def test_a_refused_autograde_says_one_paragraph_and_status_says_refused_not_fail
         return done.stdout + done.stderr
 
     def status() -> list[str]:
-        done = subprocess.run(
-            [sys.executable, "-m", "grader", "autograde-status", ASSIGNMENT], cwd=course, capture_output=True, text=True
-        )
-        assert done.returncode == 1, done.stdout + done.stderr
-        return done.stdout.splitlines()
+        code, printed = grader_status(course)
+        assert code == 1, printed
+        return printed.splitlines()
 
     output = autograde()
     assert "Traceback" not in output and "SAWarning" not in output, output
@@ -565,23 +714,13 @@ def test_every_instructor_output_counts_how_each_kernel_was_checked(graded: Grad
         )
         judge = cell.metadata["tilelang_course"]["judge"]
         assert judge["checked"] == counts and judge["device"] == "cpu"  # the facts, as fields
-    status = subprocess.run(
-        [sys.executable, "-m", "grader", "autograde-status", ASSIGNMENT],
-        cwd=graded.course,
-        capture_output=True,
-        text=True,
-    )
-    assert f"      {verified.line('p02 add', expected_counts('add'))}" in status.stdout, status.stdout
+    _, status = grader_status(graded.course)
+    assert f"      {verified.line('p02 add', expected_counts('add'))}" in status, status
     total = verified.total(expected_counts(k) for k in KERNELS)
-    assert f"    {verified.text(total)}" in status.stdout.split("alice_solutions")[1], status.stdout
-    assert "student(s) have cases that did not run on a GPU" in status.stdout.splitlines()[-1]
-    as_json = subprocess.run(
-        [sys.executable, "-m", "grader", "autograde-status", ASSIGNMENT, "--json"],
-        cwd=graded.course,
-        capture_output=True,
-        text=True,
-    )
-    states = json.loads(as_json.stdout)
+    assert f"    {verified.text(total)}" in status.split("alice_solutions")[1], status
+    assert "student(s) have cases that did not run on a GPU" in status.splitlines()[-1]
+    _, as_json = grader_status(graded.course, "--json")
+    states = json.loads(as_json)
     assert states["alice_solutions"]["checked"] == {f"p02 {k}": expected_counts(k) for k in KERNELS}
 
 
@@ -776,7 +915,7 @@ def test_autograde_on_a_gpu_grades_every_case_there_by_default(tmp_path: Path):
     hidden.parent.mkdir()
     hidden.write_text(json.dumps(HIDDEN_CASES))
     command = [sys.executable, "-m", "grader", "nbgrader-course", str(course), "--assignment", ASSIGNMENT]
-    command += ["--puzzles", "02", "--hidden-cases", str(hidden), "--timeout", str(CHECK_TIMEOUT)]
+    command += ["--puzzles", "02", "--hidden-cases", str(hidden), "--timeout", str(GPU_CHECK_TIMEOUT)]
     subprocess.run(command, check=True, capture_output=True, text=True)
     nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
     release = nbformat.read(course / "release" / ASSIGNMENT / NOTEBOOK, as_version=4)

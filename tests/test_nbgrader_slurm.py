@@ -34,6 +34,10 @@ import pytest
 from grader.nbgrader.shards import FAILED, GRADED, MISSING, shard_students, statuses
 from tests.test_nbgrader import (
     Student,
+    Warming,
+    grader_status,
+    make_course,
+    nbgrader,
     never_returns,
     solution_sources,
     solved,
@@ -108,13 +112,13 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def wait_for(what: str, ready, timeout: float, logs: tuple[Path, ...] = ()) -> None:
+def wait_for(what: str, ready, timeout: float, logs: tuple[Path, ...] = (), every: float = 0.3) -> None:
     deadline = time.monotonic() + timeout
     while not ready():
         if time.monotonic() > deadline:
             tails = "\n".join(f"--- {p}\n{p.read_text()[-3000:]}" for p in logs if p.exists())
             raise AssertionError(f"{what} not ready after {timeout} s\n{tails}")
-        time.sleep(0.3)
+        time.sleep(every)
 
 
 def skip_loudly(request: pytest.FixtureRequest, reason: str) -> None:
@@ -169,7 +173,8 @@ class Slurm:
         return dict(line.split() for line in out.splitlines() if line.strip())
 
     def wait(self, job: str, timeout: float = TASK_TIMEOUT) -> None:
-        wait_for(f"job {job}", lambda: not self.tasks(job), timeout, (self.folder / "slurmctld.log",))
+        # Asked once a second: each squeue is a munge credential and a call to slurmctld, for minutes.
+        wait_for(f"job {job}", lambda: not self.tasks(job), timeout, (self.folder / "slurmctld.log",), every=1.0)
 
 
 @pytest.fixture(scope="module")
@@ -263,6 +268,13 @@ def slurm(request: pytest.FixtureRequest) -> Iterator[Slurm]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def enterable_tmp() -> str:
+    """A temporary folder another user (PostgreSQL's) can reach: $TMPDIR where every folder above it lets
+    others in, else the system's /tmp (the run's own $TMPDIR, tests/leftovers.py's, is 0700)."""
+    here = Path(tempfile.gettempdir()).resolve()
+    return str(here) if all(p.stat().st_mode & 0o001 for p in (here, *here.parents)) else "/tmp"
+
+
 def postgres_bin(name: str) -> str | None:
     found = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))
     return found[-1] if found else shutil.which(name)
@@ -286,7 +298,7 @@ def postgres(request: pytest.FixtureRequest) -> Iterator[str]:
             entry = pwd.getpwnam("postgres")
         except KeyError:
             skip_loudly(request, "running as root and there is no postgres user to run PostgreSQL as")
-    folder = Path(tempfile.mkdtemp(prefix="grader-pg-"))
+    folder = Path(tempfile.mkdtemp(prefix="grader-pg-", dir=None if entry is None else enterable_tmp()))
     owner = {}
     if entry is not None:
         os.chown(folder, entry.pw_uid, entry.pw_gid)
@@ -320,18 +332,10 @@ def grader(*args: str, cwd: Path | None = None, timeout: float = 600) -> subproc
     )
 
 
-def nbgrader(course: Path, *args: str, timeout: float = 900) -> subprocess.CompletedProcess:
-    done = subprocess.run(
-        [sys.executable, "-m", "nbgrader", *args], cwd=course, capture_output=True, text=True, timeout=timeout
-    )
-    assert done.returncode == 0, f"nbgrader {' '.join(args)}: {done.returncode}\n{done.stdout}\n{done.stderr}"
-    return done
-
-
 def build_course(course: Path, *db: str) -> None:
-    command = ["nbgrader-course", str(course), "--assignment", ASSIGNMENT, "--puzzles", PUZZLES]
-    done = grader(*command, "--timeout", str(CHECK_TIMEOUT), *db)
-    assert done.returncode == 0, done.stderr
+    """``nbgrader-course`` and ``nbgrader generate_assignment`` (in this process: tests/test_nbgrader.py's
+    helpers), then each student's submission."""
+    make_course(course, "--assignment", ASSIGNMENT, "--puzzles", PUZZLES, "--timeout", str(CHECK_TIMEOUT), *db)
     nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
     for student, (plan, _score) in CLASS.items():
         folder = course / "submitted" / student / ASSIGNMENT
@@ -347,7 +351,7 @@ def build_course(course: Path, *db: str) -> None:
 
 
 def exported(course: Path) -> list[dict[str, str]]:
-    nbgrader(course, "export")
+    nbgrader(course, "export")  # in this process (tests/test_nbgrader.py's helper)
     with open(course / "grades.csv", newline="") as handle:
         return [row for row in csv.DictReader(handle) if row["assignment"] == ASSIGNMENT]
 
@@ -368,12 +372,15 @@ def graded(slurm: Slurm, postgres: str, tmp_path_factory: pytest.TempPathFactory
     seconds: dict[str, float] = {}
     started = time.monotonic()
     # Compile the solutions' kernels once (TileLang's cache) so no check spends its limit on a cold
-    # compile; meanwhile build the SQLite course.
-    warm = [sys.executable, "-m", "grader", "01", "02", "--solutions", "--timeout", "600"]
-    warming = subprocess.Popen(warm, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    build_course(sqlite)
-    warming.wait(timeout=900)
-    seconds["warm the kernel cache, build the SQLite course"] = time.monotonic() - started
+    # compile; meanwhile build both courses.
+    warming = Warming(PUZZLES)
+    try:
+        build_course(sqlite)
+        build_course(cluster, "--db", postgres)
+        seconds["build the SQLite and the PostgreSQL course"] = time.monotonic() - started
+    finally:
+        warming.wait()
+    seconds["compile the solutions (from the start)"] = time.monotonic() - started
 
     started = time.monotonic()
     with open(base / "sqlite-autograde.log", "w") as handle:  # the reference, alongside the array
@@ -383,8 +390,6 @@ def graded(slurm: Slurm, postgres: str, tmp_path_factory: pytest.TempPathFactory
             stdout=handle,
             stderr=subprocess.STDOUT,
         )
-    build_course(cluster, "--db", postgres)
-    seconds["build the PostgreSQL course"] = time.monotonic() - started
     array = f"--array=0-{SHARDS - 1}%{AT_ONCE}"
     job = slurm.submit(array, "slurm/autograde.sbatch", ASSIGNMENT, cwd=cluster)
     first = shard_students(list(CLASS), KILLED_SHARD, SHARDS)[0]
@@ -450,12 +455,12 @@ def test_a_cancelled_task_resubmitted_loses_and_duplicates_nothing(graded: Run):
 
 
 def test_status_reads_the_gradebook(graded: Run):
-    done = grader("autograde-status", ASSIGNMENT, cwd=graded.cluster, timeout=120)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert f"{len(CLASS)} graded, 0 failed, 0 missing" in done.stdout
-    assert "not submitted (0 points): p01_copy" in done.stdout
+    code, printed = grader_status(graded.cluster)  # the command's main, in this process
+    assert code == 0, printed
+    assert f"{len(CLASS)} graded, 0 failed, 0 missing" in printed
+    assert "not submitted (0 points): p01_copy" in printed
     # how each kernel was checked: alice's six kernels passed on the CPU, none on a GPU
-    alice = done.stdout.split("alice_solved")[1].split("bob_untouched")[0]
+    alice = printed.split("alice_solved")[1].split("bob_untouched")[0]
     assert "    0 case(s) on a GPU, " in alice and "      p02 add: 0 case(s) on a GPU, 3 simulated" in alice, alice
     logs = (graded.cluster / "logs" / ASSIGNMENT / "alice_solved.log").read_text()
     assert "add: 0 case(s) on a GPU, 3 simulated on the CPU, 2 only compiled" in logs, logs[-3000:]
