@@ -12,15 +12,14 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from tests.corpora import declared
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def kernel_of(path: Path) -> str:
     """The KERNEL = "..." line a corpus file declares, or ""."""
-    for line in path.read_text().splitlines():
-        if line.startswith("KERNEL = "):
-            return line.split("=", 1)[1].strip().strip("\"'")
-    return ""
+    return declared(path.read_text(), "KERNEL")
 
 
 def main(which: str, folder: Path) -> int:

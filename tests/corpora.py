@@ -1,5 +1,5 @@
 """The grader's own test data, read: the known-wrong kernels of tests/wrong/ and the concept kernels of
-tests/concept/ (the right corpus, tests/right/, is read by tests/test_right.py). Each file declares what it is
+tests/concept/ and the right kernels of tests/right/. Each file declares what it is
 about as module-level strings, so a corpus is data the tests iterate, not code the grader ships."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ class WrongKernel:
     simulator_misses: str
 
 
-def _declared(text: str, name: str) -> str:
+def declared(text: str, name: str) -> str:
     match = re.search(rf'^{name} = "(.*)"$', text, re.M)
     return match.group(1) if match else ""
 
@@ -37,9 +37,9 @@ def wrong_kernels(root: Path) -> list[WrongKernel]:
             WrongKernel(
                 path,
                 path.parent.name[1:],
-                _declared(text, "KERNEL"),
-                _declared(text, "CAUGHT_BY"),
-                _declared(text, "SIMULATOR_MISSES"),
+                declared(text, "KERNEL"),
+                declared(text, "CAUGHT_BY"),
+                declared(text, "SIMULATOR_MISSES"),
             )
         )
     return found
@@ -63,10 +63,35 @@ def concept_kernels(root: Path) -> list[ConceptKernel]:
     found = []
     for path in sorted((root / "tests" / "concept").glob("*.py")):
         text = path.read_text()
-        kernels = tuple(k for k in _declared(text, "KERNELS").split(",") if k)
+        kernels = tuple(k for k in declared(text, "KERNELS").split(",") if k)
         found.append(
-            ConceptKernel(
-                path, _declared(text, "PUZZLE"), kernels, _declared(text, "WANTS"), _declared(text, "INSTEAD")
+            ConceptKernel(path, declared(text, "PUZZLE"), kernels, declared(text, "WANTS"), declared(text, "INSTEAD"))
+        )
+    return found
+
+
+@dataclass(frozen=True)
+class RightKernel:
+    """A correct kernel under tests/right/pNN/."""
+
+    path: Path
+    puzzle_id: str
+    kernel: str
+    false_alarm: str  # why the simulator fails it today ("" when it passes, as it should)
+    miscompiled: str = ""  # why TileLang's GPU build of this correct kernel computes something else
+
+
+def right_kernels(root: Path) -> list[RightKernel]:
+    found = []
+    for path in sorted((root / "tests" / "right").glob("p[0-9][0-9]/*.py")):
+        text = path.read_text()
+        found.append(
+            RightKernel(
+                path,
+                path.parent.name[1:],
+                declared(text, "KERNEL"),
+                declared(text, "SIMULATOR_FALSE_ALARM"),
+                declared(text, "TILELANG_MISCOMPILES"),
             )
         )
     return found

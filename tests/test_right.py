@@ -10,16 +10,14 @@ triggers the false alarm. Such a variant is an expected failure (strict), so the
 from __future__ import annotations
 
 import os
-import re
-from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 
 import pytest
 
 from grader import outcome
 from grader.discover import load_module, puzzle_files
 from tests.conftest import ROOT
+from tests.corpora import RightKernel, right_kernels
 from tests.inprocess import grade_simulated
 from tests.inprocess import spec as load_spec
 
@@ -29,38 +27,6 @@ MIN_VARIANTS = 3
 # stem, case). Never a whole variant: every variant keeps its other simulated cases here.
 SLOW_CASES: set[tuple[str, str]] = set()
 ALL_CASES = bool(os.environ.get("RIGHT_ALL_CASES"))
-
-
-@dataclass(frozen=True)
-class RightKernel:
-    """A correct kernel under tests/right/pNN/."""
-
-    path: Path
-    puzzle_id: str
-    kernel: str
-    false_alarm: str  # why the simulator fails it today ("" when it passes, as it should)
-    miscompiled: str = ""  # why TileLang's GPU build of this correct kernel computes something else
-
-
-def _declared(text: str, name: str) -> str:
-    match = re.search(rf'^{name} = "(.*)"$', text, re.M)
-    return match.group(1) if match else ""
-
-
-def right_kernels(root: Path) -> list[RightKernel]:
-    found = []
-    for path in sorted((root / "tests" / "right").glob("p[0-9][0-9]/*.py")):
-        text = path.read_text()
-        found.append(
-            RightKernel(
-                path,
-                path.parent.name[1:],
-                _declared(text, "KERNEL"),
-                _declared(text, "SIMULATOR_FALSE_ALARM"),
-                _declared(text, "TILELANG_MISCOMPILES"),
-            )
-        )
-    return found
 
 
 RIGHT_KERNELS = right_kernels(ROOT)
