@@ -2,7 +2,7 @@
 every case (exit 0), a wrong one must fail some case (exit 1). Prints one line per file, the files that disagree,
 and totals.
 
-    python scripts/corpora_verdicts.py right|wrong PART_FOLDER   # the folder holding the part's manifest.json
+    python -m scripts.corpora_verdicts right|wrong PART_FOLDER   # the folder holding the part's manifest.json
 """
 
 from __future__ import annotations

@@ -256,7 +256,7 @@ PARTS: dict[str, Part] = {
         "every right and wrong corpus kernel on the GPU, 12 at once, and their verdicts",
         corpora,
         parallel=True,
-        after=[[PY, "scripts/corpora_verdicts.py", kind, "PART"] for kind in ("right", "wrong")],
+        after=[[PY, "-m", "scripts.corpora_verdicts", kind, "PART"] for kind in ("right", "wrong")],
     ),
     "crosscheck": Part("the simulator against the GPU, case by case, references and wrong kernels", crosscheck),
     "races": Part("each race kernel three times on the GPU, 12 at once", races, parallel=True),
