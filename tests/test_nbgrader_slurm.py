@@ -494,6 +494,20 @@ def test_shards_cover_every_student_once():
         shard_students(names, 3, 3)
 
 
+def test_a_course_config_without_a_root_keeps_its_gradebook_in_the_course(tmp_path: Path, monkeypatch):
+    """``--course DIR`` with a config that names no root (nbgrader's default is the folder it runs in):
+    the gradebook is DIR's, wherever the command was started (once it was ./gradebook.db in the checkout)."""
+    from grader.nbgrader.shards import db_url
+
+    course, elsewhere = tmp_path / "course", tmp_path / "elsewhere"
+    course.mkdir(), elsewhere.mkdir()
+    (course / "nbgrader_config.py").write_text("")
+    monkeypatch.chdir(elsewhere)
+    assert db_url(course) == f"sqlite:///{course / 'gradebook.db'}"
+    assert statuses(course, ASSIGNMENT) == {}  # opening it creates the empty gradebook, in the course
+    assert (course / "gradebook.db").is_file() and not list(elsewhere.iterdir())
+
+
 def test_course_writes_the_db_url_and_the_sbatch_script(tmp_path: Path):
     from nbgrader.coursedir import CourseDirectory
     from traitlets.config.loader import PyFileConfigLoader

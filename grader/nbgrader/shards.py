@@ -88,6 +88,10 @@ def db_url(course: Path) -> str:
     from traitlets.config.loader import PyFileConfigLoader
 
     config = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
+    # nbgrader runs in the course folder, so a config that names no root means that folder, not ours: an
+    # empty config read from elsewhere would otherwise point at (and create) ./gradebook.db.
+    if "root" not in config.CourseDirectory:
+        config.CourseDirectory.root = str(course.resolve())
     return CourseDirectory(config=config).db_url
 
 
