@@ -152,9 +152,11 @@ def test_right_numbers_without_the_taught_construct_fail_the_concept_check(warm_
     from grader.discover import load_module, load_puzzle, puzzle_files
 
     spec = load_puzzle(load_module(puzzle_files(ROOT / "solutions")["08"])).kernel(kernel)
-    # The simulated cases only: the concept check reads the TIR, and compiling the large cases of a
-    # multiply-add loop kernel for sm_90a took minutes of CI without adding to what is checked here.
-    cases = ",".join(c.name for c in spec.cases if c.simulate)
+    # One simulated case: the concept check reads the TIR, the same in every case. nvcc unrolls a
+    # multiply-add loop over a constant K, so each further case cost CI 10-90 s (odd_127x129x131: 96 s)
+    # without adding to what is checked here.
+    chosen = [c for c in spec.cases if c.simulate][:1]
+    cases = ",".join(c.name for c in chosen)
     concept = str(ROOT / "tests" / "concept" / f"{name}.py")
     run = warm_grade("08", "--file", concept, "-k", kernel, "--exact", "--case", cases, "--device", "cpu")
     assert run.code == 1
@@ -164,7 +166,7 @@ def test_right_numbers_without_the_taught_construct_fail_the_concept_check(warm_
     assert all("the numbers are right, but" in r["message"] and wants in r["message"] for r in checked)
     assert simulated
     # A case failed by its concept check was still simulated: it keeps the prefix, and the summary counts it.
-    small = sum(c.simulate for c in spec.cases)
+    small = len(chosen)
     assert sum(r["checked"] == "simulated" for r in run.results(kernel)) == small
     assert run.doc["runs"][0]["checked"][kernel]["simulated"] == small  # counted by its field, not its message
     assert f"{kernel}: 0 case(s) on a GPU, {small} simulated on the CPU" in run.out
