@@ -212,6 +212,11 @@ def conv1d_naive(X, W, BLOCK_L: int, THREADS: int = 128):
 # channel's window and the BLOCK_O x K slice of W; all BLOCK_O output channels reuse the same window,
 # so each input element is loaded once per block instead of once per output channel. Still one
 # multiply-add at a time on the CUDA cores, C_in·K of them per output.
+#
+# Give `T.copy` the taps as a slice on every axis of W, `W[o0 : o0 + BLOCK_O, c, 0:K]`. Given only
+# their first element, `W[o0, c, 0]`, it fits the 2-D tile to W's last two axes (input channel, tap)
+# and fills it with the taps of BLOCK_O input channels of output channel `o0`: the right shape, the
+# wrong numbers.
 
 
 # %% conv1d_channels
