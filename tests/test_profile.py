@@ -265,8 +265,17 @@ def test_course_copy_runs_near_the_dram_limit():
 @pytest.mark.gpu
 @pytest.mark.xdist_group("nsight-compute")  # one profiling session at a time holds the counters
 def test_course_tuned_gemm_keeps_the_tensor_cores_busy():
-    for result in gpu_profile("08", "--solutions", "--profile", "matmul_tuned"):
-        assert result["profile"]["yours"]["tensor_pct"] >= 50, (result["case"], result["profile"]["yours"])
+    """Busy on the large squares; on last_wave the second, nearly empty wave of blocks idles them (about
+    half, h200-profiles.md): the tail stream-K exists to fill, so it must show, not pass a 50% bar."""
+    busy = {
+        r["case"]: r["profile"]["yours"]["tensor_pct"]
+        for r in gpu_profile("08", "--solutions", "--profile", "matmul_tuned")
+    }
+    tail = {case: pct for case, pct in busy.items() if case.startswith("last_wave")}
+    full = {case: pct for case, pct in busy.items() if case not in tail}
+    assert full and tail, busy
+    assert min(full.values()) >= 80, busy
+    assert max(tail.values()) < min(full.values()) - 20, busy
 
 
 @pytest.mark.gpu
