@@ -543,3 +543,49 @@ def adds_only_atomically(name: str, wants: str) -> Concept:
         return None
 
     return Concept(wants, holds, instead=instead)
+
+
+_NARROW_FLOATS = ("float16", "bfloat16")
+
+
+def _adds_into_itself(store: Any) -> bool:
+    """``x = x + v``, the sum perhaps done in fp32 and cast back (``x = T.cast(x + v, "float16")``): the
+    element is rounded to its own dtype after every addition either way."""
+    from tilelang import tvm
+
+    value = store.value
+    while isinstance(value, tvm.tirx.Cast):
+        value = value.value
+    return _accumulating(store) and isinstance(value, tvm.tirx.Add)
+
+
+def _narrow_sums(tir: Any) -> list[str]:
+    """Where the kernel keeps a running sum in a 16-bit float: "adds into acc (float16) in a T.serial
+    loop", one phrase per buffer, in program order."""
+    found: dict[str, str] = {}
+    for store, loop in _innermost_loops(tir):
+        if str(store.buffer.dtype) in _NARROW_FLOATS and _adds_into_itself(store):
+            found.setdefault(
+                store.buffer.name, f"adds into {store.buffer.name} ({store.buffer.dtype}) in a {_loop_name(loop)} loop"
+            )
+    for call in _tile_ops(tir):
+        if call.op.name == "tl.tileop.reduce" and str(call.args[2]).strip('"') == "sum":
+            target = region_buffer(call.args[1])
+            if target is not None and str(target.dtype) in _NARROW_FLOATS:
+                found.setdefault(target.name, f"sums into {target.name} ({target.dtype}) with T.reduce_sum")
+        elif call.op.name == "tl.tileop.gemm":
+            target = region_buffer(call.args[2])
+            if target is not None and str(target.dtype) in _NARROW_FLOATS:
+                found.setdefault(target.name, f"accumulates T.gemm into {target.name} ({target.dtype})")
+    return list(found.values())
+
+
+def sums_in_fp32(wants: str = "every running sum (the output accumulator, the row sums) kept in float32") -> Concept:
+    """No running sum is kept in float16 or bfloat16: every ``x = x + ...`` store, T.reduce_sum target and
+    T.gemm accumulator is float32. Over a few dozen keys the drift of a 16-bit sum hides inside the
+    tolerance that rounding P to fp16 needs, so the small cases the CPU simulates cannot show it; the TIR can."""
+    return Concept(
+        wants,
+        lambda tir: not _narrow_sums(tir),
+        instead=lambda tir: "; ".join(_narrow_sums(tir)) or None,
+    )

@@ -58,6 +58,14 @@ DEFAULT_TOLERANCES: Mapping[str, Tolerance] = {
     "float32": Tolerance(rtol=1e-4, atol=1e-5),
 }
 
+# Attention (07, 08) may round P to fp16 before P @ V (T.gemm takes fp16 operands; it halves 07's shared
+# P tile), a relative error of up to 2^-11 on every weight. Those errors mostly average out along a row,
+# but not far enough for the default bound: a correct fp16-P kernel used most of it on 07's large case
+# and crossed it on the H200. With atol 3e-3 such a kernel keeps a wide margin. A 16-bit accumulator or
+# row sum can hide inside this bound over a few dozen keys, so attention kernels also carry the
+# ``sums_in_fp32`` concept check, which reads it from the TIR.
+ATTENTION_TOLERANCES: Mapping[str, Tolerance] = {"float16": Tolerance(rtol=2e-3, atol=3e-3)}
+
 
 @dataclass(frozen=True)
 class Case:

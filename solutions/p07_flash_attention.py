@@ -41,11 +41,13 @@ is never -inf.)
 The exp path: ``exp(x) = exp2(x * log2(e))``, and the GPU has a fast base-2 exponential, so
 the kernels fold ``log2(e) / sqrt(D)`` into one constant and call ``T.exp2``.
 
-Tolerance: the default fp16 bound (atol 1e-3 x rms, rtol 2e-3). Every product, sum and weight
-stays in fp32 until O is rounded to fp16 once; in a CPU emulation of this arithmetic over every
-graded case the worst element uses at most 21% of the bound. Rounding P to fp16 before it meets V
-(to halve its shared tile) still passes, at up to 83%. An fp16 accumulator fails on every case: 1.8
-times the bound over 37 keys, 48 times over 4096.
+Tolerance: atol 3e-3 x rms, rtol 2e-3, three times the default fp16 atol. Every product, sum and
+weight stays in fp32 until O is rounded to fp16 once, which uses a small part of that bound. You may
+round P to fp16 before it meets V (to halve its shared tile, as 08's Tensor Core kernel must): at the
+default bound that failed one element in a million on the large case, and the wider one leaves it room.
+The running sums are another matter: the accumulator and the row sums must be fp32. A 16-bit sum can
+hide inside the bound over a few dozen keys, so the grader reads their dtype from your kernel instead
+(docs/results/attention-precision.md has the figures).
 
 Preconditions: D is the head size, 32 or 64 in the cases (the kernels take any D); M and N are
 anything.
@@ -79,8 +81,8 @@ import math
 import tilelang
 import tilelang.language as T
 
-from grader.concepts import reduces
-from grader.spec import Case, Kernel, Puzzle, Tensor, tensor_bytes
+from grader.concepts import reduces, sums_in_fp32
+from grader.spec import ATTENTION_TOLERANCES, Case, Kernel, Puzzle, Tensor, tensor_bytes
 
 # ---------------------------------------------------------------- references (run on float64)
 
@@ -300,6 +302,7 @@ def puzzle() -> Puzzle:
         outputs=(_O,),
         reference=attention_reference,
         baseline=torch_attention,
+        tolerances=ATTENTION_TOLERANCES,
         bytes_moved=lambda s: tensor_bytes((_Q, _K, _V, _O), s),
         tiles={"O": ("BLOCK_M", None)},
     )
@@ -336,7 +339,7 @@ def puzzle() -> Puzzle:
         kernels=(
             Kernel(
                 function="attention_two_pass",
-                concepts=(reduces("max", "the row maxima of the scores taken with T.reduce_max"),),
+                concepts=(reduces("max", "the row maxima of the scores taken with T.reduce_max"), sums_in_fp32()),
                 title="Attention in two passes: the row max first, then exp and P @ V",
                 # Pass 1 computes Q K^T a second time: 6 M N D flops instead of 4.
                 flops=lambda s: 6.0 * s["M"] * s["N"] * s["D"],
@@ -345,7 +348,7 @@ def puzzle() -> Puzzle:
             ),
             Kernel(
                 function="flash_attention",
-                concepts=(reduces("max", "the row maxima of the scores taken with T.reduce_max"),),
+                concepts=(reduces("max", "the row maxima of the scores taken with T.reduce_max"), sums_in_fp32()),
                 title="Flash attention: one pass with the online softmax",
                 flops=lambda s: 4.0 * s["M"] * s["N"] * s["D"],
                 cases=cases(7200),

@@ -118,11 +118,12 @@ from grader.concepts import (
     pipelined,
     reduces,
     staged_store,
+    sums_in_fp32,
     swizzled,
     uses_tile_op,
     without,
 )
-from grader.spec import Case, Kernel, Puzzle, Tensor, Tolerance, tensor_bytes
+from grader.spec import ATTENTION_TOLERANCES, Case, Kernel, Puzzle, Tensor, tensor_bytes
 
 # ---------------------------------------------------------------- references (run on float64)
 
@@ -1023,14 +1024,6 @@ _K = Tensor("K", ("H", "N", "D"), "float16")
 _V = Tensor("V", ("H", "N", "D"), "float16")
 _O = Tensor("O", ("H", "M", "D"), "float16")
 
-# P is rounded to fp16 before P @ V (T.gemm takes fp16 operands), a relative error of up to 2^-11 on
-# every weight. Those errors mostly average out along a row, but not far enough for the default fp16
-# bound (atol 1e-3 x rms): in a CPU emulation of this kernel over 262,144 outputs the worst element
-# already uses 93% of it, and larger cases cross it. Attention therefore uses atol 3e-3, of which a
-# correct kernel uses under 30%. An fp16 accumulator still fails: its worst error is 1.7 times even
-# this bound over 1000 keys, 2.3 times over 4099, and grows with N.
-ATTENTION_TOLERANCES = {"float16": Tolerance(rtol=2e-3, atol=3e-3)}
-
 
 def puzzle() -> Puzzle:
     gemv_blocks = {"BLOCK_M": 64, "BLOCK_K": 64}
@@ -1109,6 +1102,7 @@ def puzzle() -> Puzzle:
     flash = (
         gemm_calls(2, "both products, Q K^T and P V, computed with T.gemm on the Tensor Cores"),
         reduces("max", "the row maxima of the scores taken with T.reduce_max"),
+        sums_in_fp32(),
     )
     return Puzzle(
         id="08",
