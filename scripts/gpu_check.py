@@ -83,7 +83,10 @@ def tests(out: Path) -> list[Step]:
 def e2e(out: Path) -> list[Step]:
     """tests/test_grader_e2e.py on the GPU: every reference and stub case through the CLI (about 190 tests)."""
     return [
-        Step("gpu-e2e", [*PYTEST, "-n", "12", "--dist", "loadgroup", "-m", "gpu", "--durations=15", E2E_TESTS], 540)
+        # -v: each test's line as it ends, so a run cut at its limit still says which tests never finished
+        Step(
+            "gpu-e2e", [*PYTEST, "-v", "-n", "12", "--dist", "loadgroup", "-m", "gpu", "--durations=15", E2E_TESTS], 540
+        )
     ]
 
 
