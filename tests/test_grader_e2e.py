@@ -118,7 +118,7 @@ def test_missing_tilelang_is_one_plain_sentence(grade, tmp_path):  # cold: PYTHO
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("wrong", WRONG, ids=lambda w: w.path.stem)
+@pytest.mark.parametrize("wrong", WRONG, ids=lambda w: f"p{w.puzzle_id}/{w.path.stem}")  # -k p08 picks a puzzle
 def test_wrong_kernels_rejected_on_gpu(warm_grade, wrong: WrongKernel):
     run = warm_grade(wrong.puzzle_id, "--file", str(wrong.path), "-k", wrong.kernel)
     assert run.code == 1
