@@ -14,6 +14,12 @@ from grader.spec import Case, Kernel
 
 # Compile-only target when no GPU is present: Hopper, the course's reference machine.
 COMPILE_ONLY_TARGET = {"kind": "cuda", "arch": "sm_90a"}
+# Where no GPU runs the binary (a CPU check simulates the TIR; --device compile only builds), nvcc builds
+# the device code unoptimized: the same front end, codegen and ptxas checks, so a kernel that fails to
+# build still fails, without cicc's optimizer on unrolled loops (puzzle 08's scalar matmul_naive at
+# odd_127x129x131: 75 s at the default -O3, 2.2 s at -O0). The CUDA source the grader reads (TMA stores,
+# the static profile's own ptxas run) comes from TileLang's codegen, before nvcc, and does not change.
+UNRUN_BUILD_FLAGS = ["-Xcicc", "-O0", "-Xptxas", "-O0"]
 NVCC_HELP = 'No CUDA compiler (nvcc) was found. Install one with: pip install -e ".[nvcc]" (in the course\'s folder)'
 
 
@@ -469,12 +475,21 @@ def check_signature(tir: Any, kernel: Kernel, case: Case | None = None) -> None:
 
 
 def compile_tir(
-    tir: Any, target: Any, source: Path, kernel: Kernel | None = None, options: dict[str, Any] | None = None
+    tir: Any,
+    target: Any,
+    source: Path,
+    kernel: Kernel | None = None,
+    options: dict[str, Any] | None = None,
+    runs: bool = True,
 ) -> Any:
+    """``runs=False``: no GPU will launch the result, so its device code is built unoptimized (UNRUN_BUILD_FLAGS)."""
     import tilelang
 
+    options = dict(options or {})
+    if not runs:
+        options["compile_flags"] = [*(options.get("compile_flags") or []), *UNRUN_BUILD_FLAGS]
     try:
-        return tilelang.compile(tir, target=target, **(options or {}))
+        return tilelang.compile(tir, target=target, **options)
     except Exception as error:
         message = str(error)
         if "CUDA installation" in message or "nvcc" in message.lower() and "not found" in message.lower():

@@ -578,7 +578,8 @@ def start_builds(
             continue
         try:
             tir, options = admitted(kernel, case, traced[key])
-            compiled = pool.submit(compile_tir, tir, ctx.device.target, ctx.source, kernel, options)
+            runs = ctx.device.mode == "cuda"
+            compiled = pool.submit(compile_tir, tir, ctx.device.target, ctx.source, kernel, options, runs)
             builds[key] = Build(tir, compiled, options)
         except Exception as error:  # reported when the case's turn comes
             failed: Future = Future()

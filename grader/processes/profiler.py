@@ -90,7 +90,8 @@ def reference_build(ctx: Context, kernel: Kernel, case: Case) -> tuple[Any, Any,
     function = kernel_function(load_module(ctx.spec_file), kernel)
     tir = trace_tir(function, kernel, case, ctx.spec_file)
     options = admit_options(jit_options(function), kernel)
-    return tir, compile_tir(tir, ctx.device.target, ctx.spec_file, kernel, options), options
+    runs = ctx.device.mode == "cuda"
+    return tir, compile_tir(tir, ctx.device.target, ctx.spec_file, kernel, options, runs), options
 
 
 def counters(ctx: Context, kernel: Kernel, case: Case, tir: Any, options: dict[str, Any]) -> tuple[dict[str, Any], str]:
