@@ -96,6 +96,21 @@ def test_missing_kernel_and_plain_python_function(warm_grade, tmp_path):
     assert "is a plain Python function, not a @tilelang.jit kernel" in run.results("matmul_naive")[0]["message"]
 
 
+def test_a_construct_the_simulator_lacks_leaves_its_cases_unchecked_exit_3(warm_grade, tmp_path):
+    """T.atomic_add(..., return_prev=True) has no simulator rule yet: every simulated case is NOSIM, counted with
+    the cases only compiled (exit 3, "skipped"), never as failed; its plain form is simulated
+    (tests/right/p05/row_sum_tiled_scalar_atomic_per_row.py)."""
+    source = (ROOT / "tests" / "right" / "p05" / "row_sum_tiled_scalar_atomic_per_row.py").read_text()
+    plain = "T.atomic_add(C[rb * BLOCK_M + i], part[i])"
+    assert plain in source
+    path = write(tmp_path, "mine.py", source.replace(plain, f"old = {plain[:-1]}, return_prev=True)  # noqa: F841"))
+    run = warm_grade("05", "--file", str(path), "-k", "row_sum_tiled", "--exact", "--device", "cpu")
+    statuses = set(run.statuses("row_sum_tiled").values())
+    assert run.code == 3 and statuses == {"unsupported"}, (run.code, statuses, run.out[-2000:])
+    assert "atomic_add_ret_elem_op" in run.results("row_sum_tiled")[0]["message"]
+    assert "failed" not in run.out.splitlines()[-1] and "skipped" in run.out.splitlines()[-1], run.out[-500:]
+
+
 def test_a_crashing_process_costs_one_kernel(grade, tmp_path):
     path = write(tmp_path, "mine.py", "import os\nos._exit(7)\n")
     run = grade("08", "--file", str(path), "-k", "gemv,naive", timeout=300)

@@ -251,6 +251,19 @@ def test_where_a_case_ran_is_said_from_its_fields_not_its_message():
         result("passed_maybe")
 
 
+def test_a_case_the_simulator_cannot_run_is_unchecked_never_failed_and_earns_no_pass_alone():
+    """NOSIM is built, numbers unchecked (as a large case only compiled): nothing failed. A kernel whose every
+    checked case was NOSIM passes nothing, so a construct the simulator lacks cannot stand in for a right kernel
+    on a CPU-graded class; beside a simulated pass it is one more unchecked case."""
+    nosim = result(outcome.UNSUPPORTED, checked="compiled", arch="sm_90a")
+    nosim.message = "the CPU simulator does not support the call tl.atomic_add_ret_elem_op; run on a GPU to check"
+    passed = result(outcome.PASSED, checked="simulated", arch="sm_90a")
+    alone, said = report.summary("gemv", [nosim, nosim], 0, "")
+    assert not alone and said.startswith("gemv: not checked:") and "atomic_add_ret_elem_op" in said, said
+    beside, said = report.summary("gemv", [passed, nosim], 0, "")
+    assert beside and "1 case(s) simulated on the CPU, 1 only compiled" in said, said
+
+
 def test_the_notebook_and_the_terminal_render_the_same_case_line():
     failed = result(details=["C[960] = nan, expected 1"], hint="look at the tail", checked="simulated", arch="sm_90a")
     terminal = report.case_lines(failed)

@@ -190,18 +190,70 @@ def test_shared_memory_over_the_hopper_limit():
 
 
 @tilelang.jit
-def atomic(A):
+def atomic_keeping_the_old_value(A):
     N = T.const("N")
     A: T.Tensor((N,), T.float32)
     B = T.empty((1,), T.float32)
+    C = T.empty((N,), T.float32)
     with T.Kernel(N, threads=32) as bx:
-        T.atomic_add(B[0], A[bx])
-    return B
+        C[bx] = T.atomic_add(B[0], A[bx], return_prev=True)
+    return B, C
 
 
 def test_unsupported_construct_is_named_not_passed():
-    with pytest.raises(Unsupported, match="atomic"):
-        run(atomic, {"A": torch.zeros(4), "B": torch.zeros(1)}, N=4)
+    with pytest.raises(Unsupported, match="atomic_add_ret_elem_op"):
+        run(atomic_keeping_the_old_value, {"A": torch.zeros(4), "B": torch.zeros(1), "C": torch.zeros(4)}, N=4)
+
+
+@tilelang.jit
+def row_combine_by_element_atomics(A, KIND: str, BLOCK_M: int, BLOCK_N: int):
+    """Each lane folds its one element of A into Y[row] with a scalar atomic: many lanes of one T.Parallel
+    and several blocks hit each Y element; the lanes past M or N are masked off."""
+    M, N = T.const("M, N")
+    A: T.Tensor((M, N), T.float32)
+    Y = T.empty((M,), T.float32)
+    with T.Kernel(T.ceildiv(M, BLOCK_M), T.ceildiv(N, BLOCK_N), threads=64) as (bx, by):
+        for i, j in T.Parallel(BLOCK_M, BLOCK_N):
+            if bx * BLOCK_M + i < M and by * BLOCK_N + j < N:
+                if KIND == "add":
+                    T.atomic_add(Y[bx * BLOCK_M + i], A[bx * BLOCK_M + i, by * BLOCK_N + j])
+                elif KIND == "max":
+                    T.atomic_max(Y[bx * BLOCK_M + i], A[bx * BLOCK_M + i, by * BLOCK_N + j])
+                else:
+                    T.atomic_min(Y[bx * BLOCK_M + i], A[bx * BLOCK_M + i, by * BLOCK_N + j])
+    return Y
+
+
+@pytest.mark.parametrize(
+    ("kind", "start", "expected"),
+    [
+        ("add", 0.0, lambda a: a.sum(1)),
+        ("max", float("-inf"), lambda a: a.amax(1)),
+        ("min", float("inf"), lambda a: a.amin(1)),
+    ],
+)
+def test_element_atomics_fold_every_lane_and_block_into_their_element(kind, start, expected):
+    a = torch.randn(10, 21)
+    y = torch.full((10,), start)
+    out = run(row_combine_by_element_atomics, {"A": a, "Y": y}, M=10, N=21, KIND=kind, BLOCK_M=4, BLOCK_N=8)["Y"]
+    assert torch.allclose(out, expected(a), atol=1e-5), (out, expected(a))
+
+
+@tilelang.jit
+def atomic_sum_read_in_the_same_launch(A):
+    N = T.const("N")
+    A: T.Tensor((N,), T.float32)
+    Y = T.empty((1,), T.float32)
+    B = T.empty((N,), T.float32)
+    with T.Kernel(N, threads=32) as bx:
+        T.atomic_add(Y[0], A[bx])
+        B[bx] = Y[0]  # the running total another block is still adding to
+    return Y, B
+
+
+def test_reading_an_element_other_blocks_add_to_atomically_is_a_race():
+    with pytest.raises(SimulationError, match="race on `Y\\[0\\]`"):
+        run(atomic_sum_read_in_the_same_launch, {"A": torch.ones(4), "Y": torch.zeros(1), "B": torch.zeros(4)}, N=4)
 
 
 def test_unwritten_fragment_reads_as_nan():

@@ -172,8 +172,14 @@ def _summary(kernel: str, cases: list[CaseResult]) -> tuple[bool, str]:
         return False, f"{kernel}: the grader gave no verdict"
     if all(s == Status.NOT_APPLICABLE for s in statuses):
         return False, f"{kernel}: no case can run on this GPU ({cases[0].message})"
-    if all(s in GOOD for s in statuses):
+    if all(s in (*GOOD, Status.UNSUPPORTED) for s in statuses):
         checked = verified.counts(cases)
+        if Status.UNSUPPORTED in statuses and not checked[verified.GPU] + checked[verified.SIMULATED]:
+            # no case's numbers were checked: nothing earned a pass here, and nothing failed
+            return False, (
+                f"{kernel}: not checked: the CPU simulator cannot run it "
+                f"({cases[statuses.index(Status.UNSUPPORTED)].message}), and a GPU checks the numbers"
+            )
         built, simulated = checked[verified.COMPILED], checked[verified.SIMULATED]
         unfit = statuses.count(Status.NOT_APPLICABLE)
         also = f"; {unfit} not applicable on this GPU" if unfit else ""

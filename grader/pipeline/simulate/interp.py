@@ -293,6 +293,10 @@ def _flat(data: torch.Tensor, indices: list[torch.Tensor]) -> torch.Tensor:
     return flat.reshape(-1)
 
 
+# TileLang's element atomics used as statements (T.atomic_add(Y[i], x) ...) and how each combines
+ELEMENT_ATOMICS = {"tl.atomic_add_elem_op": "sum", "tl.atomic_max_elem_op": "amax", "tl.atomic_min_elem_op": "amin"}
+
+
 class Interpreter:
     def __init__(
         self,
@@ -540,6 +544,43 @@ class Interpreter:
         if product is not None:
             exact = kept(torch.broadcast_to(product, value_grid.shape))[inside]
             self.keep_exact(node.buffer, data, flat_indices, exact)
+
+    def atomic_element(self, call: Any, reduce: str) -> None:
+        """``T.atomic_add(Y[i], x)`` (and ``atomic_max``, ``atomic_min``) on one element per lane: lanes of a
+        T.Parallel that hit the same element all count (a scatter with accumulation, in the element's dtype,
+        as the GPU's atomics), masked-off lanes and lanes past a global edge do nothing; races.py sees an
+        atomic write, so other blocks may add beside it but not read it or store to it."""
+        pointer = call.args[0]
+        load = pointer.args[0] if isinstance(pointer, self.tir.Call) and pointer.args else None
+        if not isinstance(load, self.tir.BufferLoad):
+            raise Unsupported(f"{call.op.name} on {pointer}")
+        data = self.tensor_of(load.buffer)
+        indices = [self.expr(i) for i in load.indices]
+        value = self.expr(call.args[1])
+        mask = self._mask
+        grids = torch.broadcast_tensors(
+            *[self.as_tensor(i) for i in indices],
+            self.as_tensor(value, data.dtype),
+            *([mask] if mask is not None else []),
+        )
+        keep = grids[-1].reshape(-1) if mask is not None else None
+
+        def kept(grid: torch.Tensor) -> torch.Tensor:
+            flat = grid.reshape(-1)
+            return flat if keep is None else flat[keep]
+
+        flat_indices = [kept(g) for g in grids[: len(indices)]]
+        inside = self.in_global_bounds(load.buffer, flat_indices)
+        flat_indices = [f[inside] for f in flat_indices]
+        values = kept(grids[len(indices)])[inside].to(data.dtype)
+        if load.buffer.data in self.races.watched and self.scopes[load.buffer.data] == "global":
+            self.watch_write(load.buffer, data, flat_indices, values, atomic=True)
+        if reduce == "sum":
+            data.index_put_(tuple(flat_indices), values, accumulate=True)
+            return
+        flat = data.view(-1)
+        position = _flat(data, flat_indices) if flat_indices else torch.zeros(0, dtype=torch.int64)
+        flat.scatter_reduce_(0, position, values, reduce=reduce, include_self=True)
 
     def sixteen_bit_product(self, node: Any) -> torch.Tensor | None:
         """``x * y`` stored to a 16-bit fragment: the exact product (float64), else None."""
@@ -919,6 +960,9 @@ class Interpreter:
                 handler(self, value)
                 return
             if value.op.name in ("tl.launch_thread_idx",):
+                return
+            if value.op.name in ELEMENT_ATOMICS:
+                self.atomic_element(value, ELEMENT_ATOMICS[value.op.name])
                 return
             callee = str(getattr(value.args[0], "value", "")) if value.args else ""
             if value.op.name == "tirx.call_extern" and callee.startswith("debug_print"):

@@ -155,14 +155,22 @@ class RaceError(Exception):
 
 
 def written_globals(func: Any, tir: Any) -> set[Any]:
-    """The data vars of global buffers the kernel writes: stores, and tile-op regions marked as written
-    (a ``tl.region``'s second argument is its access mask: 1 read, 2 write, 3 both)."""
+    """The data vars of global buffers the kernel writes: stores, tile-op regions marked as written (a
+    ``tl.region``'s second argument is its access mask: 1 read, 2 write, 3 both), and the element a scalar
+    atomic points at (``T.atomic_add(Y[i], x)``: a ``tl.access_ptr`` of a load, written with mask 2 or 3)."""
     found: set[Any] = set()
 
     def visit(node: Any) -> None:
         if isinstance(node, tir.BufferStore):
             found.add(node.buffer.data)
         elif written_region(node):
+            found.add(node.args[0].buffer.data)
+        elif (
+            isinstance(node, tir.Call)
+            and getattr(node.op, "name", "") == "tl.access_ptr"
+            and isinstance(node.args[0], tir.BufferLoad)
+            and int(node.args[2]) & 2
+        ):
             found.add(node.args[0].buffer.data)
 
     tir.stmt_functor.post_order_visit(func.body, visit)
