@@ -727,3 +727,16 @@ def test_a_tile_copied_from_its_first_element_is_named():
     # the course's kernel slices W out; its X[c, t0] into a 1-D window is a corner too, stepping by 1: not named
     solution = ROOT / "solutions" / "p09_conv1d.py"
     assert corner_copies(traced_tir(solution, "09", "conv1d_channels", "small_4to8_256_k3")) == []
+
+
+def test_an_output_only_ever_added_to_atomically_is_blamed_on_the_missing_zeroing():
+    """tests/wrong/p05/row_sum_tiled_scalar_atomic_not_zeroed.py: every element is NaN, but written (by adds
+    onto the NaN it started as), so "nothing was written" would mislead; the TIR says what happened."""
+    from tests.inprocess import grade_simulated
+
+    path = Path(__file__).parent / "wrong" / "p05" / "row_sum_tiled_scalar_atomic_not_zeroed.py"
+    for result in grade_simulated("05", path, "row_sum_tiled"):
+        assert result.status == outcome.FAILED, result
+        assert result.hint.startswith("the likely cause: `C` only ever receives T.atomic_add"), result.hint
+    right = Path(__file__).parent / "right" / "p05" / "row_sum_tiled_scalar_atomic_per_row.py"
+    assert {r.status for r in grade_simulated("05", right, "row_sum_tiled")} == {outcome.PASSED}

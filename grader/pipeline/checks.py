@@ -468,3 +468,46 @@ def _slices(indices: list[Any], axis: int, step: int, tile_shape: list[int]) -> 
         else:
             parts.append(f"{index} : {index} + {extent}")
     return ", ".join(parts)
+
+
+# ------------------------------------------------------------------ global buffers only ever added to
+
+_ATOMIC_ELEMENT_OPS = ("tl.atomic_add_elem_op", "tl.atomic_addx2_elem_op", "tl.atomic_addx4_elem_op")
+
+
+def added_to_but_never_set(tir: Any) -> list[str]:
+    """A sentence for each global buffer the kernel only adds to with T.atomic_add (the tile form or one
+    element), never storing, copying or filling it: the adds land on whatever it held, and an output starts
+    as leftovers on the GPU (NaN in the grader). A launch that zeroes it first is the way."""
+    from tilelang import tvm
+
+    added: dict[Any, str] = {}
+    set_somewhere: set[Any] = set()
+
+    def visit(node: Any) -> None:
+        if isinstance(node, tvm.tirx.BufferStore):
+            set_somewhere.add(node.buffer.data)
+        elif isinstance(node, tvm.tirx.Call):
+            name = getattr(node.op, "name", "")
+            if name in _WRITING and len(node.args) > _WRITING[name]:
+                buffer = region_buffer(node.args[_WRITING[name]])
+                if buffer is not None:
+                    set_somewhere.add(buffer.data)
+            elif name == "tl.tileop.atomicadd":
+                buffer = region_buffer(node.args[1])
+                if buffer is not None and str(buffer.scope()) == "global":
+                    added.setdefault(buffer.data, buffer.name)
+            elif name in _ATOMIC_ELEMENT_OPS and node.args:
+                pointer = node.args[0]
+                load = pointer.args[0] if isinstance(pointer, tvm.tirx.Call) and pointer.args else None
+                if isinstance(load, tvm.tirx.BufferLoad) and str(load.buffer.scope()) == "global":
+                    added.setdefault(load.buffer.data, load.buffer.name)
+
+    tvm.tirx.stmt_functor.post_order_visit(tir.body, visit)
+    return [
+        f"`{name}` only ever receives T.atomic_add, which adds to what it already holds, and nothing sets it "
+        f"first: on the GPU it starts with leftovers (the grader fills it with NaN). Zero it in a launch of its "
+        f"own before the one that adds (a T.Parallel store of 0, or T.clear on a fragment copied into it)"
+        for data, name in added.items()
+        if data not in set_somewhere
+    ]

@@ -155,12 +155,19 @@ def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Build | None) ->
 def held_to_tir(result: CaseResult, kernel: Kernel, case: Case, tir: Any) -> None:
     """Fail a case that ran for what its TIR shows. Accumulators nothing cleared can come out right by luck
     (zeroed registers): the cause, not luck. A count that rounds down explains a mismatch; it never makes one."""
-    from grader.pipeline.checks import corner_copies, floor_problems, never_initialized, reduce_restarts
+    from grader.pipeline.checks import (
+        added_to_but_never_set,
+        corner_copies,
+        floor_problems,
+        never_initialized,
+        reduce_restarts,
+    )
 
     causes = never_initialized(tir)
     if result.status == outcome.FAILED:
         shape = kernel.inputs + kernel.outputs
-        causes += corner_copies(tir) + floor_problems(tir, case.sizes, case.params, shape) + reduce_restarts(tir)
+        causes += added_to_but_never_set(tir) + corner_copies(tir)
+        causes += floor_problems(tir, case.sizes, case.params, shape) + reduce_restarts(tir)
     fail_by_tir(result, causes, "the numbers happen to be right, but ", cause=True)
     missed = [sentence for concept in kernel.concepts if (sentence := concept.check(tir))]
     fail_by_tir(result, [f"the puzzle wants {m}" for m in missed], "the numbers are right, but ", cause=False)
