@@ -9,7 +9,8 @@ grader/pipeline/simulate/lanes.py: 8 consecutive elements per thread per vector,
 partial sums per thread for the half2 pairs, then the XOR butterfly) and reports, for softmax rows and
 GEMV dot products of the sizes the puzzles use and the sizes a learner would use, the worst element's
 error divided by what the fp16 tolerance allows it (grader/pipeline/compare.py: atol * rms(ref) + rtol * |ref|,
-rtol 2e-3, atol 1e-3). Above 1.00 the grader fails the case.
+rtol 2e-3, atol 1e-3). Above 1.00 the grader fails the case. A last table rounds GEMV's products to fp16 but
+sums them in fp32, at the sizes puzzle 08 grades.
 
     python scripts/precision_fp16_sums.py          # about a minute on one core
 """
@@ -87,6 +88,16 @@ def main() -> None:
         ref = a.double() @ b.double()
         cells = [ratio(gemv(a, b, t), ref) for t in (None, 128, 32, 1)]
         print(f"{k:>7} " + " ".join(f"{c:>7.2f} " for c in cells))
+    print()
+    # issue 40 item 7: the products rounded to fp16 (a * b in the inputs' dtype), the sum kept in fp32
+    print("gemv: products rounded to fp16, sum in fp32 (worst error / tolerance, at 08's graded sizes)")
+    print(f"{'M x K':>10} {'fp32':>7} {'fp16 products':>14}")
+    for m, k in ((256, 256), (1000, 1000), (127, 129), (64, 8191), (77, 150), (8192, 8192)):
+        a = torch.randn(m, k, generator=generator).half()
+        b = torch.randn(k, generator=generator).half()
+        ref = a.double() @ b.double()
+        rounded = (a * b).float().sum(dim=-1).half()
+        print(f"{f'{m}x{k}':>10} {ratio(gemv(a, b, None), ref):>7.2f} {ratio(rounded, ref):>14.2f}")
 
 
 if __name__ == "__main__":
