@@ -740,3 +740,17 @@ def test_an_output_only_ever_added_to_atomically_is_blamed_on_the_missing_zeroin
         assert result.hint.startswith("the likely cause: `C` only ever receives T.atomic_add"), result.hint
     right = Path(__file__).parent / "right" / "p05" / "row_sum_tiled_scalar_atomic_per_row.py"
     assert {r.status for r in grade_simulated("05", right, "row_sum_tiled")} == {outcome.PASSED}
+
+
+def test_a_layout_conflict_keeps_tilelangs_words_names_the_line_and_the_way_around(warm_grade):
+    """07 written with T.gemm and P in a fragment: TileLang's "Layout infer conflict between S and P" at a
+    32 x 16 tile on 128 threads (a build failure: the CLI, which compiles), said with the T.copy that joins
+    them and what builds instead."""
+    path = Path(__file__).parent / "wrong" / "p07" / "flash_gemm_p_in_fragment.py"
+    run = warm_grade("07", "--file", str(path), "-k", "flash_attention", "--exact", "--case", "rect_40x70x32")
+    (result,) = run.results("flash_attention")
+    assert result["status"] == "error", result
+    assert "Layout infer conflict between S and P in T.Parallel loop" in result["message"], result["message"]
+    line = next(n for n, text in enumerate(path.read_text().splitlines(), 1) if "T.copy(S, P)" in text)
+    assert f"flash_gemm_p_in_fragment.py:{line}" in result["message"], result["message"]
+    assert "Keep `P` in shared memory" in result["hint"], result["hint"]

@@ -290,6 +290,71 @@ def _layout_failure(text: str, trace: str, source: Path, tir: Any) -> BuildFaile
     return BuildFailed(summary, "", trace, hint)
 
 
+def _gemm_fragment_operands(tir: Any) -> list[str]:
+    """Names of the fragments (registers) that some T.gemm reads as its A or B operand."""
+    if tir is None:
+        return []
+    from tilelang import tvm
+
+    from grader.tir import region_buffer
+
+    found: list[str] = []
+
+    def visit(node: Any) -> None:
+        if isinstance(node, tvm.tirx.Call) and getattr(node.op, "name", "") == "tl.tileop.gemm":
+            for arg in node.args[:2]:
+                buffer = region_buffer(arg)
+                if buffer is not None and str(buffer.scope()) == "local.fragment" and buffer.name not in found:
+                    found.append(buffer.name)
+
+    tvm.tirx.stmt_functor.post_order_visit(tir.body, visit)
+    return found
+
+
+def _line_naming(source: Path, *patterns: str) -> str:
+    """``file:line`` of the first line of the learner's file that matches one of ``patterns``, tried in order."""
+    try:
+        lines = source.read_text(errors="replace").splitlines()
+    except OSError:
+        return ""
+    for pattern in patterns:
+        for number, line in enumerate(lines, 1):
+            if re.search(pattern, line.split("#")[0]):
+                return f"{source.name}:{number}"
+    return ""
+
+
+def _layout_conflict(conflict: re.Match, trace: str, source: Path, tir: Any) -> BuildFailed:
+    """TileLang's "Layout infer conflict between X and Y in T.Parallel loop": kept as TileLang says it, with the
+    line that joins the two, and, where one of them is a T.gemm operand held in registers, the way around it."""
+    first, second = conflict.group(1), conflict.group(2)
+    said = conflict.group(0)
+    either = f"(?:{re.escape(first)}|{re.escape(second)})"
+    where = _line_naming(
+        source,
+        rf"T\.copy\(\s*{either}\b[^,]*,\s*{either}\b",
+        rf"\b{re.escape(second)}\s*=\s*T\.alloc_fragment",
+    )
+    operand = next((n for n in (second, first) if n in _gemm_fragment_operands(tir)), None)
+    summary = (
+        f'TileLang could not give `{first}` and `{second}` one layout over the threads ("{said}"): a T.Parallel '
+        "loop, or a T.copy, joins two fragments whose layouts were already fixed differently"
+    )
+    if operand is not None:
+        hint = (
+            f"`{operand}` is a fragment that T.gemm reads, so the MMA decides how its elements sit in the threads; at "
+            "this case's tile and thread count that layout cannot line up with the other fragment's. Keep "
+            f"`{operand}` in shared memory instead (`{operand} = T.alloc_shared(...)`): T.copy stores into it and "
+            "T.gemm reads a shared operand at any tile size."
+        )
+    else:
+        hint = (
+            f"Move one of them through shared memory (T.alloc_shared), which has no thread layout: T.copy `{first}` "
+            f"into a shared tile and read `{second}`'s values from there."
+        )
+    return BuildFailed(summary, where, trace, hint)
+
+
 def explain(
     error: BaseException, source: Path, signature: Signature | None = None, function_end: int = 0, tir: Any = None
 ) -> BuildFailed:
@@ -306,6 +371,8 @@ def explain(
         return BuildFailed(argument, "", trace)
     if nvcc_errors(text):
         return _nvcc_failure(text, trace, where, signature)
+    if conflict := re.search(r"Layout infer conflict between (\w+) and (\w+) in T\.Parallel loop", text):
+        return _layout_conflict(conflict, trace, source, tir)
     known = re.search(r"StructuralEqual\(\)\(it->second.indices, indices\)\) is false", text)  # said below
     layout = LAYOUT_FAILURES[0] in text or ("Check failed" in text and any(n in trace for n in LAYOUT_FAILURES[1:]))
     if layout and not known:
