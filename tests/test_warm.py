@@ -352,3 +352,45 @@ def test_an_unchanged_kernel_is_not_traced_again_when_warm(warm_grade, grade, tm
     edited = warm_grade(*args)
     assert edited.code == edited.passed_code and _asked(edited) == _asked(first)
     assert _asked(grade(*args)) == _asked(first)  # a cold run never uses the cache
+
+
+def _fake_server(delay_s: float, body: bytes):
+    """One end of a socket pair; a thread answers on the other after ``delay_s``, as a warm server that is
+    still importing answers a request waiting in its backlog: ``warm pid=N``, then ``body`` over 0.6 s."""
+    import socket
+    import threading
+
+    client, server = socket.socketpair()
+
+    def answer() -> None:
+        time.sleep(delay_s)
+        server.sendall(b"warm pid=999999999\n")  # past any pid_max: killing its group finds nothing
+        time.sleep(0.6)
+        server.sendall(body)
+        server.close()
+
+    threading.Thread(target=answer, daemon=True).start()
+    return client
+
+
+def test_the_servers_warm_up_does_not_count_against_the_checks_time_limit():
+    """A check sent while the server still imports torch and TileLang (the notebook's first check, right after
+    %load_ext) has its whole limit once it is forked: 1.5 s of warm-up and 0.6 s of check fit a 1 s limit. Before,
+    the limit ran from the request, and under CI's load a hang in 01 was cut before its case's verdict."""
+    from grader.frontends.warm import EXIT_MARK, _collect
+
+    started = time.monotonic()
+    done = _collect(_fake_server(1.5, b"copy_serial passed\n" + EXIT_MARK + b"0"), started + 60, timeout=1.0)
+    assert done.returncode == 0 and done.output == "copy_serial passed\n"
+    assert time.monotonic() - started >= 2.0
+
+
+def test_a_check_past_its_limit_is_cut_and_a_server_that_never_forks_by_the_start_limit():
+    from grader.frontends.warm import EXIT_MARK, _collect
+
+    started = time.monotonic()
+    cut = _collect(_fake_server(0.0, b"late" + EXIT_MARK + b"0"), started + 60, timeout=0.3)
+    assert cut.returncode is None and time.monotonic() - started < 0.6  # the check's limit, from the fork
+    started = time.monotonic()
+    never = _collect(_fake_server(30.0, b""), started + 0.5, timeout=60)
+    assert never.returncode is None and time.monotonic() - started < 1.5  # the start limit, not the check's

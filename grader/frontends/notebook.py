@@ -339,7 +339,8 @@ def check(
 ) -> CheckResult:
     """Grade one kernel of the cells run so far; print a verdict per case and whether it passed.
 
-    ``timeout`` bounds the whole check (compiles included): a kernel that hangs fails within it
+    ``timeout`` bounds the whole check (compiles included) from when the grader starts it; the warm grader's
+    one-time import of torch and TileLang after ``%load_ext`` is not counted. A kernel that hangs fails within it
     (default: :func:`default_timeout`). ``device`` is the grader's --device: auto (a GPU if there is
     one, else simulate on the CPU). ``strict`` raises CheckFailed when it did not pass. Without a GPU a check
     simulates the small cases and leaves the cases too large to simulate uncompiled (its last line counts them);
