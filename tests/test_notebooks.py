@@ -655,3 +655,28 @@ def _record_and_check(shell, capsys) -> None:
     with pytest.raises(CheckFailed, match="no cell defines it yet") as failed:
         check("gemv", strict=True)
     assert failed.value._render_traceback_() == [f"CheckFailed: {failed.value}"]
+
+
+@pytest.mark.parametrize("warm", [False, True], ids=["cold", "warm"])
+def test_a_check_killed_at_its_limit_leaves_nothing_in_the_learners_tmpdir(monkeypatch, warm):
+    """The front end kills a check that outlives its limit, grader and judges at once, before they can delete
+    their temporary folders (CI found a judge's left in $TMPDIR): they are made inside the check's own folder,
+    which the front end deletes. Warm too: the server's imports fixed its temporary folder before the check."""
+    import tempfile
+
+    from grader.frontends import notebook
+    from grader.frontends.warm import WarmGrader
+
+    learner_tmp = Path(tempfile.mkdtemp(prefix="tc-"))  # short: the warm server's socket lives in it
+    monkeypatch.setenv("TMPDIR", str(learner_tmp))
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    server = WarmGrader() if warm else None
+    try:
+        module = "import time\ntime.sleep(600)\n"  # the trace never ends; its own limit (120 s) is far away
+        run = notebook._run_grader("01", module, ["copy_serial"], [], 12.0, "cpu", case_timeout=120.0, warm=server)
+        if server is not None:
+            server.stop()
+        assert run.returncode is None and run.seconds >= 12.0
+        assert sorted(p.name for p in learner_tmp.iterdir()) == []
+    finally:
+        shutil.rmtree(learner_tmp, ignore_errors=True)

@@ -13,6 +13,7 @@ import select
 import signal
 import socket
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -150,6 +151,7 @@ def _run_check(connection: socket.socket, request: dict[str, Any]) -> int:
     os.environ.clear()
     os.environ.update({str(k): str(v) for k, v in (request.get("env") or {}).items()})
     os.environ[WARM_ENV] = "1"
+    tempfile.tempdir = None  # the server's imports fixed it; this check's $TMPDIR is the request's
     from grader.processes.sandbox import HIDE_ENV
 
     os.environ[HIDE_ENV] = os.pathsep.join(p for p in (os.environ.get(HIDE_ENV, ""), _SOCKET_FOLDER) if p)
