@@ -24,3 +24,26 @@ def written_region(arg: Any) -> bool:
     return (
         isinstance(arg, tvm.tirx.Call) and getattr(arg.op, "name", "") == "tl.region" and bool(int(arg.args[1]) & WRITE)
     )
+
+
+# The element atomics as the TIR names them (``T.atomic_add(Y[i], x)``, ``T.atomic_max``, ``T.atomic_min``), with
+# the reduction each performs; VECTOR_ATOMIC_ADDS add two or four neighbours from the pointed-at element.
+ELEMENT_ATOMICS = {"tl.atomic_add_elem_op": "sum", "tl.atomic_max_elem_op": "amax", "tl.atomic_min_elem_op": "amin"}
+VECTOR_ATOMIC_ADDS = ("tl.atomic_addx2_elem_op", "tl.atomic_addx4_elem_op")
+
+
+def pointed_element(pointer: Any) -> Any | None:
+    """The BufferLoad an element atomic's first argument points at (``tl.access_ptr(Y[i], extent, mask)``),
+    else None."""
+    from tilelang import tvm
+
+    load = pointer.args[0] if isinstance(pointer, tvm.tirx.Call) and pointer.args else None
+    return load if isinstance(load, tvm.tirx.BufferLoad) else None
+
+
+def written_element(node: Any) -> Any | None:
+    """The BufferLoad a ``tl.access_ptr`` with the write bit points at (an atomic's target), else None."""
+    from tilelang import tvm
+
+    is_pointer = isinstance(node, tvm.tirx.Call) and getattr(node.op, "name", "") == "tl.access_ptr"
+    return pointed_element(node) if is_pointer and int(node.args[2]) & WRITE else None

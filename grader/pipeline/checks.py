@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from grader.tir import region_buffer
+from grader.tir import ELEMENT_ATOMICS, VECTOR_ATOMIC_ADDS, pointed_element, region_buffer
 
 # Tile ops that add into their destination unless told to clear it: name -> (dst arg, clear arg).
 _ACCUMULATING = {"tl.tileop.gemm": (2, 9), "tl.tileop.reduce": (1, 4)}
@@ -472,8 +472,6 @@ def _slices(indices: list[Any], axis: int, step: int, tile_shape: list[int]) -> 
 
 # ------------------------------------------------------------------ global buffers only ever added to
 
-_ATOMIC_ELEMENT_OPS = ("tl.atomic_add_elem_op", "tl.atomic_addx2_elem_op", "tl.atomic_addx4_elem_op")
-
 
 def added_to_but_never_set(tir: Any) -> list[str]:
     """A sentence for each global buffer the kernel only adds to with T.atomic_add (the tile form or one
@@ -497,10 +495,9 @@ def added_to_but_never_set(tir: Any) -> list[str]:
                 buffer = region_buffer(node.args[1])
                 if buffer is not None and str(buffer.scope()) == "global":
                     added.setdefault(buffer.data, buffer.name)
-            elif name in _ATOMIC_ELEMENT_OPS and node.args:
-                pointer = node.args[0]
-                load = pointer.args[0] if isinstance(pointer, tvm.tirx.Call) and pointer.args else None
-                if isinstance(load, tvm.tirx.BufferLoad) and str(load.buffer.scope()) == "global":
+            elif (ELEMENT_ATOMICS.get(name) == "sum" or name in VECTOR_ATOMIC_ADDS) and node.args:
+                load = pointed_element(node.args[0])
+                if load is not None and str(load.buffer.scope()) == "global":
                     added.setdefault(load.buffer.data, load.buffer.name)
 
     tvm.tirx.stmt_functor.post_order_visit(tir.body, visit)

@@ -32,6 +32,7 @@ import torch
 from grader.pipeline.inputs import TORCH_DTYPES
 from grader.pipeline.simulate.faults import SimulationError, Unsupported
 from grader.pipeline.simulate.tileops import HANDLERS
+from grader.tir import ELEMENT_ATOMICS, pointed_element
 
 RANK = 8  # axes available to vectorised loop variables (parallel nests, nested)
 SHARED_LIMIT = 227 * 1024  # bytes of shared memory a Hopper block may use (grader.devices has the others)
@@ -294,7 +295,6 @@ def _flat(data: torch.Tensor, indices: list[torch.Tensor]) -> torch.Tensor:
 
 
 # TileLang's element atomics used as statements (T.atomic_add(Y[i], x) ...) and how each combines
-ELEMENT_ATOMICS = {"tl.atomic_add_elem_op": "sum", "tl.atomic_max_elem_op": "amax", "tl.atomic_min_elem_op": "amin"}
 
 
 class Interpreter:
@@ -522,57 +522,50 @@ class Interpreter:
                     self.watch_write(node.buffer, data, where, torch.as_tensor(value, dtype=data.dtype).reshape(1))
                 data[position] = value
             return
+        flat_indices, values, lanes = self.lanes_written(node.buffer, data, indices, value, mask)
+        if node.buffer.data in self.races.watched and self.scopes[node.buffer.data] == "global":
+            self.watch_write(node.buffer, data, flat_indices, values)
+        data.index_put_(tuple(flat_indices), values)
+        if product is not None:
+            self.keep_exact(node.buffer, data, flat_indices, lanes(product))
+
+    def lanes_written(
+        self, buffer: Any, data: torch.Tensor, indices: list[Any], value: Any, mask: torch.Tensor | None
+    ) -> tuple[list[torch.Tensor], torch.Tensor, Any]:
+        """A write of ``value`` at ``indices`` by every lane of the loops around it: the flat indices and values of
+        the lanes the mask leaves on and that land inside a global buffer's edges (past them nothing is written),
+        and a function that picks the same lanes from another tensor of the value's shape."""
         grids = torch.broadcast_tensors(
             *[self.as_tensor(i) for i in indices],
             self.as_tensor(value, data.dtype),
             *([mask] if mask is not None else []),
         )
-        index_grids, value_grid = grids[: len(indices)], grids[len(indices)]
+        value_grid = grids[len(indices)]
         keep = grids[-1].reshape(-1) if mask is not None else None
 
         def kept(grid: torch.Tensor) -> torch.Tensor:  # the lanes the mask leaves on, flattened
             flat = grid.reshape(-1)
             return flat if keep is None else flat[keep]
 
-        flat_indices = [kept(g) for g in index_grids]
-        inside = self.in_global_bounds(node.buffer, flat_indices)
-        flat_indices = [f[inside] for f in flat_indices]
-        values = kept(value_grid)[inside].to(data.dtype)
-        if node.buffer.data in self.races.watched and self.scopes[node.buffer.data] == "global":
-            self.watch_write(node.buffer, data, flat_indices, values)
-        data.index_put_(tuple(flat_indices), values)
-        if product is not None:
-            exact = kept(torch.broadcast_to(product, value_grid.shape))[inside]
-            self.keep_exact(node.buffer, data, flat_indices, exact)
+        flat_indices = [kept(g) for g in grids[: len(indices)]]
+        inside = self.in_global_bounds(buffer, flat_indices)
+
+        def lanes(other: torch.Tensor) -> torch.Tensor:
+            return kept(torch.broadcast_to(other, value_grid.shape))[inside]
+
+        return [f[inside] for f in flat_indices], lanes(value_grid).to(data.dtype), lanes
 
     def atomic_element(self, call: Any, reduce: str) -> None:
         """``T.atomic_add(Y[i], x)`` (and ``atomic_max``, ``atomic_min``) on one element per lane: lanes of a
         T.Parallel that hit the same element all count (a scatter with accumulation, in the element's dtype,
         as the GPU's atomics), masked-off lanes and lanes past a global edge do nothing; races.py sees an
         atomic write, so other blocks may add beside it but not read it or store to it."""
-        pointer = call.args[0]
-        load = pointer.args[0] if isinstance(pointer, self.tir.Call) and pointer.args else None
-        if not isinstance(load, self.tir.BufferLoad):
-            raise Unsupported(f"{call.op.name} on {pointer}")
+        load = pointed_element(call.args[0])
+        if load is None:
+            raise Unsupported(f"{call.op.name} on {call.args[0]}")
         data = self.tensor_of(load.buffer)
         indices = [self.expr(i) for i in load.indices]
-        value = self.expr(call.args[1])
-        mask = self._mask
-        grids = torch.broadcast_tensors(
-            *[self.as_tensor(i) for i in indices],
-            self.as_tensor(value, data.dtype),
-            *([mask] if mask is not None else []),
-        )
-        keep = grids[-1].reshape(-1) if mask is not None else None
-
-        def kept(grid: torch.Tensor) -> torch.Tensor:
-            flat = grid.reshape(-1)
-            return flat if keep is None else flat[keep]
-
-        flat_indices = [kept(g) for g in grids[: len(indices)]]
-        inside = self.in_global_bounds(load.buffer, flat_indices)
-        flat_indices = [f[inside] for f in flat_indices]
-        values = kept(grids[len(indices)])[inside].to(data.dtype)
+        flat_indices, values, _ = self.lanes_written(load.buffer, data, indices, self.expr(call.args[1]), self._mask)
         if load.buffer.data in self.races.watched and self.scopes[load.buffer.data] == "global":
             self.watch_write(load.buffer, data, flat_indices, values, atomic=True)
         if reduce == "sum":

@@ -17,7 +17,7 @@ from typing import Any
 
 import torch
 
-from grader.tir import written_region
+from grader.tir import written_element, written_region
 
 NONE = -1
 
@@ -165,13 +165,8 @@ def written_globals(func: Any, tir: Any) -> set[Any]:
             found.add(node.buffer.data)
         elif written_region(node):
             found.add(node.args[0].buffer.data)
-        elif (
-            isinstance(node, tir.Call)
-            and getattr(node.op, "name", "") == "tl.access_ptr"
-            and isinstance(node.args[0], tir.BufferLoad)
-            and int(node.args[2]) & 2
-        ):
-            found.add(node.args[0].buffer.data)
+        elif (element := written_element(node)) is not None:
+            found.add(element.buffer.data)
 
     tir.stmt_functor.post_order_visit(func.body, visit)
     return found
