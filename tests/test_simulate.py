@@ -493,3 +493,19 @@ def test_a_tma_store_at_an_unaligned_tail_fails_on_the_cpu_as_on_the_gpu(warm_gr
     assert "TMA store" in result["message"]
     (reference,) = warm_grade("09", "--solutions", *chosen).results("conv1d_naive")
     assert reference["status"] == "passed", reference
+
+
+def test_a_copy_that_turns_tma_off_is_not_held_to_the_tma_tail():
+    """A kernel may store its whole tiles with TMA and its tail with plain stores (issue 40 item 1: it passes
+    on the H200): the 16-byte rule applies to each copy that may become a TMA store, not to every copy of a
+    kernel whose CUDA holds one (tests/right/p02/add_fragments_tma_whole_tiles_plain_tail.py grades it)."""
+    from tilelang import tvm
+
+    from grader.pipeline.simulate.tileops import may_use_tma
+
+    out = tvm.tirx.decl_buffer((16,), "float16", name="C")
+    staged = tvm.tirx.decl_buffer((16,), "float16", name="c", scope="shared.dyn")
+    assert may_use_tma(T.copy(staged, out[0]))
+    assert not may_use_tma(T.copy(staged, out[0], disable_tma=True))
+    assert not may_use_tma(T.copy(staged, out[0], prefer_instruction="sync"))
+    assert may_use_tma(T.copy(staged, out[0], prefer_instruction="tma"))

@@ -59,7 +59,7 @@ def copy(sim: Interpreter, call: Any, add: bool = False) -> None:
     grid = torch.meshgrid(*[torch.arange(e) for e in shape], indexing="ij") if shape else ()
     src_index, src_ok = _indices(src, shape, grid)
     dst_index, dst_ok = _indices(dst, shape, grid)
-    if sim.tma_stores and not add and src.scope.startswith("shared") and dst.scope == "global":
+    if sim.tma_stores and not add and src.scope.startswith("shared") and dst.scope == "global" and may_use_tma(call):
         tma_tail(dst)
     values = torch.zeros(shape, dtype=src.data.dtype)
     read = tuple(i[src_ok] for i in src_index)
@@ -79,11 +79,22 @@ def copy(sim: Interpreter, call: Any, add: bool = False) -> None:
 TMA_UNIT = 16  # bytes: a TMA store writes the innermost dimension of its box in whole units of this size
 
 
+def may_use_tma(call: Any) -> bool:
+    """Whether TileLang may lower this T.copy to a TMA instruction: not when the copy says
+    ``disable_tma=True`` or asks for another instruction (``prefer_instruction="sync"`` or ``"cp_async"``)."""
+    annotations = getattr(call, "annotations", None) or {}
+    if "disable_tma" in annotations and bool(annotations["disable_tma"]):
+        return False
+    if "prefer_instruction" in annotations:
+        return str(getattr(annotations["prefer_instruction"], "value", "")) == "tma"
+    return True
+
+
 def tma_tail(dst: Region) -> None:
-    """A shared tile stored to a 1-D global tensor by a TMA store (the kernel's CUDA has one) writes past
-    the tensor's end up to the next 16-byte boundary: measured on the H200 for every length from 33 to
-    4104 (scripts/p09/tma_store_tail.py), where plain stores write nothing past it. Only the 1-D case is
-    measured, so only it is modelled."""
+    """A shared tile stored to a 1-D global tensor by a TMA store (the kernel's CUDA has one, and this copy does
+    not turn TMA off) writes past the tensor's end up to the next 16-byte boundary: measured on the H200 for
+    every length from 33 to 4104 (scripts/p09/tma_store_tail.py), where plain stores write nothing past it.
+    Only the 1-D case is measured, so only it is modelled."""
     if dst.data.dim() != 1:
         return
     length, end = dst.data.shape[0], dst.base[0] + dst.extents[0]
