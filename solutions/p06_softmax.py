@@ -221,7 +221,7 @@ import math
 import tilelang
 import tilelang.language as T
 
-from grader.concepts import reduces
+from grader.concepts import reduces, sums_in_fp32
 from grader.spec import Case, Kernel, Puzzle, Tensor, tensor_bytes
 
 LOG2E = math.log2(math.e)
@@ -545,6 +545,7 @@ def puzzle() -> Puzzle:
                 concepts=(
                     reduces("max", "each row's maximum taken with T.reduce_max"),
                     reduces("sum", "each row's sum of exponentials taken with T.reduce_sum"),
+                    sums_in_fp32("every sum of exponentials kept in float32"),
                 ),
                 title="Row softmax with the whole row in one tile (N <= BLOCK_N)",
                 cases=(
@@ -591,6 +592,7 @@ def puzzle() -> Puzzle:
                 concepts=(
                     reduces("max", "each tile's row maxima taken with T.reduce_max"),
                     reduces("sum", "each tile's row sums of exponentials taken with T.reduce_sum"),
+                    sums_in_fp32("every sum of exponentials kept in float32"),
                 ),
                 title="Row softmax of any length: online max and sum, then a second pass",
                 cases=(
