@@ -224,15 +224,16 @@ def _run_grader(
         arguments = [puzzle_id, "--file", str(source), "-k", ",".join(kernels), "--exact", "--json", str(report)]
         arguments += ["--device", device, "--timeout", f"{case_timeout:g}", *extra]
         env = {**os.environ, "TILELANG_PRINT_ON_COMPILATION": "0", "PYTHONWARNINGS": "ignore", **(env_extra or {})}
-        # The grader's and its judges' temporary folders inside this one: a check killed at its limit leaves
-        # nothing in the learner's $TMPDIR (the sandboxed tracer sees neither: it gets an empty /tmp).
-        scratch = Path(folder) / "tmp"
-        scratch.mkdir()
-        env["TMPDIR"] = str(scratch)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
         env.pop("MPLBACKEND", None)
         env = hermetic.environment(env, cwd=folder)
         command = hermetic.command("grader", *arguments, env=env, cwd=folder)
+        # The grader's and its judges' temporary folders inside this one: a check killed at its limit leaves
+        # nothing in the learner's $TMPDIR (the sandboxed tracer sees neither: it gets an empty /tmp). Set only
+        # now: the learner's $TMPDIR is one of the folders the lines above keep off the grader's path.
+        scratch = Path(folder) / "tmp"
+        scratch.mkdir()
+        env["TMPDIR"] = str(scratch)
         started = time.perf_counter()
         if warm is not None and warm.alive() and not env_extra:
             answer = warm.run(arguments, env, folder, timeout)
