@@ -33,8 +33,12 @@ import pytest
 
 from grader.nbgrader.shards import FAILED, GRADED, MISSING, shard_students, statuses
 from tests.test_nbgrader import (
+    ATTACK_MARKER,
     Student,
     Warming,
+    alive_with,
+    check_output,
+    fingerprint,
     grader_status,
     make_course,
     nbgrader,
@@ -42,8 +46,10 @@ from tests.test_nbgrader import (
     solution_sources,
     solved,
     submission,
+    wrong_and_leaks,
     wrong_and_patches_check,
     wrong_mul_relu,
+    zeros_and_attacks,
 )
 
 # One worker runs this file (pytest --dist loadgroup): its module fixtures start one Slurm cluster and one
@@ -99,8 +105,15 @@ CLASS: dict[str, tuple[Plan, float]] = {
         1,
     ),
     "ivan_missing_notebook": ({"p01_copy": None, "p02_vector_add": (every("p02_vector_add"), "")}, 3),
+    # tests/test_nbgrader.py's attacker, graded by a Slurm task: his add stores zeros and, as it is traced,
+    # forges reports, appends to the course's config, rewrites the classmates' submissions, kills graders
+    # and leaves a daemon; his mul_relu looks for the classmates' files while the other tasks grade.
+    "zed_attacks": (
+        {"p01_copy": ({}, ""), "p02_vector_add": ({"add": zeros_and_attacks, "mul_relu": wrong_and_leaks}, "")},
+        0,
+    ),
 }
-KILLED_SHARD = 1  # bob_untouched and gina_patches_check: cancelled during bob's autograde
+KILLED_SHARD = 1  # bob_untouched and gina_patches_check: cancelled during bob's autograde (zed sorts last)
 
 
 # ------------------------------------------------------------------------------------ services
@@ -363,6 +376,8 @@ class Run:
     url: str
     before_resubmit: dict[str, str]  # student -> state right after the cancelled task was gone
     seconds: dict[str, float]
+    untouched: dict[str, bool]  # what the attacker went for, per course: unchanged?
+    attacker_daemons: list[int]  # processes still carrying the attacker's marker after both gradings
 
 
 @pytest.fixture(scope="module")
@@ -382,14 +397,20 @@ def graded(slurm: Slurm, postgres: str, tmp_path_factory: pytest.TempPathFactory
         warming.wait()
     seconds["compile the solutions (from the start)"] = time.monotonic() - started
 
+    watched = {f"{course.name} {what}": [course / what] for course in (sqlite, cluster) for what in ATTACKED}
+    before = {name: fingerprint(paths) for name, paths in watched.items()}
     started = time.monotonic()
     with open(base / "sqlite-autograde.log", "w") as handle:  # the reference, alongside the array
         reference = subprocess.Popen(
             [sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT, "--JudgeChecks.device=cpu"],
             cwd=sqlite,
+            env={**os.environ, "TILELANG_ATTACK_COURSE": str(sqlite)},
             stdout=handle,
             stderr=subprocess.STDOUT,
         )
+    # sbatch hands its environment to the tasks: the attacker is told where the course is, as one who
+    # knows the cluster's layout would be
+    slurm = Slurm(slurm.folder, {**slurm.env, "TILELANG_ATTACK_COURSE": str(cluster)})
     array = f"--array=0-{SHARDS - 1}%{AT_ONCE}"
     job = slurm.submit(array, "slurm/autograde.sbatch", ASSIGNMENT, cwd=cluster)
     first = shard_students(list(CLASS), KILLED_SHARD, SHARDS)[0]
@@ -397,15 +418,16 @@ def graded(slurm: Slurm, postgres: str, tmp_path_factory: pytest.TempPathFactory
     wait_for(f"{first} being autograded", lambda: log.exists() and "Autograding" in log.read_text(), TASK_TIMEOUT)
     slurm.run("scancel", f"{job}_{KILLED_SHARD}")
     wait_for(f"task {KILLED_SHARD} cancelled", lambda: str(KILLED_SHARD) not in slurm.tasks(job), 120)
-    before = {name: state.state for name, state in statuses(cluster, ASSIGNMENT).items()}
+    states = {name: state.state for name, state in statuses(cluster, ASSIGNMENT).items()}
     again = slurm.submit(f"--array={KILLED_SHARD}", "slurm/autograde.sbatch", ASSIGNMENT, str(SHARDS), cwd=cluster)
     slurm.wait(job)
     slurm.wait(again)
     seconds["job array, with one task cancelled and resubmitted"] = time.monotonic() - started
     assert reference.wait(timeout=TASK_TIMEOUT) == 0, (base / "sqlite-autograde.log").read_text()[-5000:]
     seconds["single autograde on SQLite (from its start)"] = time.monotonic() - started
+    untouched = {name: fingerprint(paths) == before[name] for name, paths in watched.items()}
     print("\ncluster grading seconds:", {k: round(v, 1) for k, v in seconds.items()})
-    return Run(sqlite, cluster, postgres, before, seconds)
+    return Run(sqlite, cluster, postgres, states, seconds, untouched, alive_with(ATTACK_MARKER))
 
 
 def scores(rows: list[dict[str, str]]) -> dict[str, float]:
@@ -428,6 +450,21 @@ def test_the_array_gives_every_student_the_single_sqlite_score(graded: Run):
     assert sorted(row["student_id"] for row in rows) == sorted(CLASS)  # each student once
     why = "\n".join(verdicts(p) for p in sorted((graded.cluster / "logs" / ASSIGNMENT).glob("*.log")))
     assert scores(rows) == reference, why
+
+
+ATTACKED = ("submitted", "nbgrader_config.py", "release", "source")  # what zed's add goes for, in each course
+
+
+def test_the_attacker_changes_nothing_reads_no_classmate_and_leaves_no_process(graded: Run):
+    """Issue 36's attacks through the Slurm task (and the single autograde beside it): zed's score is 0 in both
+    (test_the_array_gives_every_student_the_single_sqlite_score), every file he went for is as it was, his
+    daemon is gone, and his look for the classmates' modules, work folders and reports found nothing."""
+    assert graded.untouched == dict.fromkeys(graded.untouched, True)
+    assert graded.attacker_daemons == [], "a process the attacker started outlived autograde"
+    for course in (graded.sqlite, graded.cluster):
+        notebook = course / "autograded" / "zed_attacks" / ASSIGNMENT / "p02_vector_add.ipynb"
+        leaked = check_output(notebook, "mul_relu")
+        assert "LEAK" in leaked and "READ []" in leaked, leaked
 
 
 def test_a_cancelled_task_resubmitted_loses_and_duplicates_nothing(graded: Run):
