@@ -68,9 +68,15 @@ SLOW_FIXTURES = {"graded", "executed", "executed_zh", "slurm", "postgres"}
 
 @pytest.hookimpl(tryfirst=True)  # before -m selects by marker
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    heavy_modules = set()
     for item in items:
         if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
+            heavy_modules.add(item.nodeid.split("::")[0])
+    # The modules whose fixtures take minutes (the notebook pools, the nbgrader course, the Slurm cluster) first,
+    # whole and in their own order: xdist hands out work in this order, so they start at once and the short tests
+    # fill the other worker around them, instead of one of them starting last while the other worker idles.
+    items.sort(key=lambda item: item.nodeid.split("::")[0] not in heavy_modules)
     if cuda_available():
         return
     skip = pytest.mark.skip(reason="needs a CUDA GPU")
