@@ -28,8 +28,29 @@ def _is_true(value: Any) -> bool:
         return False  # a symbolic flag: assume it may not clear
 
 
+# On-chip buffers that start with whatever the registers or shared memory held (T.alloc_var's "local.var" takes
+# an initial value, so it is not among them).
+_LEFTOVER_SCOPES = ("local.fragment", "local", "shared", "shared.dyn")
+
+
+def _adds_to_itself(store: Any) -> bool:
+    """Whether a store is ``x[idx] = x[idx] + ...`` (or ``... + x[idx]``): ``x[idx] += ...``, as traced."""
+    from tilelang import tvm
+
+    value = store.value
+    if not isinstance(value, tvm.tirx.Add):
+        return False
+    return any(
+        isinstance(operand, tvm.tirx.BufferLoad)
+        and operand.buffer.same_as(store.buffer)
+        and tvm.ir.structural_equal(list(operand.indices), list(store.indices))
+        for operand in (value.a, value.b)
+    )
+
+
 def never_initialized(tir: Any) -> list[str]:
-    """A sentence for each on-chip buffer that a tile op accumulates into before anything wrote it.
+    """A sentence for each on-chip buffer that a tile op, or a ``x[...] += ...`` store, accumulates into before
+    anything wrote it.
 
     Statements are visited in program order; a write anywhere earlier (a fill, a copy, a store in a
     T.Parallel loop, a gemm or reduce that clears) counts, so a clear inside the K loop passes here
@@ -42,7 +63,13 @@ def never_initialized(tir: Any) -> list[str]:
 
     def visit(node: Any) -> bool:
         if isinstance(node, tvm.tirx.BufferStore):
-            written.add(node.buffer)
+            buffer = node.buffer
+            if buffer not in written and str(buffer.scope()) in _LEFTOVER_SCOPES and _adds_to_itself(node):
+                problems.append(
+                    f"`{buffer.name}[...] += ...` adds into `{buffer.name}` before anything cleared it: its starting "
+                    f"values are leftovers, so call T.clear({buffer.name}) before the loop"
+                )
+            written.add(buffer)
         elif isinstance(node, tvm.tirx.Evaluate) and isinstance(node.value, tvm.tirx.Call):
             call = node.value
             name = getattr(call.op, "name", "")
