@@ -341,7 +341,17 @@ def puzzle() -> Puzzle:
 # bench("flash_attention")
 
 # %% [measured]
-# The course has no H200 time for these kernels on a results page yet; your run is the measurement.
+# On the H200, one launch of each at the bench case under Nsight Compute (docs/results/h200-profiles.md,
+# 2026-12-03): `attention_two_pass` 2,581.4 µs, `flash_attention` 1,442.2 µs, 1.8 times, more than the
+# flops alone (the second walk reads K again too). Neither is held back by its multiply-adds: the FMA pipe
+# is busy 22% and 26% of the time. 85% and 80% of their shared-memory wavefronts are bank-conflict
+# replays, and their most common stall is a wait for shared memory (short scoreboard). The score loop
+# shows why. As TileLang compiles it, each thread holds 16 scores, 4 queries by 4 keys, and the 16 threads
+# of a half-warp read `K_tile` at the same `d` from 16 different key rows, 512 bytes apart
+# (`K_tile[(threadIdx.x & 15) * 256 + ... + d]` in the CUDA): one bank of shared memory's 32, so each
+# such read is served 16 times over. A K tile laid out so that those rows fall in different banks
+# (padded rows, or the tile stored transposed) removes the replays; puzzle 08's Tensor Core kernel
+# reads its tiles through layouts TileLang chooses for the MMA instead.
 
 # %% [markdown]
 # **3. Other blocks.** Half as many keys per tile (BLOCK_N = 32) halves the scores each thread holds,

@@ -184,3 +184,25 @@ def test_zh_cn_follows():
     assert "性能测试用例中为 4" in p08
     assert "约 29.5 MiB" in p08
     assert "五级 GEMM" not in (ROOT / "docs" / "zh_CN" / "learner.md").read_text(encoding="utf-8")
+
+
+def test_the_bank_conflict_07_describes_is_in_the_code_tilelang_generates():
+    """Issue 41 N1: 07's experiment 2 says the score loop reads K_tile from 16 key rows 512 bytes apart, one bank,
+    quoting the generated index. The reference at its bench case, lowered for sm_90a (TileLang's codegen, no
+    nvcc), must read K_tile so; a layout or codegen change that removes the conflict makes the prose wrong."""
+    import tilelang
+    from tilelang import tvm
+
+    from grader.pipeline.trace import kernel_function, trace_tir
+
+    text = prose(SOLUTIONS["07"])
+    assert "`K_tile[(threadIdx.x & 15) * 256 + ... + d]`" in text and "512 bytes apart" in text
+    module = load_module(SOLUTIONS["07"])
+    kernel = load_puzzle(module).kernel("flash_attention")
+    case = next(c for c in kernel.cases if c.bench)
+    assert (case.sizes["D"], case.params["BLOCK_N"]) == (64, 64)  # rows of 64 fp16: 4 rows are 512 bytes
+    tir = trace_tir(kernel_function(module, kernel), kernel, case, SOLUTIONS["07"])
+    target = {"kind": "cuda", "arch": "sm_90a"}
+    with tvm.target.Target(target):
+        source = tilelang.lower(tir.without_attr("tilelang_out_idx"), target=target).kernel_source
+    assert "K_tile)[((((((int)threadIdx.x) & 15) * 256) + ((i_4 & 3) * 64)) + d)]" in source
