@@ -65,10 +65,7 @@ def never_initialized(tir: Any) -> list[str]:
         if isinstance(node, tvm.tirx.BufferStore):
             buffer = node.buffer
             if buffer not in written and str(buffer.scope()) in _LEFTOVER_SCOPES and _adds_to_itself(node):
-                problems.append(
-                    f"`{buffer.name}[...] += ...` adds into `{buffer.name}` before anything cleared it: its starting "
-                    f"values are leftovers, so call T.clear({buffer.name}) before the loop"
-                )
+                problems.append(_uncleared(f"`{buffer.name}[...] += ...`", buffer.name))
             written.add(buffer)
         elif isinstance(node, tvm.tirx.Evaluate) and isinstance(node.value, tvm.tirx.Call):
             call = node.value
@@ -82,15 +79,21 @@ def never_initialized(tir: Any) -> list[str]:
                 buffer = region_buffer(call.args[dst_arg])
                 on_chip = buffer is not None and str(buffer.scope()) != "global"
                 if on_chip and not _is_true(call.args[clear_arg]) and buffer not in written:
-                    problems.append(
-                        f"{_OP_NAME[name]} adds into `{buffer.name}` before anything cleared it: its starting "
-                        f"values are leftovers, so call T.clear({buffer.name}) before the loop"
-                    )
+                    problems.append(_uncleared(_OP_NAME[name], buffer.name))
                 written.add(buffer)
         return True
 
     tvm.tirx.stmt_functor.pre_order_visit(tir.body, visit)
     return list(dict.fromkeys(problems))
+
+
+def _uncleared(what: str, name: str) -> str:
+    """The sentence for an accumulation (``what``: a tile op, or ``x[...] += ...``) into ``name`` before anything
+    cleared it."""
+    return (
+        f"{what} adds into `{name}` before anything cleared it: its starting values are leftovers, so call "
+        f"T.clear({name}) before the loop"
+    )
 
 
 # ------------------------------------------------------------------ launch grids and loop trip counts

@@ -294,9 +294,6 @@ def _flat(data: torch.Tensor, indices: list[torch.Tensor]) -> torch.Tensor:
     return flat.reshape(-1)
 
 
-# TileLang's element atomics used as statements (T.atomic_add(Y[i], x) ...) and how each combines
-
-
 class Interpreter:
     def __init__(
         self,
