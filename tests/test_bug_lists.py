@@ -14,7 +14,6 @@ bug. The list is read here:
 from __future__ import annotations
 
 import json
-import re
 from functools import cache
 from pathlib import Path
 
@@ -23,6 +22,7 @@ import pytest
 from grader.discover import load_module, load_puzzle, puzzle_files
 from tests.conftest import ROOT
 from tests.corpora import wrong_kernels
+from tests.test_prose_facts import prose
 
 PUZZLE_FILES = puzzle_files(ROOT / "puzzles")
 WRONG = {(w.puzzle_id, w.path.stem): w for w in wrong_kernels(ROOT)}
@@ -34,19 +34,18 @@ def bug_list(puzzle_id: str) -> dict[str, list[dict[str, str]]]:
 
 
 def _plain(text: str) -> str:
-    """Lower case, comment marks and markup dropped, every run of blanks one space."""
-    text = re.sub(r"^\s*#+ ?", "", text, flags=re.M)
-    text = text.replace("`", "").replace("*", "")
-    return re.sub(r"\s+", " ", text).strip().lower()
+    """Lower case, markup dropped, every run of blanks one space (a quote or prose() of a file)."""
+    return " ".join(text.replace("`", "").replace("*", "").split()).lower()
 
 
 @cache
 def course_text(puzzle_id: str) -> str:
-    """What a learner reads of puzzle NN in English: its file and its hints, as one plain text."""
+    """What a learner reads of puzzle NN in English: its file (comment marks dropped, as tests/test_prose_facts.py
+    reads it) and its hints, as one plain text."""
     source = PUZZLE_FILES[puzzle_id]
     hints = source.parent / "hints" / f"{source.stem}.json"
     tiers = [tier for kernel in json.loads(hints.read_text()).values() for tier in kernel.values()]
-    return _plain(source.read_text() + "\n" + "\n".join(tiers))
+    return _plain(prose(source) + " " + " ".join(tiers))
 
 
 def graded_kernels(puzzle_id: str) -> list[str]:

@@ -44,7 +44,11 @@ def test_no_clear_kernels_are_named(wrong):
     spec = load_puzzle(load_module(puzzle_files(ROOT / "solutions")[wrong.puzzle_id])).kernel(wrong.kernel)
     problems = never_initialized(_tir(load_module(wrong.path), spec))
     assert len(problems) == 1
-    assert "before anything cleared it" in problems[0] and "T.clear(" in problems[0]
+    # the buffer named is the file's own accumulator: a fragment it allocates and never clears
+    (name,) = re.findall(r"T\.clear\((\w+)\)", problems[0])
+    source = wrong.path.read_text().split('"""', 2)[2]  # the code, not the docstring that names the bug
+    assert "before anything cleared it" in problems[0]
+    assert f"{name} = T.alloc_fragment" in source and f"T.clear({name})" not in source, (name, problems[0])
 
 
 def test_the_grader_says_what_to_fix():
