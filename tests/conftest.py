@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import timeline
+
 ROOT = Path(__file__).resolve().parent.parent
 # The tests compare the grader's English sentences: a zh locale on the test machine must not translate
 # them (tests/test_i18n.py asks for Chinese where it wants it; grader/i18n/__init__.py reads this variable first).
@@ -50,11 +52,13 @@ PERF_LINES: list[str] = []
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     """The perf tier's comparisons (tests/test_perf.py puts them in user_properties): xdist sends a worker's
     reports to the pytest process that prints, so they are collected there."""
+    timeline.record(report)
     if report.when == "call":
         PERF_LINES.extend(value for name, value in report.user_properties if name == "perf")
 
 
 def pytest_terminal_summary(terminalreporter) -> None:
+    timeline.summary(terminalreporter)
     if PERF_LINES:
         terminalreporter.section("perf against tests/perf_baseline.json")
         for text in PERF_LINES:
