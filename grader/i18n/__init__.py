@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -296,10 +295,6 @@ def _translate(text: str, lang: str, _depth: int) -> str:
             values = {name: tr(match.group(name), lang, _depth + 1) for name in pattern.names}
             return indent + PLACEHOLDER.sub(lambda m, v=values: v.get(m.group(1), m.group(0)), pattern.translation)
     return text
-
-
-def tr_lines(lines: Sequence[str], lang: str | None = None) -> list[str]:
-    return [tr(line, lang) for line in lines]
 
 
 def hint_text(puzzle_id: str, kernel: str, level: int, english: str, lang: str | None = None) -> str:
