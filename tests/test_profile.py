@@ -1,6 +1,6 @@
 """--profile KERNEL [--static] (issue 27): the profile names why a slow kernel is slow.
 
-tests/slow/pNN/*.py are correct kernels, written as a learner might, that are slow for one cause each
+tests/slow_kernels/pNN/*.py are correct kernels, written as a learner might, that are slow for one cause each
 (their CAUSE). On any machine the static estimate must name the causes it can see (spills, too few
 blocks); on a GPU Nsight Compute's counters must name every file's cause, and the course's own kernels
 must show what they are tuned for (DRAM bandwidth for the copy, Tensor Cores for the GEMM).
@@ -23,7 +23,7 @@ from grader.outcome import CaseResult
 from grader.pipeline.profile import advice, counters
 from tests.conftest import ROOT
 
-SLOW = ROOT / "tests" / "slow"
+SLOW = ROOT / "tests" / "slow_kernels"  # not tests/slow, which would read as the slow marker
 
 # What advice.py's rule for each cause begins its sentence with.
 CAUSE_SENTENCE = {
