@@ -36,19 +36,8 @@ class Status(StrEnum):
     SETUP = "setup"
 
 
-# The old module-level names, for the code and tests that import them.
-PASSED = Status.PASSED
-COMPILED = Status.COMPILED
-FAILED = Status.FAILED
-NOT_IMPLEMENTED = Status.NOT_IMPLEMENTED
-ERROR = Status.ERROR
-CRASHED = Status.CRASHED
-TIMED_OUT = Status.TIMED_OUT
-NOT_RUN = Status.NOT_RUN
-UNSUPPORTED = Status.UNSUPPORTED
-NOT_APPLICABLE = Status.NOT_APPLICABLE
-SETUP = Status.SETUP
-GOOD = (PASSED, COMPILED, NOT_APPLICABLE)  # the verdicts a kernel passes with (not applicable: no fit on this GPU)
+# The verdicts a kernel passes with (not applicable: no block parameters fit this GPU).
+GOOD = (Status.PASSED, Status.COMPILED, Status.NOT_APPLICABLE)
 
 
 @dataclass

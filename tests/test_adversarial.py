@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from grader import outcome
+from grader.outcome import Status
 from tests.conftest import ROOT, GraderRun
 from tests.inprocess import grade_simulated
 
@@ -65,7 +65,7 @@ def test_zeros_fail_and_the_hint_says_the_output_is_all_zeros(warm_grade):
     run = grade_02(warm_grade, "zeros.py", "add")
     plain(run)
     result = only(run, "add")
-    assert result["status"] == outcome.FAILED
+    assert result["status"] == Status.FAILED
     # an fp16 A + B is exactly 0 at a few of the 1000 elements of some draws: there zeros are right
     found = re.fullmatch(r"(\d+) of 1000 output elements wrong", result["message"])
     assert found and int(found.group(1)) >= 990, result["message"]
@@ -77,7 +77,7 @@ def test_a_kernel_that_ignores_its_inputs_fails_on_fresh_inputs(warm_grade):
     run = grade_02(warm_grade, "ignores_inputs.py", "add")
     plain(run)
     result = only(run, "add")
-    assert result["status"] == outcome.FAILED
+    assert result["status"] == Status.FAILED
     # the pattern's small whole numbers equal A + B within tolerance at a few elements of some draws
     found = re.fullmatch(r"(\d+) of 1000 output elements wrong", result["message"])
     assert found and int(found.group(1)) >= 990, result["message"]
@@ -89,7 +89,7 @@ def test_torch_instead_of_a_tilelang_kernel_is_refused(warm_grade):
     run = grade_02(warm_grade, "torch_function.py", "add,mul_relu")
     plain(run)
     plain_function, decorated = only(run, "add"), only(run, "mul_relu")
-    assert plain_function["status"] == decorated["status"] == outcome.ERROR
+    assert plain_function["status"] == decorated["status"] == Status.ERROR
     assert plain_function["message"].startswith("`add` is a plain Python function, not a @tilelang.jit kernel")
     assert "Keep the stub's @tilelang.jit decorator" in plain_function["message"]
     assert decorated["message"].startswith("`mul_relu` never declares its input `A` as a tensor")
@@ -101,7 +101,7 @@ def test_cached_results_fail_because_the_grader_runs_the_kernel_itself(warm_grad
     plain(run)
     for kernel in ("add", "mul_relu"):
         result = only(run, kernel)
-        assert result["status"] == outcome.FAILED
+        assert result["status"] == Status.FAILED
         assert result["hint"].startswith("Nothing was written to the output")
 
 
@@ -123,7 +123,7 @@ def test_no_tensor_is_shared_between_cases_and_outputs_start_poisoned(monkeypatc
     results = grade_simulated("02", solution, "add", ["even_4096", "tail_1000"])
     results += grade_simulated("02", solution, "add", ["tail_1000"], seed_offset=1)
     results += grade_simulated("02", solution, "add", ["tail_1000"])
-    assert [r.status for r in results] == [outcome.PASSED] * 4
+    assert [r.status for r in results] == [Status.PASSED] * 4
     storages = [{x.untyped_storage().data_ptr() for x in tensors.values()} for tensors in seen]
     assert all(a.isdisjoint(b) for i, a in enumerate(storages) for b in storages[i + 1 :])
     assert len(seen) == 4
@@ -184,7 +184,7 @@ def test_writing_to_an_input_is_caught_in_simulation(warm_grade):
     run = grade_02(warm_grade, "mutates_input.py", "add")
     plain(run)
     result = only(run, "add")
-    assert result["status"] == outcome.FAILED
+    assert result["status"] == Status.FAILED
     assert result["message"] == "modified input A: the kernel must only read it"
     assert result["hint"].startswith("A kernel may only store to its outputs")
 
@@ -193,7 +193,7 @@ def test_an_out_of_bounds_store_is_caught_in_simulation(warm_grade):
     run = grade_02(warm_grade, "out_of_bounds.py", "add")
     plain(run)
     result = only(run, "add")
-    assert result["status"] == outcome.FAILED
+    assert result["status"] == Status.FAILED
     assert result["message"] == (
         "index 256 is out of bounds for dimension 0 of `scratch` (size 256): nothing guards a "
         "shared buffer's edge, so check this index, and the order of the indices, against its shape [256]"
@@ -247,7 +247,7 @@ def test_a_python_error_in_the_kernel_body_names_the_line(warm_grade):
     run = grade_02(warm_grade, "python_error.py", "add")
     plain(run)
     result = only(run, "add")
-    assert result["status"] == outcome.ERROR
+    assert result["status"] == Status.ERROR
     assert result["message"] == "NameError: name 'j' is not defined (python_error.py:17)"
     assert result["hint"].startswith("Python stopped at that line of python_error.py")
     verbose = grade_02(warm_grade, "python_error.py", "add", "--verbose")
@@ -258,7 +258,7 @@ def test_tilelang_errors_become_sentences_with_the_line(warm_grade):
     run = grade_02(warm_grade, "tilelang_errors.py", "add,mul_relu,add_fragments")
     plain(run)
     dtype, layout, shapes = only(run, "add"), only(run, "mul_relu"), only(run, "add_fragments")
-    assert all(r["status"] == outcome.ERROR for r in (dtype, layout, shapes))
+    assert all(r["status"] == Status.ERROR for r in (dtype, layout, shapes))
     assert dtype["message"].startswith("Expected integer argument as LHS of >> operator (right shift)")
     assert dtype["message"].endswith("(tilelang_errors.py:20)")
     assert "T.cast(value, T.int32)" in dtype["hint"]
@@ -302,19 +302,19 @@ def test_a_hanging_kernel_times_out_and_the_next_kernel_is_still_graded(grade):
     run = grade_02(grade, "hang_then_correct.py", "add,mul_relu", "--timeout", "10", timeout=600)
     plain(run)
     hang, next_kernel = only(run, "add"), only(run, "mul_relu")
-    assert hang["status"] == outcome.TIMED_OUT
+    assert hang["status"] == Status.TIMED_OUT
     # the judge said what the case was doing when the time ran out: simulating it, or running it on the GPU
     assert hang["message"].startswith(
         ("simulating this case on the CPU took longer than 10 s", "the kernel ran on the GPU for more than 10 s")
     ), hang["message"]
-    assert next_kernel["status"] == outcome.PASSED, next_kernel
+    assert next_kernel["status"] == Status.PASSED, next_kernel
 
 
 def test_a_file_that_takes_too_much_memory_is_stopped(grade):
     run = grade_02(grade, "memory_hog.py", "add", "--memory-limit", "16")
     plain(run)
     result = only(run, "add")
-    assert result["status"] == outcome.ERROR
+    assert result["status"] == Status.ERROR
     assert result["message"].startswith("memory_hog.py:5: importing the file ran out of memory")
 
 
@@ -392,17 +392,17 @@ def test_usage_errors_exit_2_with_one_sentence(argv, says):
 @pytest.mark.parametrize(
     ("name", "kernel", "status", "says"),
     [
-        ("zeros.py", "add", outcome.FAILED, "of 1000 output elements wrong"),  # GPU inputs differ from CPU ones
-        ("ignores_inputs.py", "add", outcome.FAILED, "of 1000 output elements wrong"),
-        ("mutates_input.py", "add", outcome.FAILED, "modified input A: the kernel must only read it"),
-        ("cached_output.py", "add", outcome.FAILED, "of 1000 output elements wrong"),
-        ("cached_output.py", "mul_relu", outcome.FAILED, "of 1000 output elements wrong"),
-        ("torch_function.py", "add", outcome.ERROR, "is a plain Python function, not a @tilelang.jit kernel"),
-        ("torch_function.py", "mul_relu", outcome.ERROR, "never declares its input `A` as a tensor"),
-        ("renamed_kernel.py", "add", outcome.ERROR, "rename it `add`"),
-        ("wrong_signature.py", "add", outcome.ERROR, "has a parameter `BLOCK_SIZE` that the puzzle does not pass"),
-        ("python_error.py", "add", outcome.ERROR, "NameError: name 'j' is not defined (python_error.py:17)"),
-        ("tilelang_errors.py", "mul_relu", outcome.ERROR, "uses the fragment `pair` at two different positions"),
+        ("zeros.py", "add", Status.FAILED, "of 1000 output elements wrong"),  # GPU inputs differ from CPU ones
+        ("ignores_inputs.py", "add", Status.FAILED, "of 1000 output elements wrong"),
+        ("mutates_input.py", "add", Status.FAILED, "modified input A: the kernel must only read it"),
+        ("cached_output.py", "add", Status.FAILED, "of 1000 output elements wrong"),
+        ("cached_output.py", "mul_relu", Status.FAILED, "of 1000 output elements wrong"),
+        ("torch_function.py", "add", Status.ERROR, "is a plain Python function, not a @tilelang.jit kernel"),
+        ("torch_function.py", "mul_relu", Status.ERROR, "never declares its input `A` as a tensor"),
+        ("renamed_kernel.py", "add", Status.ERROR, "rename it `add`"),
+        ("wrong_signature.py", "add", Status.ERROR, "has a parameter `BLOCK_SIZE` that the puzzle does not pass"),
+        ("python_error.py", "add", Status.ERROR, "NameError: name 'j' is not defined (python_error.py:17)"),
+        ("tilelang_errors.py", "mul_relu", Status.ERROR, "uses the fragment `pair` at two different positions"),
     ],
 )
 def test_adversarial_submissions_on_the_gpu(warm_grade, name, kernel, status, says):
@@ -417,8 +417,8 @@ def test_adversarial_submissions_on_the_gpu(warm_grade, name, kernel, status, sa
 def test_a_kernel_hanging_on_the_gpu_times_out_and_the_next_kernel_is_still_graded(grade):
     run = grade_02(grade, "hang_then_correct.py", "add,mul_relu", "--timeout", "10", device="cuda", timeout=600)
     plain(run)
-    assert only(run, "add")["status"] == outcome.TIMED_OUT
-    assert only(run, "mul_relu")["status"] == outcome.PASSED
+    assert only(run, "add")["status"] == Status.TIMED_OUT
+    assert only(run, "mul_relu")["status"] == Status.PASSED
 
 
 @pytest.mark.gpu
@@ -449,7 +449,7 @@ def test_stores_outside_the_output_are_caught_by_the_guard_bands():
         A.zero_()
 
     after = execute_and_compare(ctx, kernel, case, None, past_the_end)
-    assert after.status == outcome.FAILED
+    assert after.status == Status.FAILED
     assert after.message == "wrote outside the output C: 1 element(s) after it (nearest 3 element(s) past the end)"
     before = execute_and_compare(ctx, kernel, case, None, before_the_start)
     assert before.message == "wrote outside the output C: 1 element(s) before it (nearest 2 element(s) past the start)"
@@ -465,7 +465,7 @@ def test_right_numbers_without_the_taught_construct_fail_on_the_gpu(warm_grade):
     )  # fmt: skip
     plain(run)
     results = run.results("row_sum")
-    assert results and all(r["status"] == outcome.FAILED for r in results), results
+    assert results and all(r["status"] == Status.FAILED for r in results), results
     assert all(r["message"].startswith("the numbers are right, but the puzzle wants") for r in results)
 
 

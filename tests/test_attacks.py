@@ -30,80 +30,80 @@ from pathlib import Path
 
 import pytest
 
-from grader import outcome
+from grader.outcome import Status
 from tests.conftest import ROOT, GraderRun
 
 ATTACKS = ROOT / "tests" / "attacks"
 CASE = "square_256"  # gemv, simulated on the CPU
-FAILING = {outcome.FAILED, outcome.ERROR, outcome.TIMED_OUT, outcome.CRASHED, outcome.NOT_RUN}
+FAILING = {Status.FAILED, Status.ERROR, Status.TIMED_OUT, Status.CRASHED, Status.NOT_RUN}
 
 # attack file -> (status gemv gets, a phrase its message must contain, or a tuple of phrases one of which it
 # must), graded in the sandbox
 EXPECTED = {
-    "patch_compare.py": (outcome.FAILED, "of 256 output elements wrong"),
-    "patch_judge.py": (outcome.FAILED, "of 256 output elements wrong"),
-    "patch_sys_modules.py": (outcome.FAILED, "of 256 output elements wrong"),
-    "forge_stdout.py": (outcome.FAILED, "of 256 output elements wrong"),
+    "patch_compare.py": (Status.FAILED, "of 256 output elements wrong"),
+    "patch_judge.py": (Status.FAILED, "of 256 output elements wrong"),
+    "patch_sys_modules.py": (Status.FAILED, "of 256 output elements wrong"),
+    "forge_stdout.py": (Status.FAILED, "of 256 output elements wrong"),
     # its forked child fails to write its pid and answers too: which of the two answers first decides the phrase
     # Its daemon, forked while the file is imported, fails to write its pid file (read-only) and its message
     # races the tracer's own on the reply pipe: an ERROR when it arrives first, else the kernel's zeros fail.
     "forge_json.py": (
-        (outcome.ERROR, outcome.FAILED),
+        (Status.ERROR, Status.FAILED),
         ("No such file or directory", "Read-only file system", "the tracer answered another question")
         + ("of 256 output elements wrong",),
     ),
-    "plant_in_cache.py": (outcome.ERROR, "Read-only file system"),
-    "print_from_the_gpu.py": (outcome.FAILED, "of 256 output elements wrong"),
-    "exit_at_import.py": (outcome.ERROR, "ended while importing the file"),
-    "exit_while_tracing.py": (outcome.ERROR, "ended while tracing `gemv`"),
-    "read_hidden_cases.py": (outcome.ERROR, "LEAKED hidden cases:  nothing"),
-    "forge_reply.py": (outcome.ERROR, "did not trace to a kernel the grader can read"),
-    "call_host_function.py": (outcome.ERROR, "calls the external function `system`"),
-    "unsafe_compile_options.py": (outcome.ERROR, "flag '-ccbin=/tmp/not-a-compiler'"),
-    "sleep_at_import.py": (outcome.TIMED_OUT, "the file's top level never finishes"),
-    "fork_at_import.py": (outcome.ERROR, "tilelang-course-attack-fork.pids'"),  # its folder is not in the sandbox
+    "plant_in_cache.py": (Status.ERROR, "Read-only file system"),
+    "print_from_the_gpu.py": (Status.FAILED, "of 256 output elements wrong"),
+    "exit_at_import.py": (Status.ERROR, "ended while importing the file"),
+    "exit_while_tracing.py": (Status.ERROR, "ended while tracing `gemv`"),
+    "read_hidden_cases.py": (Status.ERROR, "LEAKED hidden cases:  nothing"),
+    "forge_reply.py": (Status.ERROR, "did not trace to a kernel the grader can read"),
+    "call_host_function.py": (Status.ERROR, "calls the external function `system`"),
+    "unsafe_compile_options.py": (Status.ERROR, "flag '-ccbin=/tmp/not-a-compiler'"),
+    "sleep_at_import.py": (Status.TIMED_OUT, "the file's top level never finishes"),
+    "fork_at_import.py": (Status.ERROR, "tilelang-course-attack-fork.pids'"),  # its folder is not in the sandbox
     # solutions/ is not in the sandbox; unconfined (below), the inputs' hash of the TIR still fails it
-    "baked_answer.py": (outcome.ERROR, "KeyError: '08'"),
-    "link_in_cache.py": (outcome.ERROR, "Read-only file system"),
-    "tamper_cache_in_place.py": (outcome.FAILED, "of 256 output elements wrong"),  # no cache in the sandbox
-    "extern_name_injection.py": (outcome.ERROR, "calls the external function `debug_print_msg(0), C[0] ="),
-    "import_source.py": (outcome.ERROR, "imports source code (T.import_source, pragma_import_c)"),
-    "patch_tvm_in_tracer.py": (outcome.FAILED, "of 256 output elements wrong"),
-    "disable_barriers.py": (outcome.ERROR, "sets the pass config 'tl.disable_thread_storage_sync'"),
-    "poison_bytecode.py": (outcome.ERROR, "No such file or directory: '"),  # nor solutions/ to compile
-    "kill_the_judge.py": (outcome.FAILED, "of 256 output elements wrong"),
-    "hidden_cases_from_proc.py": (outcome.ERROR, "LEAKED: [] []"),
-    "forge_pass_line.py": (outcome.ERROR, "[32m  PASS  square_256"),
-    "phone_home.py": (outcome.FAILED, "of 256 output elements wrong"),
-    "gpu_from_the_tracer.py": (outcome.ERROR, "GPU seen by the tracer: "),
-    "cpp_in_loop_var_name.py": (outcome.FAILED, "of 256 output elements wrong"),
-    "cpp_in_buffer_and_let_names.py": (outcome.FAILED, "of 256 output elements wrong"),
+    "baked_answer.py": (Status.ERROR, "KeyError: '08'"),
+    "link_in_cache.py": (Status.ERROR, "Read-only file system"),
+    "tamper_cache_in_place.py": (Status.FAILED, "of 256 output elements wrong"),  # no cache in the sandbox
+    "extern_name_injection.py": (Status.ERROR, "calls the external function `debug_print_msg(0), C[0] ="),
+    "import_source.py": (Status.ERROR, "imports source code (T.import_source, pragma_import_c)"),
+    "patch_tvm_in_tracer.py": (Status.FAILED, "of 256 output elements wrong"),
+    "disable_barriers.py": (Status.ERROR, "sets the pass config 'tl.disable_thread_storage_sync'"),
+    "poison_bytecode.py": (Status.ERROR, "No such file or directory: '"),  # nor solutions/ to compile
+    "kill_the_judge.py": (Status.FAILED, "of 256 output elements wrong"),
+    "hidden_cases_from_proc.py": (Status.ERROR, "LEAKED: [] []"),
+    "forge_pass_line.py": (Status.ERROR, "[32m  PASS  square_256"),
+    "phone_home.py": (Status.FAILED, "of 256 output elements wrong"),
+    "gpu_from_the_tracer.py": (Status.ERROR, "GPU seen by the tracer: "),
+    "cpp_in_loop_var_name.py": (Status.FAILED, "of 256 output elements wrong"),
+    "cpp_in_buffer_and_let_names.py": (Status.FAILED, "of 256 output elements wrong"),
     # What the sandbox's root leaves out (grader.processes.sandbox.readable_paths): none of these can be read
-    "reference_from_git.py": (outcome.FAILED, "of 256 output elements wrong"),
-    "classmate_module.py": (outcome.FAILED, "of 256 output elements wrong"),
-    "path_socket.py": (outcome.FAILED, "of 256 output elements wrong"),
-    "cache_sizes.py": (outcome.ERROR, "LEAKED cache entries: 0 []"),
-    "session_keyring.py": (outcome.ERROR, "LEAKED key: none"),
-    "fill_the_disk.py": (outcome.ERROR, ("MiB, then: No space left on device", "MiB, then: File too large")),
+    "reference_from_git.py": (Status.FAILED, "of 256 output elements wrong"),
+    "classmate_module.py": (Status.FAILED, "of 256 output elements wrong"),
+    "path_socket.py": (Status.FAILED, "of 256 output elements wrong"),
+    "cache_sizes.py": (Status.ERROR, "LEAKED cache entries: 0 []"),
+    "session_keyring.py": (Status.ERROR, "LEAKED key: none"),
+    "fill_the_disk.py": (Status.ERROR, ("MiB, then: No space left on device", "MiB, then: File too large")),
     # stopped by the cap on tasks where one applies (test_a_fork_bomb_costs_only_its_own_check), else by its bound
-    "fork_bomb.py": (outcome.ERROR, "importing the file failed: RuntimeError: forked "),
+    "fork_bomb.py": (Status.ERROR, "importing the file failed: RuntimeError: forked "),
 }
 # Run with --no-sandbox, each of these gets what it came for: evidence that the attack is live (test_..._live).
 LIVE_UNCONFINED = {
-    "baked_answer.py": (outcome.FAILED, "output elements wrong"),
-    "reference_from_git.py": (outcome.PASSED, "max abs err"),
-    "classmate_module.py": (outcome.PASSED, "max abs err"),
-    "session_keyring.py": (outcome.ERROR, "LEAKED key: secret-token-in-the-keyring"),
-    "cache_sizes.py": (outcome.ERROR, "LEAKED cache entries: "),
+    "baked_answer.py": (Status.FAILED, "output elements wrong"),
+    "reference_from_git.py": (Status.PASSED, "max abs err"),
+    "classmate_module.py": (Status.PASSED, "max abs err"),
+    "session_keyring.py": (Status.ERROR, "LEAKED key: secret-token-in-the-keyring"),
+    "cache_sizes.py": (Status.ERROR, "LEAKED cache entries: "),
 }
 # Run again with --no-sandbox, where what they write is the evidence that they ran: (status, phrase) there.
 UNCONFINED = {
-    "fork_at_import.py": (outcome.TIMED_OUT, "the file's top level never finishes"),
-    "forge_json.py": (outcome.FAILED, "of 256 output elements wrong"),
-    "plant_in_cache.py": (outcome.FAILED, "of 256 output elements wrong"),
-    "link_in_cache.py": (outcome.FAILED, "of 256 output elements wrong"),
-    "tamper_cache_in_place.py": (outcome.FAILED, "of 256 output elements wrong"),
-    "phone_home.py": (outcome.FAILED, "of 256 output elements wrong"),
+    "fork_at_import.py": (Status.TIMED_OUT, "the file's top level never finishes"),
+    "forge_json.py": (Status.FAILED, "of 256 output elements wrong"),
+    "plant_in_cache.py": (Status.FAILED, "of 256 output elements wrong"),
+    "link_in_cache.py": (Status.FAILED, "of 256 output elements wrong"),
+    "tamper_cache_in_place.py": (Status.FAILED, "of 256 output elements wrong"),
+    "phone_home.py": (Status.FAILED, "of 256 output elements wrong"),
 }
 SLOW = {"sleep_at_import.py", "fork_at_import.py"}  # they run into the timeout: give it a short one
 FORK_PIDS = "tilelang-course-attack-fork.pids"  # in the test's own folder, TILELANG_ATTACK_DIR
@@ -377,7 +377,7 @@ def test_a_fork_bomb_costs_only_its_own_check(grade, tmp_path, attack_cache):
         )
         run = judged(grade, JUDGED_BESIDE_A_CLASSMATE, "cpu", tmp_path, attack_cache)
         assert beside.wait(timeout=600) == 0
-        assert [r["status"] for r in json.loads(report.read_text())["results"]] == [outcome.PASSED]
+        assert [r["status"] for r in json.loads(report.read_text())["results"]] == [Status.PASSED]
     finally:
         shutil.rmtree(classmate, ignore_errors=True)
     (result,) = run.results("gemv")

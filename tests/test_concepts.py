@@ -7,9 +7,9 @@ import pytest
 import tilelang
 import tilelang.language as T
 
-from grader import outcome
 from grader.concepts import Concept, Miss, staged_store, swizzled
 from grader.discover import load_module, load_puzzle, puzzle_files
+from grader.outcome import Status
 from tests.conftest import ROOT
 from tests.corpora import ConceptKernel, concept_kernels
 from tests.inprocess import grade_simulated, spec
@@ -47,7 +47,7 @@ def test_every_puzzle_with_concepts_has_a_kernel_that_breaks_them():
 def test_right_numbers_the_wrong_way_fail_with_what_the_puzzle_wants(concept: ConceptKernel, kernel: str):
     first = next(c.name for c in spec(concept.puzzle_id).kernel(kernel).cases if c.simulate)
     (result,) = grade_simulated(concept.puzzle_id, concept.path, kernel, [first])
-    assert result.status == outcome.FAILED, result
+    assert result.status == Status.FAILED, result
     # still a simulated case (its field, which the closing summary counts and the renderer says)
     assert result.checked == "simulated" and result.arch, result
     assert result.message.startswith("the numbers are right, but the puzzle wants "), result.message
@@ -94,7 +94,7 @@ def test_every_rung_of_puzzle_08_checks_its_lesson_and_has_a_kernel_that_breaks_
 def test_matmul_tuned_as_plain_pipelined_misses_both_of_its_own_checks():
     (concept,) = [c for c in CONCEPT_KERNELS if c.path.stem == "p08_matmul_tuned_as_pipelined"]
     (result,) = grade_simulated("08", concept.path, "matmul_tuned", ["square_256"])
-    assert result.status == outcome.FAILED
+    assert result.status == Status.FAILED
     assert result.message == (
         "the numbers are right, but the puzzle wants the blocks launched in panels with "
         "T.use_swizzle(panel_size=PANEL), so neighbours share L2; your kernel launches its blocks in plain order "

@@ -16,7 +16,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
-from grader import outcome
+from grader.outcome import Status
 from tests.conftest import ROOT
 
 ZEROS_GEMV = (ROOT / "tests" / "attacks" / "patch_compare.py").read_text().split('"""', 2)[2]
@@ -112,7 +112,7 @@ def test_nothing_planted_runs_in_a_check_typed_at_the_terminal(tmp_path: Path):
     )
     assert sorted(p.name for p in markers.iterdir()) == [], done.stdout + done.stderr
     assert done.returncode == 1, done.stdout + done.stderr
-    assert verdict(report)["status"] == outcome.FAILED
+    assert verdict(report)["status"] == Status.FAILED
     # every temporary folder of the run (the judge's, the tracer's, the trial sandbox's) is gone
     assert sorted(p.name for p in temporary.iterdir()) == before
 
@@ -137,7 +137,7 @@ def test_nothing_planted_runs_in_a_check_the_course_starts(tmp_path: Path, monke
     assert sorted(p.name for p in markers.iterdir()) == [], run.output
     assert run.returncode == 1, run.output
     (result,) = [r for r in run.document["results"] if r["kernel"] == "gemv"]
-    assert result["status"] == outcome.FAILED
+    assert result["status"] == Status.FAILED
 
 
 def test_the_hermetic_path_keeps_out_the_folders_anyone_can_plant_in(tmp_path: Path, monkeypatch):

@@ -197,14 +197,13 @@ def test_the_language_comes_from_the_variable_then_the_locale(monkeypatch):
 
 
 def _failed_case():
-    from grader import outcome
-    from grader.outcome import CaseResult
+    from grader.outcome import CaseResult, Status
 
     return CaseResult(
         puzzle="01",
         kernel="copy_threads",
         case="tail_1000",
-        status=outcome.FAILED,
+        status=Status.FAILED,
         sizes={"N": 1000},
         message="232 of 1000 output elements wrong",
         checked="simulated",

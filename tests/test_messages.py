@@ -9,8 +9,7 @@ from pathlib import Path
 
 import torch
 
-from grader import outcome
-from grader.outcome import CaseResult
+from grader.outcome import CaseResult, Status
 from grader.pipeline.compare import compare
 from grader.spec import DEFAULT_TOLERANCES
 
@@ -374,12 +373,12 @@ def test_repeated_errors_fold_into_one_line():
     from grader.frontends import render as report
 
     def error(kernel, case, message="mine.py:3: syntax error"):
-        return CaseResult("08", kernel, case, outcome.ERROR, {}, message)
+        return CaseResult("08", kernel, case, Status.ERROR, {}, message)
 
     first = error("gemv", "square_256")
     assert report.repeat_key("mine.py", first) == report.repeat_key("mine.py", error("gemv", "tail_1000"))
     assert report.repeat_key("mine.py", first) != report.repeat_key("mine.py", error("gemv", "x", "other"))
-    failed = CaseResult("08", "gemv", "a", outcome.FAILED, {}, "3 of 9 output elements wrong")
+    failed = CaseResult("08", "gemv", "a", Status.FAILED, {}, "3 of 9 output elements wrong")
     assert report.repeat_key("mine.py", failed) is None  # numbers differ case by case: never folded
     same = [error("gemv", f"case_{n}") for n in range(6)]
     assert report.repeated_line(same, "gemv square_256") == (
@@ -736,10 +735,10 @@ def test_an_output_only_ever_added_to_atomically_is_blamed_on_the_missing_zeroin
 
     path = Path(__file__).parent / "wrong" / "p05" / "row_sum_tiled_scalar_atomic_not_zeroed.py"
     for result in grade_simulated("05", path, "row_sum_tiled"):
-        assert result.status == outcome.FAILED, result
+        assert result.status == Status.FAILED, result
         assert result.hint.startswith("the likely cause: `C` only ever receives T.atomic_add"), result.hint
     right = Path(__file__).parent / "right" / "p05" / "row_sum_tiled_scalar_atomic_per_row.py"
-    assert {r.status for r in grade_simulated("05", right, "row_sum_tiled")} == {outcome.PASSED}
+    assert {r.status for r in grade_simulated("05", right, "row_sum_tiled")} == {Status.PASSED}
 
 
 def test_a_layout_conflict_keeps_tilelangs_words_names_the_line_and_the_way_around(warm_grade):

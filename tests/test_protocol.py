@@ -6,7 +6,7 @@ import multiprocessing
 import pytest
 
 from grader import outcome
-from grader.outcome import CaseResult
+from grader.outcome import CaseResult, Status
 from grader.processes.protocol import (
     EVENTS,
     Alive,
@@ -31,7 +31,7 @@ MESSAGES = [
     Phase("compiling"),
     Alive(),
     Timings({"trace_s": 1.25}),
-    Result(CaseResult("02", "add", "tail_1000", outcome.FAILED, {"N": 1000}, "3 of 1000 wrong", checked="gpu")),
+    Result(CaseResult("02", "add", "tail_1000", Status.FAILED, {"N": 1000}, "3 of 1000 wrong", checked="gpu")),
     Done(),
 ]
 

@@ -9,12 +9,12 @@ from grader import outcome
 from grader.discover import CELL_END, chosen_kernels, course_root, declared_cases, normalize_id
 from grader.frontends import render as report
 from grader.frontends.cli import UsageError, check_names, parser, targets
-from grader.outcome import Bench, CaseResult
+from grader.outcome import Bench, CaseResult, Status
 
 ROOT = course_root()
 
 
-def result(status=outcome.FAILED, **extra):
+def result(status=Status.FAILED, **extra):
     return CaseResult(
         "08", "gemv", "tail_1000", status, {"M": 1000, "K": 1000}, "40 of 1000 output elements wrong", **extra
     )
@@ -31,13 +31,13 @@ def test_case_lines_show_verdict_shape_details_and_hint():
 
 
 def test_passing_case_is_one_line():
-    assert len(report.case_lines(result(outcome.PASSED, details=["x"]))) == 1
+    assert len(report.case_lines(result(Status.PASSED, details=["x"]))) == 1
 
 
 def test_json_is_strict_and_complete(tmp_path: Path):
     results = [
         result(max_abs_error=math.inf),
-        result(outcome.PASSED, bench=Bench(kernel_ms=2.0, torch_ms=1.0, tflops=1.5)),
+        result(Status.PASSED, bench=Bench(kernel_ms=2.0, torch_ms=1.0, tflops=1.5)),
     ]
     path = tmp_path / "out.json"
     report.write_json(path, report.to_json(results, [{"puzzle": "08"}]))
@@ -50,7 +50,7 @@ def test_json_is_strict_and_complete(tmp_path: Path):
 
 
 def test_bench_table_ratio_is_torch_over_kernel():
-    lines = report.bench_lines([result(outcome.PASSED, bench=Bench(kernel_ms=0.25, torch_ms=0.2, tflops=550.0))])
+    lines = report.bench_lines([result(Status.PASSED, bench=Bench(kernel_ms=0.25, torch_ms=0.2, tflops=550.0))])
     assert "0.80x" in lines[1]
     assert "550.0" in lines[1]
 
@@ -231,20 +231,20 @@ def test_tvm_errors_become_one_line_with_the_learners_line():
 
 
 def test_where_a_case_ran_is_said_from_its_fields_not_its_message():
-    simulated = result(outcome.PASSED, checked="simulated", arch="sm_90a")
+    simulated = result(Status.PASSED, checked="simulated", arch="sm_90a")
     simulated.message = "max abs err 0"
     assert report.message(simulated) == "simulated on CPU: max abs err 0"
     assert report.case_lines(simulated)[0].endswith("simulated on CPU: max abs err 0")
-    built = result(outcome.COMPILED, checked="compiled", arch="sm_80")
+    built = result(Status.COMPILED, checked="compiled", arch="sm_80")
     built.message = "too large to simulate (numbers need a GPU)"
     assert report.message(built) == "compiled for sm_80: too large to simulate (numbers need a GPU)"
-    on_gpu = result(outcome.FAILED, checked="gpu", arch="sm_90a")
+    on_gpu = result(Status.FAILED, checked="gpu", arch="sm_90a")
     assert report.message(on_gpu) == "40 of 1000 output elements wrong"  # a GPU run is the usual case: no prefix
     # the simulator lacked a construct: built, numbers unchecked, and its sentence says so without a prefix
-    nosim = result(outcome.UNSUPPORTED, checked="compiled", arch="sm_90a")
+    nosim = result(Status.UNSUPPORTED, checked="compiled", arch="sm_90a")
     assert report.message(nosim) == nosim.message
     # the old status strings still compare, hash and serialise as before
-    assert outcome.Status("passed") is outcome.PASSED == "passed" and {"passed": 1}[outcome.PASSED] == 1
+    assert outcome.Status("passed") is Status.PASSED == "passed" and {"passed": 1}[Status.PASSED] == 1
     assert json.loads(json.dumps(simulated.to_dict()))["status"] == "passed"
     assert CaseResult.from_dict(simulated.to_dict()) == simulated
     with pytest.raises(ValueError):
@@ -255,9 +255,9 @@ def test_a_case_the_simulator_cannot_run_is_unchecked_never_failed_and_earns_no_
     """NOSIM is built, numbers unchecked (as a large case only compiled): nothing failed. A kernel whose every
     checked case was NOSIM passes nothing, so a construct the simulator lacks cannot stand in for a right kernel
     on a CPU-graded class; beside a simulated pass it is one more unchecked case."""
-    nosim = result(outcome.UNSUPPORTED, checked="compiled", arch="sm_90a")
+    nosim = result(Status.UNSUPPORTED, checked="compiled", arch="sm_90a")
     nosim.message = "the CPU simulator does not support the call tl.atomic_add_ret_elem_op; run on a GPU to check"
-    passed = result(outcome.PASSED, checked="simulated", arch="sm_90a")
+    passed = result(Status.PASSED, checked="simulated", arch="sm_90a")
     alone, said = report.summary("gemv", [nosim, nosim], 0, "")
     assert not alone and said.startswith("gemv: not checked:") and "atomic_add_ret_elem_op" in said, said
     beside, said = report.summary("gemv", [passed, nosim], 0, "")
@@ -321,7 +321,7 @@ def test_no_grader_module_reads_where_a_case_ran_from_message_text():
 
 
 def test_a_pass_of_a_quick_check_names_the_large_cases_it_did_not_compile():
-    simulated = [result(outcome.PASSED, checked="simulated", arch="sm_90a") for _ in range(3)]
+    simulated = [result(Status.PASSED, checked="simulated", arch="sm_90a") for _ in range(3)]
     command = "python -m grader 08 -k gemv --full"
     passed, line = report.summary("gemv", simulated, 2, command)
     assert passed and line == (

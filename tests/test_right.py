@@ -14,8 +14,8 @@ from functools import cache
 
 import pytest
 
-from grader import outcome
 from grader.discover import load_module, puzzle_files
+from grader.outcome import Status
 from tests.conftest import ROOT
 from tests.corpora import RightKernel, right_kernels
 from tests.inprocess import grade_simulated
@@ -104,7 +104,7 @@ def test_right_kernel_fits_a_hopper_block_in_every_case(variant: RightKernel):
 @pytest.mark.parametrize(("variant", "case"), _params())
 def test_right_kernel_passes_in_simulation(variant: RightKernel, case: str):
     (result,) = grade_simulated(variant.puzzle_id, variant.path, variant.kernel, [case])
-    assert result.status == outcome.PASSED, "\n".join(
+    assert result.status == Status.PASSED, "\n".join(
         [f"{variant.path.name} [{case}]: {result.status}: {result.message}", *result.details]
     )
 
@@ -148,7 +148,7 @@ def test_right_kernel_passes_every_case_on_the_gpu(warm_grade, variant: RightKer
     )
     results = run.results(variant.kernel)
     assert results and run.code == 0, "\n".join(f"{r['case']}: {r['status']}: {r['message']}" for r in results)
-    assert all(r["status"] == outcome.PASSED for r in results)
+    assert all(r["status"] == Status.PASSED for r in results)
 
 
 def test_a_window_start_kept_in_a_local_buffer_is_guarded_by_tilelang():
@@ -163,4 +163,4 @@ def test_a_window_start_kept_in_a_local_buffer_is_guarded_by_tilelang():
     cuda = kernel_source(load_module(variant.path).conv1d_naive, **case.sizes, **case.params)
     assert "0 <= (first[0] + " in cuda
     (result,) = grade_simulated("09", variant.path, "conv1d_naive", ["short_37_k31"])
-    assert result.status == outcome.PASSED, result.message
+    assert result.status == Status.PASSED, result.message

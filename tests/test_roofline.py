@@ -8,12 +8,11 @@ import sys
 
 import pytest
 
-from grader import outcome
 from grader.devices import fma_peak_tflops, tensor_peak_tflops
 from grader.discover import course_root, load_module, load_puzzle
 from grader.frontends import render as report
 from grader.frontends.cli import UsageError, parse_params
-from grader.outcome import Bench, CaseResult
+from grader.outcome import Bench, CaseResult, Status
 from grader.pipeline import roofline
 from grader.pipeline.bench import bench_with_params, block_parameters
 from tests.conftest import ROOT
@@ -101,7 +100,7 @@ def test_the_bench_passes_the_kernels_generated_code_to_the_floor():
 
 def _benched(**extra) -> CaseResult:
     bench = Bench(kernel_ms=0.05, torch_ms=0.5, gbps=700.0, floor_ms=0.01, bound="memory", **extra)
-    return CaseResult("10", "dequant_matmul", "decode", outcome.PASSED, {"M": 16}, bench=bench)
+    return CaseResult("10", "dequant_matmul", "decode", Status.PASSED, {"M": 16}, bench=bench)
 
 
 def test_the_bench_table_gives_the_roofline_percent_and_every_baseline():

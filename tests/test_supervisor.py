@@ -28,8 +28,7 @@ from typing import Any
 
 import pytest
 
-from grader import outcome
-from grader.outcome import CaseResult
+from grader.outcome import CaseResult, Status
 from grader.processes import supervisor
 from grader.processes.protocol import (
     COMPILING,
@@ -225,7 +224,7 @@ class Judges:
 
 
 def passed(kernel: str, case: str) -> CaseResult:
-    return CaseResult("02", kernel, case, outcome.PASSED, {"N": 8}, "max abs err 0", checked="simulated")
+    return CaseResult("02", kernel, case, Status.PASSED, {"N": 8}, "max abs err 0", checked="simulated")
 
 
 def grading(misbehave: Callable[[Host], None] | None = None, at: tuple[str, str] = ("add", "first")):
@@ -310,7 +309,7 @@ def test_a_run_starts_the_real_judge_and_nothing_a_request_says_changes_that():
 
 def test_a_judge_that_answers_grades_every_case_in_one_process():
     results, judges = graded(grading())
-    assert statuses(results) == [outcome.PASSED] * 4
+    assert statuses(results) == [Status.PASSED] * 4
     assert len(judges.started) == 1
     assert judges.plans == [[("add", ["first", "second"]), ("mul", ["only"]), ("relu", ["only"])]]
     judge = judges.started[0]
@@ -325,7 +324,7 @@ def test_what_the_judge_says_at_its_start_and_its_timings_reach_the_run():
         assert run.describe() == PUZZLE
         assert (run.device, run.mode, run.arch, run.isolation) == ("a scripted judge", "cpu", "sm_90a", "")
         run.set_plan(EVERY_CASE)
-        assert run.result("add", "first").status == outcome.PASSED
+        assert run.result("add", "first").status == Status.PASSED
         assert run.timings == {"device_s": 0.01, "trace_s": 0.25}
     finally:
         run.close()
@@ -386,38 +385,38 @@ HANGS = "(look for a loop whose bound never ends, or one far longer than the siz
     [
         (
             COMPILING,
-            outcome.ERROR,
+            Status.ERROR,
             f"compiling this case took longer than the time limit ({COMPILE_TIMEOUT:g} s), which says nothing about "
             "the kernel's numbers: shorten what TileLang unrolls (a T.unroll, a long loop of constant length), or "
             "give it longer (raise --compile-timeout)",
         ),
         (
             STARTING,  # the tracer's start, within the judge
-            outcome.ERROR,
+            Status.ERROR,
             f"the grader's processes took longer than {COMPILE_TIMEOUT:g} s to start (importing torch and TileLang)",
         ),
         (
             PROFILING,
-            outcome.ERROR,
+            Status.ERROR,
             f"profiling took longer than {COMPILE_TIMEOUT:g} s (the kernel and the course's own each run under Nsight "
             "Compute, which replays them many times): give it longer (raise --compile-timeout)",
         ),
         (
             SIMULATING,
-            outcome.TIMED_OUT,
+            Status.TIMED_OUT,
             f"simulating this case on the CPU took longer than {TIMEOUT:g} s: the kernel loops far longer than the "
             "sizes need, or never ends (look at each loop's bound); if the loops are right, give it longer "
             "(raise --timeout)",
         ),
-        (RUNNING, outcome.TIMED_OUT, f"the kernel ran on the GPU for more than {TIMEOUT:g} s: it hangs {HANGS}"),
+        (RUNNING, Status.TIMED_OUT, f"the kernel ran on the GPU for more than {TIMEOUT:g} s: it hangs {HANGS}"),
         (
             EXPLAINING,
-            outcome.TIMED_OUT,
+            Status.TIMED_OUT,
             f"explaining this case (simulating it again and recording one block) took longer than {TIMEOUT:g} s: "
             "give it longer (raise --timeout), or pick a smaller case or another block",
         ),
-        (TRACING, outcome.TIMED_OUT, f"no answer within {TIMEOUT:g} s: the kernel hangs {HANGS}, or compiling"),
-        ("", outcome.TIMED_OUT, f"no answer within {TIMEOUT:g} s: the kernel hangs {HANGS}, or compiling took"),
+        (TRACING, Status.TIMED_OUT, f"no answer within {TIMEOUT:g} s: the kernel hangs {HANGS}, or compiling"),
+        ("", Status.TIMED_OUT, f"no answer within {TIMEOUT:g} s: the kernel hangs {HANGS}, or compiling took"),
     ],
     ids=["compiling", "starting", "profiling", "simulating", "running", "explaining", "tracing", "no_phase"],
 )
@@ -431,12 +430,12 @@ def test_a_silent_case_is_reported_for_what_it_was_doing(phase, status, says):
     assert hung.message.startswith(says), hung.message
     assert judges.started[0].exitcode == -signal.SIGKILL  # the supervisor killed it
     second = results[("add", "second")]
-    assert statuses(results)[2:] == [outcome.PASSED, outcome.PASSED]
-    if status == outcome.ERROR:
-        assert second.status == outcome.PASSED
+    assert statuses(results)[2:] == [Status.PASSED, Status.PASSED]
+    if status == Status.ERROR:
+        assert second.status == Status.PASSED
         assert judges.plans[1] == [("add", ["second"]), ("mul", ["only"]), ("relu", ["only"])]
     else:
-        assert (second.status, second.message) == (outcome.NOT_RUN, f"not run: {hung.message}")
+        assert (second.status, second.message) == (Status.NOT_RUN, f"not run: {hung.message}")
         assert judges.plans[1] == [("mul", ["only"]), ("relu", ["only"])]
     assert len(judges.started) == 2
 
@@ -451,7 +450,7 @@ def test_each_phase_has_the_whole_of_its_own_limit():
         host.send(Phase(SIMULATING))
 
     results, judges = graded(grading(compile_then_simulate), compile_timeout=10 * TIMEOUT)
-    assert statuses(results) == [outcome.PASSED] * 4 and len(judges.started) == 1
+    assert statuses(results) == [Status.PASSED] * 4 and len(judges.started) == 1
 
 
 def test_each_answer_from_the_tracer_starts_the_clock_again():
@@ -464,7 +463,7 @@ def test_each_answer_from_the_tracer_starts_the_clock_again():
             host.send(Alive())
 
     results, judges = graded(grading(traces_slowly))
-    assert statuses(results) == [outcome.PASSED] * 4 and len(judges.started) == 1
+    assert statuses(results) == [Status.PASSED] * 4 and len(judges.started) == 1
 
 
 def test_a_compile_past_its_limit_costs_its_case_and_the_next_case_is_graded():
@@ -472,7 +471,7 @@ def test_a_compile_past_its_limit_costs_its_case_and_the_next_case_is_graded():
     results, _ = graded(grading(silent_in(COMPILING)), timeout=10 * COMPILE_TIMEOUT)
     assert "hangs" not in results[("add", "first")].message
     assert results[("add", "first")].message.endswith("(raise --compile-timeout)")
-    assert statuses(results) == [outcome.ERROR, outcome.PASSED, outcome.PASSED, outcome.PASSED]
+    assert statuses(results) == [Status.ERROR, Status.PASSED, Status.PASSED, Status.PASSED]
 
 
 def test_a_hang_reads_in_a_notebook_with_the_limit_check_takes():
@@ -512,11 +511,11 @@ def test_a_hang_reads_in_a_notebook_with_the_limit_check_takes():
 def test_a_judge_that_dies_mid_case_costs_its_kernel(monkeypatch, code, says, forked):
     monkeypatch.setattr(supervisor, "oom_kills", lambda: 7)  # the out-of-memory killer killed nothing meanwhile
     results, judges = graded(grading(dies(code)), forked=forked)
-    assert results[("add", "first")].status == outcome.CRASHED
+    assert results[("add", "first")].status == Status.CRASHED
     assert results[("add", "first")].message == says
-    assert results[("add", "second")].status == outcome.NOT_RUN
+    assert results[("add", "second")].status == Status.NOT_RUN
     assert results[("add", "second")].message == f"not run: {says}"
-    assert statuses(results)[2:] == [outcome.PASSED, outcome.PASSED]  # a fresh judge
+    assert statuses(results)[2:] == [Status.PASSED, Status.PASSED]  # a fresh judge
     assert len(judges.started) == 2 and judges.started[0].exitcode == code
 
 
@@ -536,7 +535,7 @@ def test_a_judge_killed_by_the_out_of_memory_killer_says_so(monkeypatch):
 def test_a_hang_in_a_forked_judge_is_killed_and_the_next_kernel_is_graded():
     """The thread stand-in's kill and join, done to a real process."""
     results, judges = graded(grading(silent_in(SIMULATING)), forked=True)
-    assert statuses(results) == [outcome.TIMED_OUT, outcome.NOT_RUN, outcome.PASSED, outcome.PASSED]
+    assert statuses(results) == [Status.TIMED_OUT, Status.NOT_RUN, Status.PASSED, Status.PASSED]
     assert judges.started[0].exitcode == -signal.SIGKILL
 
 
@@ -544,13 +543,13 @@ def test_a_crash_the_judge_reports_costs_the_rest_of_its_kernel():
     """A CUDA fault poisons the judge: it sends the crashed verdict and exits; the supervisor starts another."""
 
     def reports_a_crash(host: Host) -> None:
-        crashed = CaseResult("02", "add", "first", outcome.CRASHED, {"N": 8}, "CUDA error: an illegal memory access")
+        crashed = CaseResult("02", "add", "first", Status.CRASHED, {"N": 8}, "CUDA error: an illegal memory access")
         host.send(Result(crashed))
         host.die(3)
 
     results, judges = graded(grading(reports_a_crash))
     assert results[("add", "first")].message == "CUDA error: an illegal memory access"
-    assert statuses(results) == [outcome.CRASHED, outcome.NOT_RUN, outcome.PASSED, outcome.PASSED]
+    assert statuses(results) == [Status.CRASHED, Status.NOT_RUN, Status.PASSED, Status.PASSED]
     assert results[("add", "second")].message == "not run: `add` crashed on case first"
     assert len(judges.started) == 2
 
@@ -569,7 +568,7 @@ def test_a_judge_that_sends_garbage_is_as_good_as_dead(garbage):
         host.hang()
 
     results, judges = graded(grading(sends))
-    assert statuses(results) == [outcome.CRASHED, outcome.NOT_RUN, outcome.PASSED, outcome.PASSED]
+    assert statuses(results) == [Status.CRASHED, Status.NOT_RUN, Status.PASSED, Status.PASSED]
     assert judges.started[0].exitcode == -signal.SIGKILL  # stopped, not left running
 
 
@@ -583,9 +582,9 @@ def crashes_on_add(host: Host) -> None:
 @pytest.mark.parametrize(
     ("second", "status", "says"),
     [
-        (fatal_at_start, outcome.CRASHED, FATAL),
-        (hang_at_start, outcome.ERROR, f"the grader's processes took longer than {COMPILE_TIMEOUT:g} s to start"),
-        (dies(5), outcome.CRASHED, "the grading process exited with code 5 while starting: something in the graded"),
+        (fatal_at_start, Status.CRASHED, FATAL),
+        (hang_at_start, Status.ERROR, f"the grader's processes took longer than {COMPILE_TIMEOUT:g} s to start"),
+        (dies(5), Status.CRASHED, "the grading process exited with code 5 while starting: something in the graded"),
     ],
     ids=["fatal", "silent", "exit_5"],
 )
@@ -595,7 +594,7 @@ def test_a_judge_that_does_not_restart_costs_one_kernel_and_the_next_gets_anothe
     results, judges = graded(each_judge(crashes_on_add, second, grading()))
     mul = results[("mul", "only")]
     assert mul.status == status and mul.message.startswith(says), mul.message
-    assert statuses(results) == [outcome.CRASHED, outcome.NOT_RUN, status, outcome.PASSED]
+    assert statuses(results) == [Status.CRASHED, Status.NOT_RUN, status, Status.PASSED]
     assert len(judges.started) == 3 and judges.plans[-1] == [("relu", ["only"])]
 
 
@@ -656,7 +655,7 @@ def test_a_tracer_that_hangs_costs_the_rest_of_its_kernel_and_the_next_kernel_ge
 
         def wait_loaded(self, timeout):
             if self.starts == 1:
-                raise TracerGone(outcome.TIMED_OUT, "no answer within 20 s while importing the file: ...")
+                raise TracerGone(Status.TIMED_OUT, "no answer within 20 s while importing the file: ...")
             return "", ""
 
         def ask(self, kernel, known, arguments, timeout):
@@ -672,7 +671,7 @@ def test_a_tracer_that_hangs_costs_the_rest_of_its_kernel_and_the_next_kernel_ge
     tracer, phases, alive = Tracer(), [], []
     traced = trace_all(ctx, work, tracer, 16.0, lambda: alive.append(1), phase=phases.append)
     first, second, mul, relu = (traced[key] for key in EVERY_CASE)
-    assert first.error.status == outcome.TIMED_OUT and first.error.message.startswith("no answer within 20 s")
-    assert (second.error.status, second.error.message) == (outcome.NOT_RUN, f"not run: {first.error.message}")
+    assert first.error.status == Status.TIMED_OUT and first.error.message.startswith("no answer within 20 s")
+    assert (second.error.status, second.error.message) == (Status.NOT_RUN, f"not run: {first.error.message}")
     assert (mul.reply, relu.reply) == ({"id": 1}, {"id": 2}) and tracer.asked == ["mul", "relu"]
     assert tracer.starts == 2 and phases == [STARTING, TRACING, STARTING, TRACING] and len(alive) == 3

@@ -7,10 +7,9 @@ import resource
 
 import torch
 
-from grader import outcome
 from grader.devices import Device
 from grader.frontends import render as report
-from grader.outcome import CaseResult
+from grader.outcome import CaseResult, Status
 from grader.pipeline.build import COMPILE_ONLY_TARGET
 from grader.pipeline.compare import compare
 from grader.processes.judge import limit_memory
@@ -66,7 +65,7 @@ def test_a_passing_comparison_has_no_map():
 
 def test_report_prints_where_a_failure_was_saved_and_how_to_replay_it():
     result = CaseResult(
-        "02", "add", "tail_1000", outcome.FAILED, {"N": 1000}, "999 of 1000 output elements wrong",
+        "02", "add", "tail_1000", Status.FAILED, {"N": 1000}, "999 of 1000 output elements wrong",
         saved="/tmp/f/p02_add_tail_1000.pt", replay="python -m grader 02 --file x.py -k add --exact --case tail_1000",
         tile_map={"output": "C", "tile": [256], "grid": [4], "cell": [1], "wrong": [1, 1, 1, 1]},
     )  # fmt: skip

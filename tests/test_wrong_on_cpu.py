@@ -14,7 +14,7 @@ through the CLI, and on a GPU every one of them.
 import pytest
 
 from grader.discover import course_root
-from grader.outcome import ERROR, FAILED
+from grader.outcome import Status
 from tests.corpora import WrongKernel, wrong_kernels
 from tests.inprocess import grade_simulated
 
@@ -26,10 +26,10 @@ def test_simulated_cases_reject_every_known_wrong_kernel(wrong: WrongKernel):
     results = grade_simulated(wrong.puzzle_id, wrong.path, wrong.kernel)
     assert results, f"{wrong.kernel} has no simulated case"
     statuses = {r.case: r.status for r in results}
-    rejected = sorted(case for case, status in statuses.items() if status in (FAILED, ERROR))
+    rejected = sorted(case for case, status in statuses.items() if status in (Status.FAILED, Status.ERROR))
     if wrong.caught_by == "compile":
         assert not wrong.simulator_misses, "a kernel that does not build cannot be missed by the simulator"
-        assert set(statuses.values()) == {ERROR}, f"should fail to build on every case: {statuses}"
+        assert set(statuses.values()) == {Status.ERROR}, f"should fail to build on every case: {statuses}"
     elif wrong.simulator_misses:
         assert not rejected, (
             f"declares SIMULATOR_MISSES ({wrong.simulator_misses}) but the CPU rejects it on {rejected}: "

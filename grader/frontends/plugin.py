@@ -21,11 +21,11 @@ from typing import Any
 
 import pytest
 
-from grader import outcome, verified
+from grader import verified
 from grader.discover import chosen_kernels, course_root
 from grader.frontends import render as report
 from grader.i18n import tr
-from grader.outcome import CaseResult
+from grader.outcome import CaseResult, Status
 from grader.processes.supervisor import PuzzleRun
 from grader.settings import OPTIONS, PYTEST, GradeOptions, JudgeRequest, hidden_cases_file
 
@@ -208,9 +208,9 @@ class CaseItem(pytest.Item):
         self.user_properties.append(("status", str(result.status)))  # for pytest_report_teststatus
         _state(self.config).results.append(result)
         # built but its numbers unchecked (too large to simulate, or a construct the simulator lacks): exit 3
-        if result.status in (outcome.COMPILED, outcome.NOT_APPLICABLE, outcome.UNSUPPORTED):
+        if result.status in (Status.COMPILED, Status.NOT_APPLICABLE, Status.UNSUPPORTED):
             pytest.skip(report.message(result))
-        if result.status != outcome.PASSED:
+        if result.status != Status.PASSED:
             raise CaseFailed(result)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
@@ -271,7 +271,7 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config):
             return "passed", "", "PASSED"
         if report.skipped:
             status = dict(report.user_properties).get("status")
-            return "skipped", "", {outcome.NOT_APPLICABLE: "N/A", outcome.UNSUPPORTED: "NOSIM"}.get(status, "BUILT")
+            return "skipped", "", {Status.NOT_APPLICABLE: "N/A", Status.UNSUPPORTED: "NOSIM"}.get(status, "BUILT")
         return "failed", "", "FAILED"
     return None
 
@@ -302,7 +302,7 @@ def _print_case(item: CaseItem, nextitem: pytest.Item | None = None) -> None:
     else:
         _print_folded(item, writer)
         _announce(item, writer, result)
-        colour = {"green": result.status == outcome.PASSED, "yellow": result.status == outcome.COMPILED}
+        colour = {"green": result.status == Status.PASSED, "yellow": result.status == Status.COMPILED}
         lines = report.case_lines(result, item.config.getoption("grade_verbose"))
         writer.write_line(lines[0], red=not any(colour.values()), **colour)
         for line in lines[1:]:
@@ -396,7 +396,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         terminalreporter.write_line(tr(line), yellow=True)
     for line in report.not_compiled_lines(_runs(state)):
         terminalreporter.write_line(tr(line), yellow=True)
-    unfit = [r for r in state.results if r.status == outcome.NOT_APPLICABLE]
+    unfit = [r for r in state.results if r.status == Status.NOT_APPLICABLE]
     if unfit:
         terminalreporter.write_line(
             tr(

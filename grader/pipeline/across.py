@@ -14,8 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from grader import outcome
-from grader.outcome import CaseResult
+from grader.outcome import CaseResult, Status
 from grader.spec import Case
 
 LIKELY = "the likely cause: "
@@ -126,16 +125,14 @@ def several_steps(current: Graded, earlier: Sequence[Graded]) -> str:
         return ""
     one, several_passed = [], False
     for g in earlier:
-        if g.tir is None or g.result.status not in (outcome.PASSED, outcome.FAILED):
+        if g.tir is None or g.result.status not in (Status.PASSED, Status.FAILED):
             continue
         theirs = tile_loop(g.tir)
         if theirs is None:
             continue
-        if theirs.steps == 1 and g.result.status == outcome.PASSED:
+        if theirs.steps == 1 and g.result.status == Status.PASSED:
             one.append(g)
-        elif (
-            theirs.steps > 1 and g.result.status == outcome.PASSED and dict(g.case.scales) == dict(current.case.scales)
-        ):
+        elif theirs.steps > 1 and g.result.status == Status.PASSED and dict(g.case.scales) == dict(current.case.scales):
             several_passed = True
     if not one or several_passed:
         return ""
@@ -160,8 +157,8 @@ def large_inputs(current: Graded, earlier: Sequence[Graded]) -> str:
     it with ordinary inputs passed, in a kernel that takes an exponential; else ""."""
     if not current.case.scales or current.tir is None or not _has_exp(current.tir):
         return ""
-    ordinary = [g for g in earlier if not g.case.scales and g.result.status in (outcome.PASSED, outcome.FAILED)]
-    if not ordinary or any(g.result.status != outcome.PASSED for g in ordinary):
+    ordinary = [g for g in earlier if not g.case.scales and g.result.status in (Status.PASSED, Status.FAILED)]
+    if not ordinary or any(g.result.status != Status.PASSED for g in ordinary):
         return ""
     scaled = ", ".join(f"{name} x {factor:g}" for name, factor in current.case.scales.items())
     return (
@@ -178,7 +175,7 @@ def add_pattern(current: Graded, earlier: Sequence[Graded]) -> None:
     hint and the pattern is added below it; otherwise the pattern replaces the hint read from the numbers
     alone, which could only guess."""
     result = current.result
-    if result.status != outcome.FAILED:
+    if result.status != Status.FAILED:
         return
     sentence = large_inputs(current, earlier) or several_steps(current, earlier)
     if not sentence:

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from grader import outcome, verified
-from grader.outcome import CaseResult
+from grader import verified
+from grader.outcome import CaseResult, Status
 from grader.pipeline.context import Context, result_for
 from grader.spec import Case, Kernel
 
@@ -48,7 +48,7 @@ class Gpu:
         except Exception as error:  # an illegal address or a launch failure: the kernel's verdict
             message = f"the kernel crashed on the GPU: {summarize(error)}"
             hint = crash_hint(str(error), kernel_source(compiled))
-            failed = result_for(ctx, kernel, case, outcome.CRASHED, message, hint=hint, trace=traceback.format_exc())
+            failed = result_for(ctx, kernel, case, Status.CRASHED, message, hint=hint, trace=traceback.format_exc())
             return Ran(failed)
         return Ran(side_effects=tuple(writes_outside(outs, [t.name for t in kernel.outputs])))
 
@@ -73,10 +73,10 @@ class Simulator:
                 reverse_blocks=reversed_blocks(kernel, case),
             )
         except SimulationError as error:
-            return Ran(result_for(ctx, kernel, case, outcome.FAILED, str(error)))
+            return Ran(result_for(ctx, kernel, case, Status.FAILED, str(error)))
         except Unsupported as error:
             message = f"the CPU simulator does not support {error}; run on a GPU to check the numbers"
-            unsupported = result_for(ctx, kernel, case, outcome.UNSUPPORTED, message)
+            unsupported = result_for(ctx, kernel, case, Status.UNSUPPORTED, message)
             unsupported.checked = verified.COMPILED  # built; its numbers unchecked
             return Ran(unsupported)
         return Ran()
@@ -126,7 +126,7 @@ def compare_outputs(ctx: Context, kernel: Kernel, case: Case, inputs: list, outp
         hint = hint or verdict.hint
         if tile_map is None and verdict.tile_map is not None:
             tile_map = {"output": spec.name, **verdict.tile_map}
-    status = outcome.PASSED if wrong == 0 else outcome.FAILED
+    status = Status.PASSED if wrong == 0 else Status.FAILED
     message = f"max abs err {max_abs:.3g}" if wrong == 0 else f"{wrong} of {total} output elements wrong"
     return result_for(
         ctx,
@@ -163,7 +163,7 @@ def with_side_effects(result: CaseResult, side_effects: list[str]) -> CaseResult
     """Fail a result whose kernel wrote to an input or outside an output, saying so first."""
     if not side_effects:
         return result
-    result.status = outcome.FAILED
+    result.status = Status.FAILED
     result.message = side_effects[0] if result.wrong == 0 else f"{result.message}; {side_effects[0]}"
     result.details = side_effects + result.details
     result.hint = result.hint or (
@@ -184,7 +184,7 @@ def keep_failure(
     ctx: Context, kernel: Kernel, case: Case, result: CaseResult, inputs: list, outputs: list
 ) -> CaseResult:
     """With --save-failures, write a failed case's tensors and say how to replay it."""
-    if not ctx.save_failures or result.status != outcome.FAILED:
+    if not ctx.save_failures or result.status != Status.FAILED:
         return result
     from grader.pipeline.failures import save_failure
     from grader.pipeline.inputs import reference_outputs

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from grader import outcome, verified
-from grader.outcome import CaseResult
+from grader import verified
+from grader.outcome import CaseResult, Status
 from grader.pipeline.context import Build, Context, result_for
 from grader.spec import Case, Kernel
 
@@ -27,14 +27,14 @@ def unfit_gate(ctx: Context, kernel: Kernel, case: Case, build: Build | None, co
     """No block parameters of this case fit this GPU: neither passed nor failed."""
     if case.unfit:
         message = f"not applicable on {ctx.device.profile.label}: {case.unfit}"
-        return result_for(ctx, kernel, case, outcome.NOT_APPLICABLE, message)
+        return result_for(ctx, kernel, case, Status.NOT_APPLICABLE, message)
     return None
 
 
 def setup_gate(ctx: Context, kernel: Kernel, case: Case, build: Build | None, compiled: Any) -> CaseResult | None:
     """This machine cannot grade at all (no compiler): not the kernel's fault."""
     if ctx.device.problem or build is None:
-        return result_for(ctx, kernel, case, outcome.SETUP, ctx.device.problem)
+        return result_for(ctx, kernel, case, Status.SETUP, ctx.device.problem)
     return None
 
 
@@ -48,7 +48,7 @@ def empty_launch_gate(ctx: Context, kernel: Kernel, case: Case, build: Build, co
     empty = empty_launch(build.tir, case.sizes, case.params, kernel.inputs + kernel.outputs)
     if not empty:
         return None
-    return result_for(ctx, kernel, case, outcome.FAILED, empty)  # found in the TIR: nothing ran
+    return result_for(ctx, kernel, case, Status.FAILED, empty)  # found in the TIR: nothing ran
 
 
 def shared_memory_gate(ctx: Context, kernel: Kernel, case: Case, build: Build, compiled: Any) -> CaseResult | None:
@@ -69,12 +69,12 @@ def shared_memory_gate(ctx: Context, kernel: Kernel, case: Case, build: Build, c
             ctx,
             kernel,
             case,
-            outcome.NOT_APPLICABLE,
+            Status.NOT_APPLICABLE,
             f"not applicable on {profile.label}: at this case's block sizes it needs {-(-reference // 1024)} KiB of "
             f"shared memory per block; this GPU has {profile.shared_kib} KiB",
         )
     message = plan.too_much(profile.shared_per_block, f"a block on {profile.label}")
-    return result_for(ctx, kernel, case, outcome.FAILED, message)
+    return result_for(ctx, kernel, case, Status.FAILED, message)
 
 
 def compile_only_gate(ctx: Context, kernel: Kernel, case: Case, build: Build, compiled: Any) -> CaseResult | None:
@@ -86,7 +86,7 @@ def compile_only_gate(ctx: Context, kernel: Kernel, case: Case, build: Build, co
         message = "too large to simulate (numbers need a GPU)"
     else:
         return None
-    return result_for(ctx, kernel, case, outcome.COMPILED, message, checked=verified.COMPILED)
+    return result_for(ctx, kernel, case, Status.COMPILED, message, checked=verified.COMPILED)
 
 
 def run_gate(ctx: Context, kernel: Kernel, case: Case, build: Build, compiled: Any) -> CaseResult:
@@ -112,14 +112,14 @@ def built(ctx: Context, kernel: Kernel, case: Case, build: Build) -> Any:
         return result_for(ctx, kernel, case, gone.status, gone.message)
     except NotImplementedYet:
         message = f"not implemented yet: fill in the TODO of `{kernel.function}` in {ctx.source.name}"
-        return result_for(ctx, kernel, case, outcome.NOT_IMPLEMENTED, message)
+        return result_for(ctx, kernel, case, Status.NOT_IMPLEMENTED, message)
     except BuildFailed as error:
         where = f" ({error.location})" if error.location else ""
         return result_for(
             ctx,
             kernel,
             case,
-            outcome.ERROR,
+            Status.ERROR,
             error.summary + where,
             trace=error.trace,
             hint=error.hint,
@@ -145,7 +145,7 @@ def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Build | None) ->
     result.seconds = time.perf_counter() - started
     if result.checked in (verified.GPU, verified.SIMULATED):
         held_to_tir(result, kernel, case, build.tir)
-        if ctx.bench and case.bench and result.status == outcome.PASSED:
+        if ctx.bench and case.bench and result.status == Status.PASSED:
             from grader.pipeline.bench import bench_case
 
             result.bench = bench_case(ctx, kernel, case, compiled)
@@ -164,7 +164,7 @@ def held_to_tir(result: CaseResult, kernel: Kernel, case: Case, tir: Any) -> Non
     )
 
     causes = never_initialized(tir)
-    if result.status == outcome.FAILED:
+    if result.status == Status.FAILED:
         shape = kernel.inputs + kernel.outputs
         causes += added_to_but_never_set(tir) + corner_copies(tir)
         causes += floor_problems(tir, case.sizes, case.params, shape) + reduce_restarts(tir)
@@ -220,11 +220,11 @@ def fail_by_tir(result: CaseResult, sentences: list[str], right_numbers: str, ca
     """Fail a ran case for what its TIR shows (a concept missed, an accumulator never cleared), even
     when its numbers are right. On a case that failed anyway, the first sentence replaces the generic
     hint when it is the ``cause`` of the mismatch; the others are listed."""
-    if not sentences or result.status not in (outcome.PASSED, outcome.FAILED):
+    if not sentences or result.status not in (Status.PASSED, Status.FAILED):
         return
     listed = sentences[1:]
-    if result.status == outcome.PASSED:
-        result.status, result.message = outcome.FAILED, right_numbers + sentences[0]
+    if result.status == Status.PASSED:
+        result.status, result.message = Status.FAILED, right_numbers + sentences[0]
     elif cause:
         result.hint = "the likely cause: " + sentences[0]
     else:

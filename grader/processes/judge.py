@@ -18,7 +18,7 @@ from typing import Any
 
 from grader import outcome
 from grader.devices import DEFAULT, Device, Profile
-from grader.outcome import CaseResult
+from grader.outcome import CaseResult, Status
 from grader.pipeline.across import Graded, add_pattern
 from grader.pipeline.admit import Traced, admitted
 from grader.pipeline.build import OUT_OF_MEMORY, out_of_memory
@@ -208,7 +208,7 @@ def _serve(conn: Any, request: JudgeRequest, tracer: Any, guard: Any, started: f
             channel.send(Phase(EXPLAINING))
             result.explanation = _explain(ctx, graded)
         channel.send(Result(public_view(result)))
-        if result.status == outcome.CRASHED:
+        if result.status == Status.CRASHED:
             conn.close()
             os._exit(3)
     channel.send(Done())
@@ -331,7 +331,7 @@ def _explain(ctx: Context, graded: list[tuple[Kernel, Case, Build | None, CaseRe
     from grader.pipeline.inputs import make_inputs, poisoned_outputs
 
     simulated = [entry for entry in graded if entry[1].simulate] or graded[:1]
-    failed = [entry for entry in simulated if entry[3].status != outcome.PASSED]
+    failed = [entry for entry in simulated if entry[3].status != Status.PASSED]
     kernel, case, build, result = (failed or simulated)[0]
     if build is None or build.tir is None:
         return outcome.Explanation(
@@ -435,12 +435,12 @@ def _grade(channel: Channel, ctx: Context, kernel: Kernel, case: Case, build: Bu
         from grader.pipeline.build import summarize
 
         if out_of_memory(error):
-            return result_for(ctx, kernel, case, outcome.ERROR, OUT_OF_MEMORY, trace=traceback.format_exc())
+            return result_for(ctx, kernel, case, Status.ERROR, OUT_OF_MEMORY, trace=traceback.format_exc())
         message = (
             f"the grader hit an internal error on this case: {summarize(error)} (please report it; "
             "--verbose shows the trace)"
         )
-        return result_for(ctx, kernel, case, outcome.ERROR, message, trace=traceback.format_exc())
+        return result_for(ctx, kernel, case, Status.ERROR, message, trace=traceback.format_exc())
 
 
 def _profile(ctx: Context, kernel: Kernel, case: Case, build: Build) -> outcome.ProfileReport | None:
@@ -528,7 +528,7 @@ def trace_all(
             continue
         if kernel.function in given_up:
             gone = given_up[kernel.function]
-            traced[key] = Traced(error=TracerGone(outcome.NOT_RUN, f"not run: {gone.message}"))
+            traced[key] = Traced(error=TracerGone(Status.NOT_RUN, f"not run: {gone.message}"))
             continue
         arguments = {**case.sizes, **case.params}
         cached = cache_key = None

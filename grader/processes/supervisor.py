@@ -16,8 +16,7 @@ from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection
 from typing import Any, Protocol
 
-from grader import outcome
-from grader.outcome import CaseResult
+from grader.outcome import CaseResult, Status
 from grader.processes.protocol import (
     COMPILING,
     EXPLAINING,
@@ -86,38 +85,38 @@ def killed_reason(when: str, oom_before: int | None, oom_after: int | None) -> s
 def timeout_reason(seconds: float, phase: str) -> tuple[str, str]:
     """(status, message) for a case the judge did not answer within ``seconds``, from what it was doing."""
     if phase == COMPILING:
-        return outcome.ERROR, (
+        return Status.ERROR, (
             f"compiling this case took longer than the time limit ({seconds:g} s), which says nothing about the "
             "kernel's numbers: shorten what TileLang unrolls (a T.unroll, a long loop of constant length), or give "
             "it longer (raise --compile-timeout)"
         )
     if phase == STARTING:
-        return outcome.ERROR, (
+        return Status.ERROR, (
             f"the grader's processes took longer than {seconds:g} s to start (importing torch and TileLang), which "
             "says nothing about the kernel: the machine is busy or slow; give it longer (raise --compile-timeout)"
         )
     if phase == PROFILING:
-        return outcome.ERROR, (
+        return Status.ERROR, (
             f"profiling took longer than {seconds:g} s (the kernel and the course's own each run under Nsight "
             "Compute, which replays them many times): give it longer (raise --compile-timeout)"
         )
     if phase == EXPLAINING:
-        return outcome.TIMED_OUT, (
+        return Status.TIMED_OUT, (
             f"explaining this case (simulating it again and recording one block) took longer than {seconds:g} s: "
             "give it longer (raise --timeout), or pick a smaller case or another block"
         )
     if phase == SIMULATING:
-        return outcome.TIMED_OUT, (
+        return Status.TIMED_OUT, (
             f"simulating this case on the CPU took longer than {seconds:g} s: the kernel loops far longer than the "
             "sizes need, or never ends (look at each loop's bound); if the loops are right, give it longer "
             "(raise --timeout)"
         )
     if phase == RUNNING:
-        return outcome.TIMED_OUT, (
+        return Status.TIMED_OUT, (
             f"the kernel ran on the GPU for more than {seconds:g} s: it hangs (look for a loop whose bound never "
             "ends, or one far longer than the sizes need)"
         )
-    return outcome.TIMED_OUT, (
+    return Status.TIMED_OUT, (
         f"no answer within {seconds:g} s: the kernel hangs (look for a loop whose bound never ends, or one far "
         "longer than the sizes need), or compiling took too long (raise --timeout)"
     )
@@ -181,7 +180,7 @@ class PuzzleRun:
         self.startup_problem = ""
         self.timings: dict[str, float] = {}
         self._fatal = ""  # why the last judge started gave no description
-        self._fatal_status = outcome.CRASHED
+        self._fatal_status = Status.CRASHED
         self._died = False
         self._oom_at_start: int | None = None  # the out-of-memory killer's count when the judge started
         self._scratch = ""  # the judge's temporary folder (TMPDIR), deleted when it stops
@@ -197,7 +196,7 @@ class PuzzleRun:
         message = self._receive(self.compile_timeout)  # the judge's start: imports, the device, the spec
         if isinstance(message, Described):
             return message
-        self._fatal_status = outcome.CRASHED
+        self._fatal_status = Status.CRASHED
         if isinstance(message, Fatal):
             self._fatal = message.message
         elif message is None and not self._died:  # alive, and silent past the limit of the grader's own work
@@ -297,9 +296,9 @@ class PuzzleRun:
                 if alive:
                     status, reason = timeout_reason(self._limit(phase), phase)
                 else:
-                    status, reason = outcome.CRASHED, self._death_reason("while running this case")
+                    status, reason = Status.CRASHED, self._death_reason("while running this case")
                 self._stop()
-                if status == outcome.ERROR:  # a slow compile costs its own case: the next ones get a fresh judge
+                if status == Status.ERROR:  # a slow compile costs its own case: the next ones get a fresh judge
                     self._pending.remove(in_flight)
                     puzzle = (self.description or {}).get("id", self.request.puzzle_id)
                     yield CaseResult(puzzle, *in_flight, status, {}, reason, self.request.kernel_file)
@@ -324,12 +323,12 @@ class PuzzleRun:
                 self._pending.remove((result.kernel, result.case))
                 current = None
                 yield result
-                if result.status == outcome.CRASHED:
+                if result.status == Status.CRASHED:
                     self._stop()
                     yield from self._give_up(
                         result.kernel,
                         None,
-                        outcome.NOT_RUN,
+                        Status.NOT_RUN,
                         f"not run: `{result.kernel}` crashed on case {result.case}",
                     )
                     return
@@ -356,7 +355,7 @@ class PuzzleRun:
                 yield CaseResult(puzzle, key[0], key[1], status, {}, reason, source)
             else:
                 note = reason if reason.startswith("not run") else f"not run: {reason}"
-                yield CaseResult(puzzle, key[0], key[1], outcome.NOT_RUN, {}, note, source)
+                yield CaseResult(puzzle, key[0], key[1], Status.NOT_RUN, {}, note, source)
 
     def _death_reason(self, when: str) -> str:
         code = self._process.exitcode if self._process is not None else None

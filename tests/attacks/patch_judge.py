@@ -15,7 +15,7 @@ import grader.pipeline.inputs
 def _passed(*args, **kwargs):
     from grader.outcome import CaseResult
 
-    return CaseResult("08", "gemv", "square_256", grader.outcome.PASSED, {}, "max abs err 0", "x")
+    return CaseResult("08", "gemv", "square_256", grader.outcome.Status.PASSED, {}, "max abs err 0", "x")
 
 
 grader.pipeline.execute.compare_outputs = _passed
