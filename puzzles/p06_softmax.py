@@ -414,6 +414,53 @@ def softmax(A, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
 # print(f"tree of {len(row.split(7))} partial states: max {states[0][0]:.6f}, sum {states[0][1]:.12f}")
 
 # %% [markdown]
+# ### By hand: six numbers in two tiles
+#
+# The same walk on numbers small enough for a pencil: the row 1, 3, 2, 5, 4, 0 in two tiles of three
+# (three decimals):
+#
+# | after | m | factor $e^{m - m'}$ | l |
+# | --- | --- | --- | --- |
+# | nothing | -inf | | 0 |
+# | tile 1, 3, 2 | 3 | $e^{-\infty} = 0$ | $e^{-2} + e^{0} + e^{-1} = 0.135 + 1 + 0.368 = 1.503$ |
+# | tile 5, 4, 0 | 5 | $e^{3 - 5} = 0.135$ | $1.503 \cdot 0.135 + (e^{0} + e^{-1} + e^{-5}) = 0.203 + 1.375 = 1.578$ |
+#
+# The second tile raised the max from 3 to 5, so the first tile's sum shrank by $e^{-2}$ before the
+# second tile's terms were added. The second walk writes $e^{x - 5} / 1.578$: 0.0116, 0.0858, 0.0315,
+# 0.6337, 0.2331, 0.0043, which is `torch.softmax` of the row. The cell prints the same steps; change
+# the row or the tile width and run it again (with the row 5, 4, 0, 1, 3, 2 the second factor is 1).
+
+# %% [notebook]
+# # The online softmax by hand: one row walked in tiles of TILE, every step printed, then the second walk
+# # and torch.softmax. Change the row or TILE and run it again.
+# import math
+#
+# import torch
+#
+# row = [1.0, 3.0, 2.0, 5.0, 4.0, 0.0]
+# TILE = 3
+#
+# m, l = -math.inf, 0.0  # the state before the first tile
+# print(f"start: m = {m}, l = {l:g}")
+# for start in range(0, len(row), TILE):
+#     tile = row[start : start + TILE]
+#     new_m = max(m, max(tile))  # 1. the new running max
+#     factor = math.exp(m - new_m)  # 2. what moves l to the new max: 0 on the first tile, 1 if the max held
+#     terms = [math.exp(x - new_m) for x in tile]  # 3. the tile's own terms, against the new max
+#     new_l = l * factor + sum(terms)  # 4. the new running sum
+#     print(f"tile {', '.join(f'{x:g}' for x in tile)}: m' = max({m:g}, {max(tile):g}) = {new_m:g}")
+#     print(f"    factor exp(m - m') = exp({m:g} - {new_m:g}) = {factor:.3f}")
+#     print(f"    terms exp(x - m') = {[round(t, 3) for t in terms]}, their sum {sum(terms):.3f}")
+#     print(f"    l' = l * factor + sum = {l:.3f} * {factor:.3f} + {sum(terms):.3f} = {new_l:.3f}")
+#     m, l = new_m, new_l
+#
+# probabilities = [math.exp(x - m) / l for x in row]  # the second walk: each tile read again
+# reference = torch.softmax(torch.tensor(row, dtype=torch.float64), dim=0).tolist()
+# print(f"second walk, exp(x - {m:g}) / {l:.3f}: {[round(p, 4) for p in probabilities]}")
+# print(f"torch.softmax(row):          {[round(r, 4) for r in reference]}")
+# print(f"largest difference: {max(abs(p - r) for p, r in zip(probabilities, reference)):.1e}")
+
+# %% [markdown]
 # ### Three walks, two, one: bytes per element
 #
 # The safe softmax needs the max before the sum, and the sum before any output. Written directly that
