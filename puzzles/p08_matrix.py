@@ -178,15 +178,56 @@ def torch_attention(Q, K, V):
 # each tile into a per-thread fp32 fragment and reduces once after the loop. Both forms pass; which
 # is faster for a kernel that waits on HBM is yours to measure.
 #
-# It runs on the CUDA cores, and that is the right choice: GEMV is memory-bound, so what matters is
-# whether A streams at full bandwidth, not how fast the multiplies are. The bench case reads 128 MiB
-# of A, more than the H200's L2 holds, so its time is set by HBM: the bench reports it against the
-# copy bandwidth of puzzle 01.
+# It runs on the CUDA cores, rightly: GEMV is memory-bound, so what matters is whether A streams at
+# full bandwidth, not how fast it multiplies. The bench case's 128 MiB of A overflow the H200's L2, so
+# HBM sets its time: the bench compares it with puzzle 01's copy bandwidth.
 #
 # What to watch for:
 # - cast both factors to `T.float32` before multiplying;
 # - `clear=False`: with the default `clear=True` each K tile overwrites the sums, and only the last
 #   one counts.
+#
+# The cell below works a 4 x 4 GEMV by hand.
+
+# %% [notebook]
+# # GEMV by hand: y = A x in the kernel's names (x is B, y is C), a 4 x 4 A in tiles of BLOCK_M x BLOCK_K =
+# # 2 x 2, played in torch on the CPU the way `gemv`'s blocks work. Each block owns BLOCK_M rows and walks
+# # K one tile at a time; no row belongs to two blocks, so no block needs another's sums. It prints:
+# # block 0 (rows 0-1): partial sums 3 and 11 from K tile 0, then 2 and 6 from K tile 1: C[0:2] = [5, 17];
+# # block 1 (rows 2-3): partial sums 2 and 1, then -1 and -2: C[2:4] = [1, -1].
+# # Change A, B or the block sizes and run it again.
+# import torch
+#
+# A = torch.tensor([[1.0, 2, 3, 4], [5, 6, 7, 8], [2, 0, 1, 3], [0, 1, 0, 2]])
+# B = torch.tensor([1.0, 1, 2, -1])
+# BLOCK_M, BLOCK_K = 2, 2
+# M, K = A.shape
+#
+#
+# def show(v):
+#     """A number as the printout writes it: -1 in parentheses where it follows * or +."""
+#     return f"({v:g})" if v < 0 else f"{v:g}"
+#
+#
+# C = torch.empty(M)
+# for bx in range(-(-M // BLOCK_M)):  # the grid: T.ceildiv(M, BLOCK_M) blocks
+#     r0, r1 = bx * BLOCK_M, min((bx + 1) * BLOCK_M, M)
+#     sums = torch.zeros(r1 - r0)  # T.clear: one fp32 running sum per row
+#     print(f"block {bx} owns rows {r0}-{r1 - 1}; its running sums start at 0")
+#     for k in range(-(-K // BLOCK_K)):  # the T.serial loop over the K tiles
+#         c0, c1 = k * BLOCK_K, min((k + 1) * BLOCK_K, K)
+#         products = A[r0:r1, c0:c1] * B[c0:c1]  # the T.Parallel loop: B[c] for every row
+#         partial = products.sum(dim=1)  # the tile's partial sums, one per row: T.reduce_sum along dim=1 ...
+#         print(f"  K tile {k} (columns {c0}-{c1 - 1}):")
+#         for i in range(r1 - r0):
+#             terms = " + ".join(f"{A[r0 + i, c]:g}*{show(B[c].item())}" for c in range(c0, c1))
+#             p, s = partial[i].item(), sums[i].item()
+#             print(f"    row {r0 + i}: {terms} = {p:g}; running sum {s:g} + {show(p)} = {s + p:g}")
+#         sums += partial  # ... with clear=False adds them to the running sums (clear=True would overwrite them)
+#     C[r0:r1] = sums  # the one T.copy after the loop
+#     print(f"  stores C[{r0}:{r1}] = {[round(v, 4) for v in sums.tolist()]}")
+# print("C     =", [round(v, 4) for v in C.tolist()])
+# print("A @ B =", [round(v, 4) for v in (A @ B).tolist()], " the same:", torch.allclose(C, A @ B))
 
 
 # %% gemv
