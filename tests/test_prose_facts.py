@@ -206,3 +206,96 @@ def test_the_bank_conflict_07_describes_is_in_the_code_tilelang_generates():
     with tvm.target.Target(target):
         source = tilelang.lower(tir.without_attr("tilelang_out_idx"), target=target).kernel_source
     assert "K_tile)[((((((int)threadIdx.x) & 15) * 256) + ((i_4 & 3) * 64)) + d)]" in source
+
+
+def _worked_example(puzzle_id: str, opening: str, edits: dict[str, str] | None = None) -> tuple[str, dict, str]:
+    """Issue 41 item 5: run a hand-worked example cell ("extra", its first line starting with ``opening``) of
+    a stub as a learner would, after replacing the line that starts with each key of ``edits`` by its value;
+    (its printout, its names, its source)."""
+    import contextlib
+    import io
+
+    from grader.course.notebooks import module_cells
+
+    cells = module_cells(STUBS[puzzle_id].read_text(encoding="utf-8"))
+    (source,) = [c.text for c in cells if c.kind == "extra" and c.text.startswith(f"# {opening}")]
+    for start, new in (edits or {}).items():
+        lines = source.splitlines()
+        (found,) = [i for i, line in enumerate(lines) if line.startswith(start)]
+        source = "\n".join([*lines[:found], new, *lines[found + 1 :]]) + "\n"
+    printed, names = io.StringIO(), {}
+    with contextlib.redirect_stdout(printed):
+        exec(compile(source, f"<{puzzle_id}: {opening}>", "exec"), names)
+    return printed.getvalue(), names, source
+
+
+def _printed_list(printout: str, label: str) -> list[float]:
+    import ast
+
+    (line,) = [line for line in printout.splitlines() if line.startswith(label)]
+    return ast.literal_eval(line[line.index("[") : line.rindex("]") + 1])
+
+
+def test_gemv_by_hand_adds_up_to_torch():
+    # Each printed partial sum is the block's row times the K tile's piece of B, each row's partial sums add up
+    # to its entry of C, and C is torch's A @ B: as the cell stands, and with other sizes a learner may try.
+    import torch
+
+    printout, names, source = _worked_example("08", "GEMV by hand")
+    A, B = names["A"].double(), names["B"].double()
+    assert _printed_list(printout, "C     =") == (A @ B).tolist() == [5, 17, 1, -1]
+    assert "C[0:2] = [5, 17]" in source and "C[2:4] = [1, -1]" in source  # the numbers its comment writes out
+    partials = re.findall(r"row (\d+): .* = (-?[\d.]+); running sum", printout)
+    # block 0 (rows 0 and 1), then block 1 (rows 2 and 3); in each, K tile 0 (columns 0-1), then K tile 1 (2-3)
+    assert [(int(r), float(p)) for r, p in partials] == [
+        (r, (A[r, k : k + 2] @ B[k : k + 2]).item()) for rows in ((0, 1), (2, 3)) for k in (0, 2) for r in rows
+    ]
+    assert "T.ceildiv(M, BLOCK_M) blocks" in source and "clear=False" in source
+
+    generator = torch.Generator().manual_seed(41)
+    A, B = torch.randn(5, 7, generator=generator), torch.randn(7, generator=generator)
+    printout, names, _ = _worked_example(
+        "08",
+        "GEMV by hand",
+        {
+            "A = ": f"A = torch.tensor({A.tolist()})",
+            "B = ": f"B = torch.tensor({B.tolist()})",
+            "BLOCK_M, BLOCK_K = ": "BLOCK_M, BLOCK_K = 2, 3",
+        },
+    )
+    assert printout.count("block ") == 3 and printout.count("K tile ") == 3 * 3  # ceildiv(5, 2), ceildiv(7, 3)
+    assert _printed_list(printout, "C     =") == pytest.approx((A @ B).tolist(), abs=1e-4)
+    assert printout.rstrip().endswith("the same: True")
+
+
+def test_online_softmax_by_hand_matches_torch():
+    # The cell's walk ends at the row's max and sum, its printed probabilities are torch.softmax's, and the
+    # numbers the markdown above it writes out are the cell's.
+    import math
+
+    import torch
+
+    printout, names, _ = _worked_example("06", "The online softmax by hand")
+    row = torch.tensor(names["row"], dtype=torch.float64)
+    softmax = torch.softmax(row, dim=0)
+    assert names["m"] == row.max().item() == 5
+    assert names["l"] == pytest.approx(torch.exp(row - 5).sum().item(), rel=1e-12)
+    assert names["probabilities"] == pytest.approx(softmax.tolist(), abs=1e-12)
+    printed = _printed_list(printout, "second walk")
+    assert printed == [round(p, 4) for p in softmax.tolist()] == _printed_list(printout, "torch.softmax(row)")
+    assert "exp(3 - 5) = 0.135" in printout and "= 1.503" in printout and "= 1.578" in printout
+
+    text = prose(STUBS["06"])
+    assert f"$e^{{3 - 5}} = {math.exp(-2):.3f}$" in text
+    assert f"= 0.203 + 1.375 = {names['l']:.3f}$" in text
+    assert ", ".join(f"{p:.4f}" for p in printed) in text
+
+    # "with the row 5, 4, 0, 1, 3, 2 the second factor is 1"
+    assert "(with the row 5, 4, 0, 1, 3, 2 the second factor is 1)" in text
+    printout, _, _ = _worked_example(
+        "06",
+        "The online softmax by hand",
+        {"row = ": "row = [5.0, 4.0, 0.0, 1.0, 3.0, 2.0]"},
+    )
+    assert "exp(5 - 5) = 1.000" in printout
+    assert _printed_list(printout, "second walk") == _printed_list(printout, "torch.softmax(row)")
