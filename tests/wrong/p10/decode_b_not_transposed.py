@@ -1,0 +1,43 @@
+"""dequant_matmul_decode calling T.gemm(W_local, A_tile, acc) without transpose_B: the A tile is
+BLOCK_M by BLOCK_K and T.gemm reads it as BLOCK_K by BLOCK_M. Where BLOCK_M == BLOCK_K the shapes match
+and the numbers are wrong; where they differ (rect_50x77x384_g128, one_row_1x200x512_g64) T.gemm's
+shape check stops the trace."""
+
+KERNEL = "dequant_matmul_decode"
+CAUGHT_BY = "gpu"
+
+import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit
+def dequant_matmul_decode(A, B, S, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int = 3, THREADS: int = 128):
+    M, N, K, NG = T.const("M, N, K, NG")
+    A: T.Tensor((M, K), T.float16)
+    B: T.Tensor((N, K // 2), T.uint8)
+    S: T.Tensor((N, NG), T.float16)
+    C = T.empty((M, N), T.float16)
+
+    with T.Kernel(T.ceildiv(N, BLOCK_N), T.ceildiv(M, BLOCK_M), threads=THREADS) as (bx, by):
+        G = K // NG
+        A_tile = T.alloc_shared((BLOCK_M, BLOCK_K), T.float16)
+        packed = T.alloc_shared((BLOCK_N, BLOCK_K // 2), T.uint8)
+        scales = T.alloc_shared((BLOCK_N, NG), T.float16)
+        W_local = T.alloc_fragment((BLOCK_N, BLOCK_K), T.float16)
+        acc = T.alloc_fragment((BLOCK_N, BLOCK_M), T.float32)  # C^T: a row per row of W
+        T.copy(S[bx * BLOCK_N, 0], scales)
+        T.clear(acc)
+        for k in T.Pipelined(K // BLOCK_K, num_stages=STAGES):
+            T.copy(A[by * BLOCK_M, k * BLOCK_K], A_tile)
+            T.copy(B[bx * BLOCK_N, k * BLOCK_K // 2], packed)
+            for n, kk in T.Parallel(BLOCK_N, BLOCK_K):
+                nibble = (packed[n, kk // 2] >> (4 * (kk % 2))) & T.uint8(15)
+                # the bits 0x6400 | q are the fp16 number 1024 + q: minus 1032 is q - 8, no conversion
+                value = T.reinterpret(T.Cast("uint16", nibble) | T.uint16(0x6400), T.float16) - T.float16(1032)
+                W_local[n, kk] = value * scales[n, k * BLOCK_K // G]
+            T.gemm(W_local, A_tile, acc)
+        for n, m in T.Parallel(BLOCK_N, BLOCK_M):
+            if by * BLOCK_M + m < M and bx * BLOCK_N + n < N:
+                C[by * BLOCK_M + m, bx * BLOCK_N + n] = acc[n, m]
+
+    return C
