@@ -51,6 +51,24 @@ def test_no_clear_kernels_are_named(wrong):
     assert f"{name} = T.alloc_fragment" in source and f"T.clear({name})" not in source, (name, problems[0])
 
 
+@pytest.mark.parametrize(
+    ("puzzle_id", "stem", "buffer"),
+    [
+        ("06", "softmax_online_running_sum_not_zeroed", "row_sum"),
+        ("08", "flash_attention_tensor_cores_acc_not_cleared", "acc"),
+    ],
+)
+def test_a_rescale_of_a_buffer_nothing_set_is_named(puzzle_id, stem, buffer):
+    """``l = l * f + t`` (a running sum, or an accumulator rescaled before its first product) reads leftovers
+    as surely as ``l += t`` does, though no tile op and no plain ``+=`` is involved."""
+    (wrong,) = [w for w in wrong_kernels(course_root()) if w.path.stem == stem]
+    spec = _spec(puzzle_id, wrong.kernel)
+    assert never_initialized(_tir(load_module(wrong.path), spec)) == [
+        f"`{buffer}[...] = f({buffer}[...])` reads `{buffer}` before anything cleared it: its starting values are "
+        f"leftovers, so call T.clear({buffer}) before the loop"
+    ]
+
+
 def test_the_grader_says_what_to_fix():
     path = ROOT / "tests" / "wrong" / "p08" / "gemv_no_clear.py"
     run = subprocess.run(

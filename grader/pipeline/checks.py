@@ -33,24 +33,35 @@ def _is_true(value: Any) -> bool:
 _LEFTOVER_SCOPES = ("local.fragment", "local", "shared", "shared.dyn")
 
 
-def _adds_to_itself(store: Any) -> bool:
-    """Whether a store is ``x[idx] = x[idx] + ...`` (or ``... + x[idx]``): ``x[idx] += ...``, as traced."""
+def _updates_itself(store: Any) -> str | None:
+    """How a store reads the element it writes: "+=" for ``x[idx] = x[idx] + ...`` (``x[idx] += ...``, as
+    traced), "update" for other arithmetic on it (``x[idx] = x[idx] * f + t``, ``T.max(x[idx], v)``), None if
+    it does not. Only arithmetic is followed: a select or call (``T.if_then_else(k == 0, 0, x[idx])``) may be
+    how the kernel starts the value, so what is under one does not count."""
     from tilelang import tvm
 
+    arithmetic = (tvm.tirx.Add, tvm.tirx.Sub, tvm.tirx.Mul, tvm.tirx.Max, tvm.tirx.Min)
+
+    def reads_itself(node: Any) -> bool:
+        if isinstance(node, tvm.tirx.BufferLoad):
+            return node.buffer.same_as(store.buffer) and tvm.ir.structural_equal(
+                list(node.indices), list(store.indices)
+            )
+        if isinstance(node, tvm.tirx.Cast):
+            return reads_itself(node.value)
+        return isinstance(node, arithmetic) and (reads_itself(node.a) or reads_itself(node.b))
+
     value = store.value
-    if not isinstance(value, tvm.tirx.Add):
-        return False
-    return any(
-        isinstance(operand, tvm.tirx.BufferLoad)
-        and operand.buffer.same_as(store.buffer)
-        and tvm.ir.structural_equal(list(operand.indices), list(store.indices))
-        for operand in (value.a, value.b)
-    )
+    if isinstance(value, tvm.tirx.Add) and any(
+        isinstance(operand, tvm.tirx.BufferLoad) and reads_itself(operand) for operand in (value.a, value.b)
+    ):
+        return "+="
+    return "update" if reads_itself(value) else None
 
 
 def never_initialized(tir: Any) -> list[str]:
-    """A sentence for each on-chip buffer that a tile op, or a ``x[...] += ...`` store, accumulates into before
-    anything wrote it.
+    """A sentence for each on-chip buffer that a tile op, or a store computed from the element it writes
+    (``x[...] += ...``, ``x[...] = x[...] * f + t``), accumulates into before anything wrote it.
 
     Statements are visited in program order; a write anywhere earlier (a fill, a copy, a store in a
     T.Parallel loop, a gemm or reduce that clears) counts, so a clear inside the K loop passes here
@@ -64,8 +75,14 @@ def never_initialized(tir: Any) -> list[str]:
     def visit(node: Any) -> bool:
         if isinstance(node, tvm.tirx.BufferStore):
             buffer = node.buffer
-            if buffer not in written and str(buffer.scope()) in _LEFTOVER_SCOPES and _adds_to_itself(node):
-                problems.append(_uncleared(f"`{buffer.name}[...] += ...`", buffer.name))
+            update = _updates_itself(node) if buffer not in written else None
+            if update and str(buffer.scope()) in _LEFTOVER_SCOPES:
+                what = (
+                    f"`{buffer.name}[...] += ...`"
+                    if update == "+="
+                    else f"`{buffer.name}[...] = f({buffer.name}[...])`"
+                )
+                problems.append(_uncleared(what, buffer.name, "adds into" if update == "+=" else "reads"))
             written.add(buffer)
         elif isinstance(node, tvm.tirx.Evaluate) and isinstance(node.value, tvm.tirx.Call):
             call = node.value
@@ -87,11 +104,11 @@ def never_initialized(tir: Any) -> list[str]:
     return list(dict.fromkeys(problems))
 
 
-def _uncleared(what: str, name: str) -> str:
+def _uncleared(what: str, name: str, verb: str = "adds into") -> str:
     """The sentence for an accumulation (``what``: a tile op, or ``x[...] += ...``) into ``name`` before anything
     cleared it."""
     return (
-        f"{what} adds into `{name}` before anything cleared it: its starting values are leftovers, so call "
+        f"{what} {verb} `{name}` before anything cleared it: its starting values are leftovers, so call "
         f"T.clear({name}) before the loop"
     )
 
