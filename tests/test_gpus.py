@@ -66,10 +66,19 @@ def test_a_case_on_a_profile_overrides_only_block_parameters():
     assert case.on("sm_75").unfit == "needs Hopper's wgmma"
 
 
+@functools.cache
+def _fits_everywhere():
+    """Every reference case on every profile, traced once per distinct parameters (fits shares them): the fit
+    check and the allocation tests below read it, in one worker (their xdist group), instead of tracing every
+    case again per profile."""
+    return fits(list(PROFILES.values()), ROOT / "solutions")
+
+
+@pytest.mark.xdist_group("fit")
 def test_every_case_fits_every_profile():
     """The CI fit check: every reference case, traced with each profile's parameters, asks for no more
     shared memory than that profile gives a block, and none is declared unfit."""
-    rows = fits(list(PROFILES.values()), ROOT / "solutions")
+    rows = _fits_everywhere()
     assert len(rows) == len(PROFILES) * sum(
         len(k.cases) for p in SOLUTIONS.values() for k in load_puzzle(load_module(p)).kernels
     )
@@ -101,9 +110,8 @@ def _defaults(path, function):
 
 
 def _largest_per_kernel(profile):
-    rows = fits([profile], ROOT / "solutions")
     largest = {}
-    for row in rows:
+    for row in (row for row in _fits_everywhere() if row.profile == profile.name):
         if row.shared > largest.get((row.puzzle, row.kernel), (None, -1))[1]:
             largest[(row.puzzle, row.kernel)] = (row.case, row.shared)
     return {key: value for key, value in largest.items() if value[1] > 0}
@@ -121,6 +129,7 @@ def _allocated(tir, arch: str) -> int:
 
 
 @pytest.mark.slow  # every kernel's largest case traced and lowered for the profile: a minute or two each
+@pytest.mark.xdist_group("fit")
 @pytest.mark.parametrize("name", sorted(PROFILES))
 def test_the_count_is_what_tilelang_allocates_for_each_profile(name):
     """The fit check counts shared memory itself; TileLang's lowering for the profile's arch must agree
