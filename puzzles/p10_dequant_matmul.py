@@ -158,8 +158,8 @@ def fp16_matmul(A, W):
 # converts to fp16 and multiplies by its row's scale.
 #
 # What to watch for:
-# - cast the byte to `T.int32` before shifting and subtracting: `q - 8` is negative for q < 8, and a
-#   uint8 cannot hold it;
+# - cast the byte to `T.int32` and keep q in int32: `q - 8` is negative for q < 8, so a uint8 variable
+#   or fragment that holds it wraps around to 248..255;
 # - one scale per row for the whole tile: G is a multiple of BLOCK_K, so a tile never straddles two
 #   groups; its group is `bx * BLOCK_K // G`;
 # - the byte index is `k // 2` inside the tile, the packed copy starts at column `bx * BLOCK_K // 2`.

@@ -104,11 +104,16 @@ def never_initialized(tir: Any) -> list[str]:
     return list(dict.fromkeys(problems))
 
 
-def _uncleared(what: str, name: str, verb: str = "adds into") -> str:
-    """The sentence for an accumulation (``what``: a tile op, or ``x[...] += ...``) into ``name`` before anything
-    cleared it."""
+def _uncleared(what: str, name: str, reads: bool = False) -> str:
+    """The sentence for an accumulation (``what``: a tile op, or ``x[...] += ...``) into ``name``, or an update
+    that ``reads`` it (``x[...] = f(x[...])``), before anything cleared it."""
+    if reads:
+        return (
+            f"{what} reads `{name}` before anything cleared it: its starting values are leftovers, so call "
+            f"T.clear({name}) before the loop"
+        )
     return (
-        f"{what} {verb} `{name}` before anything cleared it: its starting values are leftovers, so call "
+        f"{what} adds into `{name}` before anything cleared it: its starting values are leftovers, so call "
         f"T.clear({name}) before the loop"
     )
 
