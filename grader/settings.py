@@ -59,6 +59,13 @@ DEFAULT_TIMEOUT_S = 180.0
 DEFAULT_COMPILE_TIMEOUT_S = 300.0
 
 
+def case_timeout(check_timeout: float) -> float:
+    """The limit each case of a check gets (the grader's --timeout) when the whole check has ``check_timeout``
+    seconds (a notebook's check(timeout=...), nbgrader's JudgeChecks.timeout): three quarters of it, less 5 s
+    for starting the grader, so a hung case is named before the check itself is cut; never under 5 s."""
+    return max(5.0, 0.75 * check_timeout - 5.0)
+
+
 @dataclass(frozen=True)
 class Option:
     """One grading option. ``cli``/``pytest`` are its flag in each front end ("" where that front end does

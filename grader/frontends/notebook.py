@@ -220,7 +220,7 @@ def _run_grader(
         source = Path(folder) / f"p{puzzle_id}_notebook.py"
         source.write_text(module)
         report = Path(folder) / "result.json"
-        case_timeout = case_timeout or max(5.0, 0.75 * timeout - 5.0)
+        case_timeout = case_timeout or settings.case_timeout(timeout)
         arguments = [puzzle_id, "--file", str(source), "-k", ",".join(kernels), "--exact", "--json", str(report)]
         arguments += ["--device", device, "--timeout", f"{case_timeout:g}", *extra]
         env = {**os.environ, "TILELANG_PRINT_ON_COMPILATION": "0", "PYTHONWARNINGS": "ignore", **(env_extra or {})}

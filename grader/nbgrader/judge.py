@@ -253,7 +253,7 @@ class JudgeChecks(NbGraderPreprocessor):
                 ["--full"],  # every case compiled, the large ones too (a learner's quick check leaves them out)
                 limit,
                 self._device,
-                case_timeout=max(5.0, 0.75 * self.timeout - 5.0),
+                case_timeout=settings.case_timeout(self.timeout),
                 env_extra=env,
             )
             if defined
