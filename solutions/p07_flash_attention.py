@@ -3,7 +3,7 @@
 Attention compares every query with every key: an M x N matrix of scores that, for long
 sequences, is far larger than Q, K, V and O together. Flash attention never writes it out. One
 block owns BLOCK_M queries and walks the keys in tiles of BLOCK_N, so only one BLOCK_M x BLOCK_N
-tile of scores exists at a time. This puzzle is the single-head, unmasked version, with every
+tile of scores exists at a time. This puzzle is the single-head, non-causal version, with every
 product computed element by element on the CUDA cores; batches, heads and causal masks are only
 more indexing, and the Tensor Core version is the last kernel of puzzle 08.
 
@@ -111,9 +111,9 @@ def torch_attention(Q, K, V):
 # but `Q K^T` is computed twice and K read twice.
 #
 # The tiles: Q's BLOCK_M rows, and each step's K and V tiles (BLOCK_N x D), go to shared memory with
-# `T.alloc_shared` and `T.copy` (puzzles 01 and 06), because every thread reads many of their
-# elements. The scores are a loop over the head dimension, each step adding one product to every
-# score of the tile:
+# `T.alloc_shared` and `T.copy`, because every thread reads many of their elements. This is the first
+# graded kernel with shared tiles; puzzles 01 and 06 only mentioned them. The scores are a loop over
+# the head dimension, each step adding one product to every score of the tile:
 #
 # ```python
 # T.clear(S)
@@ -361,8 +361,8 @@ def puzzle() -> Puzzle:
 # %% [markdown]
 # ## What you learned
 #
-# - A matrix product as a serial loop of multiply-adds over tiles in shared memory, one result
-#   element per thread.
+# - A matrix product as a serial loop of multiply-adds over tiles in shared memory, each thread
+#   updating the scores it holds (16 at the bench case).
 # - A tile that other threads must read goes through shared memory, not a fragment.
 # - Masking padded keys with -inf before a max and an exp.
 # - The online softmax applied to an output accumulator: rescale everything summed so far when the
