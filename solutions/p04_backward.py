@@ -149,9 +149,8 @@ def mul_relu_forward(A, B, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
 # What changed: dB needs every row of its columns, so the grid now runs over **columns only**. Each
 # block owns BLOCK_N columns and walks all of M in BLOCK_M steps with `T.serial`, writing its dA tiles
 # on the way and adding the dB products element by element into a float32 (BLOCK_M, BLOCK_N)
-# fragment. After the loop one `T.reduce_sum(..., dim=0)` folds the rows into BLOCK_N values. It is
-# puzzle 05's row sum turned on its side: threads add what they hold inside the loop and talk to each
-# other once, at the end.
+# fragment. After the loop one `T.reduce_sum(..., dim=0)` folds the rows into BLOCK_N values. Threads
+# add what they hold inside the loop and talk to each other once, at the end.
 #
 # Below, the `square_256` case with BLOCK_N = 64: four blocks, each a full-height strip of columns.
 #
