@@ -40,8 +40,9 @@ their exponential is exactly 0. Rows past M need nothing: their writes are dropp
 What it teaches: two reductions in one kernel and broadcasting a per-row value back over the
 row; why and how to subtract the max; masking a partial tile with the right neutral value
 (-inf: neutral for the max, and its exponential 0 is neutral for the sum); the online rescaling trick;
-and, for speed, reading the row once (one tile) and multiplying by a reciprocal instead of
-dividing every element. The baseline is ``torch.softmax(A, dim=1)`` on the fp16 tensor.
+reading the row once (one tile), which is what sets the time of a memory-bound kernel; and
+multiplying by one reciprocal per row instead of dividing every element, which saves instructions,
+not bytes. The baseline is ``torch.softmax(A, dim=1)`` on the fp16 tensor.
 
 Preconditions: ``softmax`` needs N <= BLOCK_N; ``softmax_online`` has none. M and N need not be
 multiples of the block sizes. Bench cases are 256 MiB of fp16, larger than the H200's L2.
@@ -246,8 +247,9 @@ def torch_softmax(A):
 #
 # Each block owns BLOCK_M whole rows (`N <= BLOCK_N`): copy the tile, scale it by log2(e) into a
 # float32 fragment, `T.reduce_max` along the row, replace each value by `T.exp2(x - max)`,
-# `T.reduce_sum`, and multiply by one reciprocal per row instead of dividing every element. A per-row
-# fragment (`max[i]`, `sum[i]`) used in a 2-D `T.Parallel` is broadcast along the row.
+# `T.reduce_sum`, and multiply by one reciprocal per row instead of dividing every element. That
+# saves instructions, not bytes. A per-row fragment (`max[i]`, `sum[i]`) used in a 2-D `T.Parallel`
+# is broadcast along the row.
 #
 # What to watch for:
 # - **the padding**: `T.copy` fills the columns past N with zeros, and zero is not neutral here: each
@@ -658,7 +660,8 @@ def puzzle() -> Puzzle:
 # - Subtract the row max: the result is unchanged and nothing overflows.
 # - Pad with the neutral element of the operation that reads the padding: 0 for a sum, -inf for a max
 #   (and hence for a softmax).
-# - Broadcast per-row values back over the row; multiply by a reciprocal instead of dividing.
+# - Broadcast per-row values back over the row; multiply by a reciprocal instead of dividing (fewer
+#   instructions, the same bytes).
 # - The online softmax: a running max, and a running sum rescaled whenever the max grows. Two partial
 #   states (m, l) merge by the same rule, in any order.
 # - A reduction over a fragment: each thread reduces the elements it holds, then the threads that share
