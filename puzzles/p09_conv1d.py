@@ -419,11 +419,21 @@ def conv1d_implicit(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int 
 # %% [markdown]
 # ## Kernel 5: `conv1d_channels_last`, windows of whole rows
 #
-# **The change from `conv1d_implicit`: the layout.** The products, the tiles and the accumulator stay;
-# what changes is which axis of each tensor is contiguous in memory. X becomes L x C_in, one row per
-# position with its channels side by side ("channels last", torch's `channels_last`, cuDNN's NHWC); the
-# output Y becomes L x C_out, so that the next layer can read it the same way and the accumulator,
-# positions by output channels, is stored as it is; and W becomes C_out x K x C_in:
+# **Five things change from `conv1d_implicit`, not one.** The sums and the fp32 accumulator stay.
+#
+# - **The layout**: which axis of each tensor is contiguous in memory (below).
+# - **The loop**: one pipelined step per (tap, channel tile), not K taps inside each channel step.
+# - **The weights' place**: shared memory, not a register fragment, so the MMA is `wgmma_ss`, not
+#   `wgmma_rs`.
+# - **`transpose_B=True`**: both tiles hold the channels along their rows.
+# - **BLOCK_C in the bench case**: 64 channels a step instead of 16.
+#
+# So a timing against `conv1d_implicit` measures the five together, not the layout alone.
+#
+# The layout first. X becomes L x C_in, one row per position with its channels side by side ("channels
+# last", torch's `channels_last`, cuDNN's NHWC); the output Y becomes L x C_out, so that the next
+# layer can read it the same way and the accumulator, positions by output channels, is stored as it
+# is; and W becomes C_out x K x C_in:
 #
 # $$Y_{t,o} = \sum_{k}\sum_{c} X_{t+k-P,\,c}\, W_{o,k,c}, \qquad Y = \sum_{k=0}^{K-1} (S_{k-P}X)\, W_{:,k,:}^{T}$$
 #
