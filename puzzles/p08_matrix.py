@@ -262,18 +262,18 @@ def gemv(A, B, BLOCK_M: int, BLOCK_K: int, THREADS: int = 128):
 #
 # $$\text{acc}_{ij} \mathrel{+}= A_{\text{row}(i),\,k}\; B_{k,\,\text{col}(j)}$$
 #
-# Every product is an fp32 fused multiply-add (FMA) that one thread executes on the CUDA cores, and
-# its two factors come straight from global memory: no tile is copied anywhere first. That is why
-# this rung reads A and B by index rather than through `T.copy`. An element of the tile whose row or
-# column lies past the edge of C has nothing to compute: guard the update with an `if` on the row and
-# column. As puzzle 01 showed, TileLang also guards every load it cannot prove in bounds (a read past
-# the end of a tensor gives 0), so the kernel passes without the `if` too; the `if` says what the
-# kernel means. The store stays a `T.copy`, which drops the writes past the edge.
+# Every product is an fp32 fused multiply-add (FMA) that one thread executes on the CUDA cores.
+# Puzzle 07's score loop was already such a GEMM, on shared tiles. This rung copies no tile: it reads
+# A and B by index, straight from global memory. An element of the tile whose row or column lies
+# past the edge of C has nothing to compute: guard the update with an `if` on the row and column. As
+# puzzle 01 showed, TileLang also guards every load it cannot prove in bounds (a read past the end of
+# a tensor gives 0), so the kernel passes without the `if` too; the `if` says what the kernel means.
+# The store stays a `T.copy`, which drops the writes past the edge.
 #
-# It is slow on purpose: every FMA reads its two factors from global memory, nothing loaded stays on
-# the chip for the next K step except in the caches, and the multiply-adds run at the CUDA cores' fp32
-# rate, a small fraction of the Tensor Cores' fp16 rate (next section). Each later rung keeps this
-# kernel's grid and fp32 accumulator and changes one thing.
+# It is slow on purpose: nothing loaded stays on the chip for the next K step except in the caches,
+# and the multiply-adds run at the CUDA cores' fp32 rate, a small fraction of the Tensor Cores' fp16
+# rate (next section). Each later rung keeps this kernel's grid and fp32 accumulator and changes one
+# thing.
 #
 # What to watch for:
 # - `T.clear` the accumulator before the K loop: fragments start as garbage (NaN in the simulator).
@@ -452,7 +452,7 @@ def matmul_naive(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, THREADS: int = 
 # **The change from `matmul_naive`: `T.alloc_shared` instead of `T.alloc_fragment` for the A and B
 # tiles.** Nothing else moves: the K loop stays a plain serial loop, the accumulator stays an fp32
 # fragment, the copies and `T.gemm` are the same calls. What the lowering does with it (the
-# experiment above shows the numbers; the cell below shows the code):
+# cell below shows the code):
 #
 # - the tiles are fetched once per block and K step, every thread copying 16 bytes at a time, and
 #   all warps read them from there (reason 1);
@@ -581,13 +581,14 @@ def matmul_shared(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, THREADS: int =
 # ## Kernel 5: `matmul_pipelined`
 #
 # **The change from `matmul_shared`: the serial K loop becomes `T.Pipelined(..., num_stages=STAGES)`.**
-# The tiles, the accumulator, the copies and `T.gemm` stay as they are. On Hopper the one line gives
-# three buffers of each tile (24 KiB instead of 8, the experiment above) and asynchronous copies
-# (`cp.async`) instead of plain loads. The bench case keeps `matmul_shared`'s tiles and threads and
-# adds 3 stages, so the two bench lines differ by the pipeline alone (experiment 1 at the end).
+# The tiles, the accumulator, the copies and `T.gemm` stay as they are. The one line gives three
+# buffers of each tile (24 KiB instead of 8, the experiment above) and `cp.async` copies instead of
+# plain loads. The bench case keeps `matmul_shared`'s tiles and threads and adds 3 stages, so the two
+# bench lines differ by the pipeline alone (experiment 1 at the end).
 #
-# The decorator, already in the stub, turns TileLang's warp specialization off for this kernel; the
-# deep dive after the kernel says what that is and why.
+# The decorator, already in the stub, turns off TileLang's *warp specialization*: some warps only copy
+# tiles while the others compute. With it on, Hopper's copies would be TMA, not `cp.async`. The deep
+# dive below says why it is off.
 
 
 # %% matmul_pipelined
@@ -657,8 +658,7 @@ def matmul_pipelined(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int
 #   so the global store is wide and coalesced instead of every thread writing scattered 4-byte pieces.
 #
 # On the H200 `matmul_tuned` runs at 0.96x torch at 4096³ and at 0.99x to 1.01x at 8192³ in two bench
-# runs (docs/results/h200-bench.md). At 4096³ there are 512 tiles for 132 SMs, 3.9 waves; the partly
-# empty last wave is what the next rung goes after.
+# runs (docs/results/h200-bench.md). Its partly empty last wave is the next rung's target.
 
 
 # %% matmul_tuned
@@ -701,6 +701,11 @@ def matmul_tuned(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int = 3
 # path from `matmul_pipelined` with one change added at a time, every figure repeated with its spread.
 # A change can be worth more or less depending on the ones already made, so the two views need not
 # agree.
+#
+# The `THREADS=128` line changes more than the number of math warpgroups. One warpgroup then holds the
+# whole 128 x 256 fp32 accumulator: 256 values a thread, more than the 255 registers a thread may
+# have. nvcc spills 2,224 bytes a thread (docs/results/p08-notes.md), so that line measures spilling
+# too.
 
 
 # %% [deep-dive]
@@ -786,15 +791,16 @@ def matmul_tuned(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int = 3
 #   loop runs over CHUNK K steps (4 in the bench cases): the whole tiles are `chunks` steps of the
 #   outer loop, the share is `share` more, and a step is skipped when the share is used up.
 # - **Clear at the start of a piece, store at its end.** A whole tile is cleared at its first chunk
-#   and stored through `C_tile` after its last. A piece of a shared tile is cleared at its first chunk
-#   or at the start of the share, and added into `partial` after the tile's last chunk or the share's.
+#   and stored through `C_tile` after its last. A piece of a last-wave tile is cleared at its first
+#   chunk or at the start of the share, and added into `partial` after the tile's last chunk or the
+#   share's.
 # - **`panel_tile`** (given) maps a tile's number to its row and column, in panels of PANEL tile rows
 #   as `T.use_swizzle` orders a launch grid.
 #
 # What to watch for:
 # - every piece starts from a cleared accumulator: a share that begins inside a tile has no chunk 0;
-# - a shared tile goes through `T.atomic_add`, never `T.copy` into the workspace: the other blocks'
-#   parts are added there too, in any order;
+# - a last-wave tile's piece goes through `T.atomic_add`, never `T.copy` into the workspace: the
+#   other blocks' parts are added there too, in any order;
 # - the result must not depend on `SMS`: the cases use 132 (the H200's SMs) and smaller counts.
 
 
@@ -914,18 +920,19 @@ def matmul_streamk(
 # ## Kernel 8: `flash_attention_tensor_cores`, two GEMMs chained
 #
 # **The change from puzzle 07's `flash_attention`: its two products go to the Tensor Cores.** The
-# algorithm is 07's: a block owns BLOCK_M queries, walks the keys in tiles of BLOCK_N, masks the keys
-# past N with -inf, and keeps a running max, a running sum and an fp32 accumulator per row, rescaled
-# when the max grows. Per key tile:
+# algorithm is 07's, from the masking to the running max, sum and accumulator. Per key tile:
 #
 # $$S = Q K_{\text{tile}}^T, \qquad \text{acc} \mathrel{+}= P\, V_{\text{tile}}$$
 #
 # - **`transpose_B=True`.** K is stored N x D, one key per row, like Q.
 #   `T.gemm(Q_tile, K_tile, S, transpose_B=True)` adds `Q_tile @ K_tile^T`, reading the K tile
 #   transposed, so the tile is copied into shared memory as it lies. Clear S first: `T.gemm` accumulates.
-# - **P in fp16.** `T.gemm` takes fp16 operands, so `T.copy(S, P)` rounds the fp32 exponentials into
-#   an fp16 fragment, the left operand of `T.gemm(P, V_tile, acc)`; the accumulator stays fp32. That
-#   rounding is why attention is graded with a looser tolerance (`ATTENTION_TOLERANCES`).
+# - **P in fp16.** The MMA needs P in V's type, fp16. So `T.copy(S, P)` rounds the fp32 exponentials
+#   into an fp16 fragment, the left operand of `T.gemm(P, V_tile, acc)`; the accumulator stays fp32.
+#   That rounding is why attention is graded with a looser tolerance (`ATTENTION_TOLERANCES`).
+# - **P stays in a fragment.** Puzzle 07's rule still holds: no thread reads another thread's P. S
+#   arrives in the MMA's accumulator layout, which is also a valid layout for its left operand. So each
+#   thread already holds the P values it feeds in.
 # - **`policy=T.GemmWarpPolicy.FullRow`** splits the output tile among the warps along rows only, so
 #   each warp holds whole rows of S, the rows the max and the sums run along. The default policy gives
 #   the same numbers.
@@ -1050,7 +1057,7 @@ def puzzle() -> Puzzle:
         *pipeline,
         in_shared,
         staged_store("the whole tiles stored through a shared tile: T.copy(acc, C_tile), then T.copy(C_tile, C[...])"),
-        adds_only_atomically("partial", "the parts of a shared tile added into `partial` with T.atomic_add only"),
+        adds_only_atomically("partial", "the parts of a last-wave tile added into `partial` with T.atomic_add only"),
     )
     # flash_attention_tensor_cores: puzzle 07's blocks and cases, with one head; the bench cases double-buffer
     # K and V
@@ -1109,7 +1116,7 @@ def puzzle() -> Puzzle:
                 cases=(
                     Case("square_256", {"M": 256, "N": 256, "K": 256}, cuda_core_blocks, seed=8701, simulate=True),
                     Case("tail_1000", {"M": 1000, "N": 1000, "K": 1000}, cuda_core_blocks, seed=8702),
-                    # a tail in M and N: the guard is what keeps the edge blocks' reads inside A and B
+                    # a tail in M and N: the edge blocks reach past C (TileLang guards their loads, puzzle 01)
                     Case("odd_127x129x131", {"M": 127, "N": 129, "K": 131}, cuda_core_blocks, seed=8703, simulate=True),
                     Case("skinny_33x1024x200", {"M": 33, "N": 1024, "K": 200}, cuda_core_blocks, seed=8704),
                     # BLOCK_M != BLOCK_N and M != N: swapped rows and columns fail on the CPU too
@@ -1210,7 +1217,7 @@ def puzzle() -> Puzzle:
                 title="Stream-K GEMM: persistent blocks, the last wave split along K",
                 concepts=streamk,
                 cases=(
-                    # 16 tiles of 64 x 64 for 5 blocks: 3 full waves, then one tile shared by all 5
+                    # 16 tiles of 64 x 64 for 5 blocks: 3 full waves, then one tile split among all 5
                     Case("square_256", {"M": 256, "N": 256, "K": 256}, {**sk_small, "SMS": 5}, 8501, simulate=True),
                     # 16 tiles for 132 blocks: no full wave, and 128 chunks, so 4 blocks get none
                     Case("few_tiles_256", {"M": 256, "N": 256, "K": 256}, sk_small, 8502, simulate=True),
@@ -1512,18 +1519,19 @@ def puzzle() -> Puzzle:
 # per block does not fit there.
 
 # %% [markdown]
-# **4. The softmax between the two products.** Within a step the block runs `Q K^T` on the Tensor
-# Cores, then the softmax on the CUDA cores (the row max, 128 x 128 exponentials, the row sum, the
-# rescaling), then `P @ V`; nothing in this kernel overlaps the softmax with the products. The
-# profile of the bench case (docs/results/h200-profiles.md, measured under the kernel's former name,
+# **4. The softmax between the two products.** Within a step each math warpgroup runs `Q K^T` on the
+# Tensor Cores, then the softmax on the CUDA cores (the row max, 64 x 128 exponentials, the row sum,
+# the rescaling), then `P @ V`. The two math warpgroups share no barrier within a step. So one's
+# softmax may run during the other's products, but only by chance: nothing in the kernel arranges it.
+# The profile of the bench case (docs/results/h200-profiles.md, measured under the kernel's former name,
 # 07 `flash_attention`) finds the Tensor Cores busy 42% of the time and the most common stall waiting
 # for loads (long scoreboard 39%). Two experiments, run with scripts rather than in this notebook
 # (docs/results/p08-flash-attention.md):
 #
 # - Writing the exponent as one fused multiply-add, `exp2(S * scale - max * scale)`, made it slower,
 #   0.1798 ms: the multiply is not what limits it.
-# - FlashAttention-3 overlaps the softmax with the products on Hopper by letting two warpgroups take
-#   turns, one's softmax running while the other's products do. `T.Pipelined(..., order=[...],
+# - FlashAttention-3 enforces that overlap on Hopper: barriers make two warpgroups take turns
+#   (ping-pong), one's softmax running while the other's products do. `T.Pipelined(..., order=[...],
 #   stage=[...])` can reorder one warpgroup's loop so that `P @ V` of one key tile is issued before the
 #   softmax of the next, but a loop scheduled by hand loses the TMA copies and the producer warpgroup,
 #   and it ran at 0.2222 ms, 0.71x torch.
