@@ -299,3 +299,170 @@ def test_online_softmax_by_hand_matches_torch():
     )
     assert "exp(5 - 5) = 1.000" in printout
     assert _printed_list(printout, "second walk") == _printed_list(printout, "torch.softmax(row)")
+
+
+# ------------------------------------------------------------------------ issue 41, N3 to N20
+
+RETRACTED_41 = {
+    "07": ["one result element per thread", "(puzzles 01 and 06)", "unmasked"],  # N9, N10, N11
+    "08": [
+        "`T.gemm` takes fp16 operands",  # N12
+        "On Hopper the one line gives",  # N14: cp.async only with warp specialization off
+        "the guard is what keeps the edge blocks' reads",  # N15: puzzle 01 says TileLang guards loads
+        "A piece of a shared tile",  # N16: "shared tile" means shared memory only
+        "a shared tile goes through `T.atomic_add`",
+        "one tile shared by all",
+        "nothing in this kernel overlaps the softmax",  # N6
+        "one warpgroup instead of two",  # N5
+    ],
+    "06": ["for speed, reading the row once (one tile) and multiplying by a reciprocal"],  # N17
+    "04": ["puzzle 05's row sum turned on its side"],  # N18: 04 comes before 05
+    "09": ["The change from `conv1d_implicit`: the layout."],  # N4
+}
+
+
+@pytest.mark.parametrize(
+    ("puzzle_id", "phrase"), [(p, phrase) for p, phrases in RETRACTED_41.items() for phrase in phrases]
+)
+def test_issue_41_wrong_claims_are_gone(puzzle_id, phrase):
+    for files in (SOLUTIONS, STUBS):
+        assert phrase not in prose(files[puzzle_id]), f"{phrase!r} is back in puzzle {puzzle_id}"
+
+
+def test_07_says_what_each_thread_computes_and_that_its_shared_tiles_are_the_first_graded():
+    # N9: at the bench case each thread updates BLOCK_M x BLOCK_N / THREADS scores, not one. N10: puzzles 01-06
+    # mention T.alloc_shared only in prose; no kernel of theirs allocates one.
+    text = prose(SOLUTIONS["07"])
+    kernel = load_puzzle(load_module(SOLUTIONS["07"])).kernel("flash_attention")
+    p = next(c for c in kernel.cases if c.bench).params
+    per_thread = p["BLOCK_M"] * p["BLOCK_N"] // p["THREADS"]
+    assert per_thread == 16 and f"each thread updating the scores it holds ({per_thread} at the bench case)" in text
+    assert "This is the first graded kernel with shared tiles" in text
+    for puzzle_id in ("01", "02", "03", "04", "05", "06"):
+        code = [
+            line
+            for line in SOLUTIONS[puzzle_id].read_text(encoding="utf-8").splitlines()
+            if not line.lstrip().startswith("#")
+        ]
+        assert not any("T.alloc_shared(" in line for line in code), puzzle_id
+    assert "the single-head, non-causal version" in text  # N11: 07 does mask (the padded keys)
+
+
+def test_p_stays_in_registers_and_the_two_math_warpgroups_share_no_barrier():
+    """N3: P is a per-thread register array fed to wgmma_rs, converted from S element by element at the same
+    index (the accumulator layout of S is the MMA's A-operand layout), so no thread reads another's P.
+    N6: inside the key loop the math warpgroups never meet at a barrier: the row reductions run over 4 threads
+    of one warp, and there is no __syncthreads; only the TMA mbarriers order the steps."""
+    from grader.teaching.experiments import kernel_source
+
+    text = prose(SOLUTIONS["08"])
+    assert "Puzzle 07's rule still holds: no thread reads another thread's P." in text
+    assert "which is also a valid layout for its left operand" in text
+    assert "A tile that other threads must read goes through shared memory" in prose(SOLUTIONS["07"])
+    assert "The two math warpgroups share no barrier within a step." in text
+    assert "FlashAttention-3 enforces that overlap on Hopper" in text
+
+    module = load_module(SOLUTIONS["08"])
+    kernel = load_puzzle(module).kernel("flash_attention_tensor_cores")
+    case = next(c for c in kernel.cases if c.bench and c.sizes["H"] == 1)
+    source = kernel_source(module.flash_attention_tensor_cores, **case.sizes, **case.params)
+    assert re.search(r"\bhalf_t P\[\d+\];", source), "P is no longer a per-thread array"
+    assert re.search(r"wgmma_rs<[^;]*\(P \+", source), "P no longer feeds wgmma from registers"
+    assert re.search(r"\*\(float4\*\)\(S \+ \((i_\d+) \* 4\)\);.*?\*\(uint2\*\)\(P \+ \(\1 \* 4\)\) =", source, re.S)
+    loop = source[source.index("for (int j_1 = 0") :]
+    assert "__syncthreads" not in loop
+    threads = re.findall(r"AllReduce<tl::\w+Op, (\d+),", loop)
+    assert threads and all(int(t) <= 32 for t in threads), threads
+
+
+def test_matmul_tuned_threads_revert_is_said_to_spill():
+    # N5: with 128 threads one math warpgroup holds the whole accumulator, more fp32 values a thread than the
+    # 255 registers a thread may have; the figure nvcc gave is on the page the cell names.
+    p = next(c for c in load_puzzle(load_module(SOLUTIONS["08"])).kernel("matmul_tuned").cases if c.bench).params
+    assert p["BLOCK_M"] * p["BLOCK_N"] // 128 == 256 > 255
+    text = prose(SOLUTIONS["08"])
+    assert 'bench("matmul_tuned", THREADS=128)' in text
+    assert "nvcc spills 2,224 bytes a thread (docs/results/p08-notes.md)" in text
+    page = (ROOT / "docs" / "results" / "p08-notes.md").read_text(encoding="utf-8")
+    assert "| 128 | 256 | 240 (24 / 240) | 2,224 bytes stored, 1,800 loaded |" in page
+
+
+def test_warp_specialization_is_defined_where_the_main_path_first_names_it():
+    # N8
+    from grader.course.notebooks import main_path_cells, parse_cells
+
+    cells = main_path_cells(parse_cells(STUBS["08"].read_text(encoding="utf-8")))
+    main = " ".join(" ".join(cell.text.replace("#", " ").split()) for cell in cells)
+    first = main.lower().index("warp specialization")
+    definition = "TileLang's *warp specialization*: some warps only copy tiles while the others compute."
+    assert main.index(definition) == first - len("TileLang's *")
+
+
+def test_pipelined_gets_cp_async_because_warp_specialization_is_off():
+    """N14: "the one line gives cp.async" holds for matmul_pipelined as shipped (warp specialization off); with
+    it on, Hopper's copies are TMA, as the prose says."""
+    import tilelang
+    from tilelang import tvm
+
+    text = prose(SOLUTIONS["08"])
+    assert (
+        "The one line gives three buffers of each tile" in text and "`cp.async` copies instead of plain loads" in text
+    )
+    assert "With it on, Hopper's copies would be TMA, not `cp.async`." in text
+    module = load_module(SOLUTIONS["08"])
+    case = next(c for c in load_puzzle(module).kernel("matmul_pipelined").cases if c.bench)
+    tir = module.matmul_pipelined.get_tir(**case.sizes, **case.params)
+    target = tvm.target.Target({"kind": "cuda", "arch": "sm_90a"})
+    sources = {}
+    for off in (True, False):
+        with target, tvm.transform.PassContext(opt_level=3, config={"tl.disable_warp_specialized": off}):
+            sources[off] = tilelang.lower(tir, target=target).kernel_source
+    assert "cp_async_gs" in sources[True] and "tma_load" not in sources[True]
+    assert "tma_load" in sources[False] and "cp_async_gs" not in sources[False]
+    configs = module.matmul_pipelined.pass_configs or {}
+    assert configs.get(tilelang.PassConfigKey.TL_DISABLE_WARP_SPECIALIZED) is True
+
+
+def test_08_names_07s_cuda_core_gemm_and_why_p_is_fp16():
+    # N13, N12
+    text = prose(SOLUTIONS["08"])
+    assert "Puzzle 07's score loop was already such a GEMM, on shared tiles." in text
+    assert "The MMA needs P in V's type, fp16." in text
+
+
+def test_channels_last_names_its_five_changes():
+    """N4: conv1d_channels_last differs from conv1d_implicit in layout, loop, where the weights are multiplied
+    from (a shared tile: wgmma_ss; a fragment: wgmma_rs), transpose_B and the bench case's BLOCK_C."""
+    text = prose(SOLUTIONS["09"])
+    assert "**Five things change from `conv1d_implicit`, not one.**" in text
+    assert "so the MMA is `wgmma_ss`, not `wgmma_rs`" in text
+    module = load_module(SOLUTIONS["09"])
+    puzzle = load_puzzle(module)
+    implicit, last = (
+        next(c for c in puzzle.kernel(name).cases if c.bench).params
+        for name in ("conv1d_implicit", "conv1d_channels_last")
+    )
+    assert (implicit["BLOCK_C"], last["BLOCK_C"]) == (16, 64)
+    assert "**BLOCK_C in the bench case**: 64 channels a step instead of 16." in text
+    implicit_code, last_code = (getattr(module, n).func_source for n in ("conv1d_implicit", "conv1d_channels_last"))
+    assert "w_tap = T.alloc_fragment(" in implicit_code and "w_tap = T.alloc_shared(" in last_code
+    assert "transpose_B=True" in last_code and "transpose_B" not in implicit_code
+
+
+def test_reciprocal_is_said_to_save_instructions_not_time():
+    # N17: 06's kernels are memory-bound; one reciprocal a row saves divisions, not bytes.
+    text = prose(SOLUTIONS["06"])
+    assert text.count("saves instructions, not bytes") == 2
+
+
+def test_zh_cn_follows_issue_41():
+    def translated(puzzle_id: str) -> str:
+        return " ".join(entry.msgstr for entry in read_po(ROOT / "i18n" / "zh_CN" / f"p{puzzle_id}.po"))
+
+    p07, p08, p09 = translated("07"), translated("08"), translated("09")
+    assert "无掩码" not in p07 and "非因果" in p07  # N11
+    assert "大部分算力闲置" not in p08  # N20
+    assert "SM 只有 97 %" not in p08 and "SM 在 97 % 的时间里都在忙" in p08
+    assert "方框" not in p08 and "方框" not in p09
+    assert "没有线程读别的线程的 P" in p08  # N3
+    assert "改了五处" in p09  # N4
