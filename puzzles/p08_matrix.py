@@ -702,6 +702,10 @@ def matmul_tuned(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int = 3
 # A change can be worth more or less depending on the ones already made, so the two views need not
 # agree.
 #
+# On the H200 at 4096³, each change reverted alone leaves this share of `matmul_tuned`'s speed: tiles
+# 0.30x, threads 0.18x, warp specialization 0.78x, staged store 0.93x, panels 0.99x, stages 1.01x. The
+# tile and the threads are most of it; a fourth stage buys nothing there.
+#
 # The `THREADS=128` line changes more than the number of math warpgroups. One warpgroup then holds the
 # whole 128 x 256 fp32 accumulator: 256 values a thread, more than the 255 registers a thread may
 # have. nvcc spills 2,224 bytes a thread (docs/results/p08-notes.md), so that line measures spilling
