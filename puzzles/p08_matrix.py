@@ -916,8 +916,8 @@ def matmul_streamk(
 # 140 x 256 / 132 = 271.5 would do, the SMs busy 53 % of the time. Stream-K shares those 8 tiles' 512
 # chunks of 4 K steps out among all 132 blocks, 3 or 4 chunks each, so its run is 256 + 16 = 272 K
 # steps: the model gives it nearly half the run back, against the same per-chunk and fix-up costs as
-# above. Predict the ratio before you run `bench("matmul_streamk", "matmul_tuned")`; the H200's answer
-# is not measured yet (docs/results/pending-h200.md).
+# above. Predict the ratio before you run `bench("matmul_streamk", "matmul_tuned")`. The H200 measured
+# 1.21x (docs/results/h200-bench-2026-12-03.md): the chunk and fix-up costs eat much of the model's 2x.
 
 
 # %% [markdown]
@@ -1367,11 +1367,10 @@ def puzzle() -> Puzzle:
 # warpgroup of `matmul_wgmma` owns 128 x 128: two m64n128k16 per 16 values of K, 8 per step, and no
 # loads of its own.
 #
-# The times are on docs/results/p08-intrinsics.md (not yet measured on the H200). Until that page has
-# numbers the answer is a hypothesis: `matmul_wgmma` should run with `matmul_tuned`, because it issues
-# the same instructions `T.gemm` issues for this tile; `matmul_mma_sync` should be the slowest, because
-# each warp waits for its own register loads and synchronous instructions, work that `wgmma` takes off
-# the warps.
+# The H200's times at 4096³ are on docs/results/p08-intrinsics.md (2026-12-03): `matmul_wgmma` 0.2252 ms
+# against `matmul_tuned`'s 0.2228, since it issues the instructions `T.gemm` issues for this tile;
+# `matmul_mma_sync` 0.3214 ms, the slowest, since each warp waits for its own register loads and
+# synchronous instructions, work that `wgmma` takes off the warps.
 
 # %% [markdown]
 # ## What you learned
