@@ -421,10 +421,12 @@ def verdict(
     puzzle_id: str,
     timeout: float,
     expected: int | None = None,
+    layout: render.Layout = render.NOTEBOOK,
 ) -> CheckResult:
     """One kernel's check from a grader run: its lines (as printed) and whether it passed. Used by
     check() and by the nbgrader judge (grader.nbgrader.judge), so both say the same. ``expected``: how
-    many cases the trusted spec grades this kernel on; a run that reports fewer passes nothing."""
+    many cases the trusted spec grades this kernel on; a run that reports fewer passes nothing. ``layout``:
+    how the cases are laid out (grader.frontends.planted offers no ``see inside`` call of its own kernel)."""
     module_name = f"p{puzzle_id}_notebook.py"
     if run.returncode is None:
         summary = tr(
@@ -447,7 +449,7 @@ def verdict(
     previous = None
     longer = f"(give it longer: check({kernel!r}, timeout=...))"  # a notebook's time limit is check()'s
     for case in cases_shown:
-        shown = render.case_lines(case, layout=render.NOTEBOOK, previous=previous, longer=longer)
+        shown = render.case_lines(case, layout=layout, previous=previous, longer=longer)
         lines += [_where(line, starts, module_name) for line in shown]
         previous = case
     skipped = [c for r in run.document.get("runs", []) for c in r.get("not_compiled") or [] if c["kernel"] == kernel]
@@ -587,8 +589,6 @@ def explain(
     values of the tiles it wrote, with a slider. ``case`` defaults to the first failed simulated case, else the
     first simulated one; ``block`` (``1`` or ``(1, 0)``) defaults to the block that wrote the first wrong
     element, else the first block. It never changes a grade."""
-    from grader.frontends import explain_view
-
     limit = max(default_timeout(), EXPLAIN_TIMEOUT_S) if timeout is None else timeout
     with _quiet():
         magics = _magics()
@@ -598,31 +598,63 @@ def explain(
             said = f"{kernel}: no cell defines it yet: run the cell that starts with %%puzzle {kernel}, then this one"
             print(tr(said))
             return ExplainResult()
-        where = ",".join(str(b) for b in block) if isinstance(block, (tuple, list)) else block
-        extra = ["--explain", kernel, *(["--block", str(where)] if where is not None else [])]
+    return explain_module(
+        magics.puzzle_id,
+        module,
+        kernel,
+        case,
+        block,
+        limit,
+        warm=magics.warm,
+        where=lambda text: _where(text, starts, module_name),
+        record=lambda explanation: _in_cells(explanation, starts, module_name),
+        cells=lambda line: _cell_line(line, starts),
+    )
+
+
+def explain_module(
+    puzzle_id: str,
+    module: str,
+    kernel: str,
+    case: str | None,
+    block: int | str | tuple[int, ...] | None,
+    limit: float,
+    *,
+    warm: Any = None,
+    where: Any = None,
+    record: Any = None,
+    cells: Any = None,
+) -> ExplainResult:
+    """explain() on a module's text: run the grader with --explain, print the case's lines and show the view.
+    ``where`` rewrites a printed sentence's file and lines for the learner, ``record`` the record's, ``cells``
+    labels a step's line (grader.frontends.explain_view.line_label); by default they stay as the module has them."""
+    from grader.frontends import explain_view
+
+    where = where or (lambda text: text)
+    with _quiet():
+        where_arg = ",".join(str(b) for b in block) if isinstance(block, (tuple, list)) else block
+        extra = ["--explain", kernel, *(["--block", str(where_arg)] if where_arg is not None else [])]
         cases = ["--case", case] if case else []
-        run = _run_grader(magics.puzzle_id, module, [kernel], extra + cases, limit, "cpu", warm=magics.warm)
+        run = _run_grader(puzzle_id, module, [kernel], extra + cases, limit, "cpu", warm=warm)
         chosen = _explained_case(run.document, kernel, case)
         if chosen is not None and chosen.explanation is None and not case:
             # that run graded every case and recorded none: record the chosen one alone
-            run = _run_grader(
-                magics.puzzle_id, module, [kernel], [*extra, "--case", chosen.case], limit, "cpu", warm=magics.warm
-            )
+            run = _run_grader(puzzle_id, module, [kernel], [*extra, "--case", chosen.case], limit, "cpu", warm=warm)
             chosen = _explained_case(run.document, kernel, chosen.case)
         if run.document is None:
             reason = f"no answer within {limit:g} s" if run.returncode is None else "the grader stopped"
-            print(tr(f"explain: {reason}; run python -m grader {magics.puzzle_id} --explain {kernel} for details"))
+            print(tr(f"explain: {reason}; run python -m grader {puzzle_id} --explain {kernel} for details"))
             return ExplainResult()
         if chosen is None or chosen.explanation is None:
             said = chosen.message if chosen is not None else f"no simulated case of {kernel}"
-            print(tr(f"explain: nothing to show for {kernel}: {_where(said, starts, module_name)}"))
+            print(tr(f"explain: nothing to show for {kernel}: {where(said)}"))
             return ExplainResult(chosen, run.document)
         shown = render.case_lines(chosen, layout=render.NOTEBOOK)
-        print("\n".join(tr(_where(line, starts, module_name)) for line in shown))
+        print("\n".join(tr(where(line)) for line in shown))
     from IPython.display import HTML, display
 
-    shown_record = _in_cells(chosen.explanation, starts, module_name)
-    display(HTML(explain_view.html_fragment(shown_record, cells=lambda line: _cell_line(line, starts))))
+    shown_record = record(chosen.explanation) if record is not None else chosen.explanation
+    display(HTML(explain_view.html_fragment(shown_record, cells=cells)))
     return ExplainResult(chosen, run.document)
 
 
