@@ -202,6 +202,85 @@ def puzzle() -> Puzzle:
 
 
 # %% [markdown]
+# ## Reading a failure
+#
+# A failed check says where to look. The cells below plant two bugs in copies of `outer_add`, for you to
+# read and fix. `check_source` and `explain_source` work like `check` and `explain`, on a kernel given as
+# text. Your own kernels and their checks stay as they are.
+#
+# **1. A wrong offset.** This copy reads `A[i]` where `A[row]` belongs. Predict: which tiles of C come out
+# wrong?
+
+# %% [notebook]
+# from grader.frontends.planted import check_source
+#
+# a_without_offset = """
+# import tilelang
+# import tilelang.language as T
+#
+#
+# @tilelang.jit
+# def outer_add(A, B, BLOCK_M: int, BLOCK_N: int, THREADS: int = 256):
+#     M, N = T.const("M, N")
+#     A: T.Tensor((M,), T.float16)
+#     B: T.Tensor((N,), T.float16)
+#     C = T.empty((M, N), T.float16)
+#
+#     with T.Kernel(T.ceildiv(N, BLOCK_N), T.ceildiv(M, BLOCK_M), threads=THREADS) as (bx, by):
+#         for i, j in T.Parallel(BLOCK_M, BLOCK_N):
+#             row = by * BLOCK_M + i
+#             col = bx * BLOCK_N + j
+#             if row < M and col < N:
+#                 C[row, col] = A[i] + B[col]
+#
+#     return C
+# """
+# check_source("03", "outer_add", a_without_offset, case="odd_33x127")
+
+# %% [markdown]
+# The tile map marks each tile of C, `x` wrong and `.` right, one row of marks per row of tiles:
+#
+# ```
+# ..
+# xx
+# xx
+# ```
+#
+# The first row of tiles is right and every row below it is wrong, so suspect the row offset. The first
+# wrong element is `C[16, 0]`, where the second row of tiles starts. It holds a wrong number, not NaN: the
+# element was written, with the wrong value.
+
+# %% [notebook]
+# from grader.frontends.planted import explain_source
+#
+# explain_source("03", "outer_add", a_without_offset, case="odd_33x127")
+
+# %% [markdown]
+# `explain_source` replays block `(0, 1)`, the one that wrote `C[16, 0]`. It marks with `>>` the step that
+# stored it. That step's picture of A shows which elements the block read: `A[0:16]`, not `A[16:32]`. So
+# `A[i]` ignores `by`. Write `A[row]` in the string and run both cells again: the check passes.
+#
+# For your own kernel, a failed check prints the call to make: `explain("outer_add", case="odd_33x127")`.
+# In a terminal, `python -m grader 03 --explain outer_add` prints the same steps.
+#
+# **2. A race.** This copy fixes the first bug and plants another: it stores to `C[row, j]`, not
+# `C[row, col]`. Predict: what does the grader say?
+
+# %% [notebook]
+# from grader.frontends.planted import check_source
+#
+# store_without_offset = a_without_offset.replace("A[i]", "A[row]").replace("C[row, col]", "C[row, j]")
+# check_source("03", "outer_add", store_without_offset, case="odd_33x127")
+
+# %% [markdown]
+# There is no tile map this time: the simulator stops at the race. Blocks `(bx=1,by=2)` and `(bx=0,by=2)`
+# both store to `C[32, 0]`, with different values. A GPU runs blocks in no set order, so `C[32, 0]` would
+# keep whichever store came last. The two blocks differ only in `bx`, so the store's address ignores `bx`:
+# write `C[row, col]`.
+#
+# `T.print` is no help in a check: the simulator skips it, and on a GPU the grader discards printed output.
+
+# %% [markdown]
 # ## What you learned
 #
 # - A 2-D grid and a 2-D `T.Parallel` map onto a row-major matrix: first grid axis and last loop
