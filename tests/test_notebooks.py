@@ -272,6 +272,7 @@ def execute(
 # bind (so those cells, run in order, are one closed program, the same in both), and it touches nothing that
 # reads the notebook's own state (check, bench... from grader.nb read the kernel cells run so far).
 STATEFUL_MODULES = ("grader.nb", "grader.frontends.notebook", "IPython")
+# Not grader.frontends.planted: it grades the source text it is given and reads no cell (puzzle 03's planted bugs).
 PURE_BUILTINS = set(dir(builtins)) - {"globals", "locals", "vars", "dir", "eval", "exec", "__import__", "breakpoint"}
 SCOPES = (
     ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda,

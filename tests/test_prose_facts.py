@@ -1,6 +1,7 @@
 """Facts in the teaching text of puzzles 02, 07, 08 and 10 that the review of issue 28 found wrong, pinned
 against the puzzle specs, the results pages and TileLang itself so they cannot drift back."""
 
+import functools
 import re
 
 import pytest
@@ -466,3 +467,132 @@ def test_zh_cn_follows_issue_41():
     assert "方框" not in p08 and "方框" not in p09
     assert "没有线程读别的线程的 P" in p08  # N3
     assert "改了五处" in p09  # N4
+
+
+# ------------------------------------------------------------------ issue 41 item 3: 03's "Reading a failure"
+
+
+@functools.cache
+def _reading_a_failure() -> tuple[str, dict[str, str]]:
+    """03's section as prose, and the planted sources its experiment cells bind (their assignments run alone:
+    the check_source and explain_source calls are left out)."""
+    import ast
+
+    from grader.course.notebooks import puzzle_notebook
+
+    cells = puzzle_notebook(SOLUTIONS["03"], "03").cells
+    start = next(i for i, c in enumerate(cells) if c.source.startswith("## Reading a failure"))
+    end = next(i for i, c in enumerate(cells) if c.source.startswith("## What you learned"))
+    section = cells[start:end]
+    names: dict[str, str] = {}
+    for cell in section:
+        if cell.metadata["tilelang_course"]["role"] == "extra":
+            tree = ast.parse(cell.source)
+            tree.body = [s for s in tree.body if isinstance(s, ast.Assign)]
+            exec(compile(tree, "planted", "exec"), {}, names)
+    text = " ".join(" ".join(c.source.split()) for c in section if c.cell_type == "markdown")
+    return text, names
+
+
+def _kernel_text(source: str, name: str) -> str:
+    lines = source.splitlines()
+    first = lines.index(next(line for line in lines if line.startswith(f"def {name}(")))
+    last = next(i for i in range(first, len(lines)) if lines[i].strip() == "return C")
+    return "\n".join(line for line in lines[first : last + 1] if "# TODO" not in line)
+
+
+def test_planted_bugs_are_one_line_each_from_the_solution():
+    # Each bug is the one change the prose names, and its fix gives back the solution's outer_add.
+    text, planted = _reading_a_failure()
+    solution = _kernel_text(SOLUTIONS["03"].read_text(encoding="utf-8"), "outer_add")
+    offset, store = planted["a_without_offset"], planted["store_without_offset"]
+    assert "reads `A[i]` where `A[row]` belongs" in text and "Write `A[row]` in the string" in text
+    assert _kernel_text(offset.replace("A[i]", "A[row]"), "outer_add") == solution != _kernel_text(offset, "outer_add")
+    assert "it stores to `C[row, j]`, not `C[row, col]`" in text and "write `C[row, col]`" in text
+    assert _kernel_text(store.replace("C[row, j]", "C[row, col]"), "outer_add") == solution
+
+
+def test_planted_cells_run_once_in_the_solved_twin():
+    # CI's budget: the planted checks read nothing the stub and its solved twin define differently.
+    from grader.course.notebooks import puzzle_notebook
+    from tests.test_notebooks import run_by_the_twin
+
+    stub, solved = puzzle_notebook(STUBS["03"], "03"), puzzle_notebook(SOLUTIONS["03"], "03")
+    planted = [c.id for c in stub.cells if "grader.frontends.planted" in c.source]
+    assert len(planted) == 3 and set(planted) <= set(run_by_the_twin(stub, solved))
+
+
+@pytest.fixture(scope="module")
+def planted_files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("planted")
+    _, planted = _reading_a_failure()
+    for name, source in planted.items():
+        (folder / f"{name}.py").write_text(source)
+    return folder
+
+
+def test_the_quoted_tile_map_and_first_wrong_element_are_what_the_grader_prints(planted_files):
+    from grader.frontends import render
+    from tests.inprocess import grade_simulated
+
+    text, _ = _reading_a_failure()
+    (result,) = grade_simulated("03", planted_files / "a_without_offset.py", "outer_add", ["odd_33x127"])
+    lines = [line.strip() for line in render.case_lines(result, layout=render.NOTEBOOK)]
+    marks = lines[next(i for i, line in enumerate(lines) if line.startswith("tile map")) + 1 :][:3]
+    assert marks == ["..", "xx", "xx"]
+    assert "``` .. xx xx ```" in text
+    first = next(line for line in lines if line.startswith("C["))
+    assert first.startswith("C[16, 0] = ") and "nan" not in first.split(",")[1]  # "a wrong number, not NaN"
+    assert "The first wrong element is `C[16, 0]`" in text and "It holds a wrong number, not NaN" in text
+    call = render.NOTEBOOK.see_inside.format(puzzle="03", kernel="outer_add", case="odd_33x127")
+    assert lines[-1] == f"see inside: {call}" and f"call to make: `{call}`" in text
+
+
+def test_explain_opens_at_the_block_and_the_read_the_prose_names(planted_files):
+    from grader.pipeline.explain.record import unpack
+    from tests.test_explain import explained
+
+    text, _ = _reading_a_failure()
+    explanation = explained("03", "outer_add", "odd_33x127", planted_files / "a_without_offset.py")
+    assert explanation.block == [0, 1] and explanation.target["index"] == [16, 0]
+    assert "replays block `(0, 1)`, the one that wrote `C[16, 0]`" in text
+    marked = next(s for s in explanation.steps if s.index == explanation.marked)
+    (a,) = [t for t in marked.touches if t.buffer == "A" and t.mode == "read"]
+    read = unpack(a.mask, a.shape).nonzero().flatten().tolist()
+    assert read == list(range(16)) and "`A[0:16]`, not `A[16:32]`" in text
+    assert "was stored at" in explanation.why and "T.Parallel" in marked.source  # ">> the step that stored it"
+
+
+def test_the_quoted_race_is_what_the_grader_says(planted_files):
+    from tests.inprocess import grade_simulated
+
+    text, _ = _reading_a_failure()
+    (result,) = grade_simulated("03", planted_files / "store_without_offset.py", "outer_add", ["odd_33x127"])
+    said = "race on `C[32, 0]`: blocks (bx=1,by=2) and (bx=0,by=2) both store to it, different values"
+    assert said in result.message and not result.tile_map
+    assert "There is no tile map this time" in text
+    assert "Blocks `(bx=1,by=2)` and `(bx=0,by=2)` both store to `C[32, 0]`, with different values" in text
+
+
+def test_t_print_is_said_to_show_nothing_in_a_check(tmp_path):
+    # The simulator skips T.print's calls (a case passes with one in the kernel), and the judge's stdout and stderr
+    # go to /dev/null (tests/test_attacks.py's print_from_the_gpu.py forges verdicts with it on a GPU).
+    import inspect
+
+    from grader.outcome import Status
+    from grader.pipeline.trace import kernel_function, trace_tir
+    from grader.processes import judge
+    from tests.inprocess import grade_simulated
+
+    text, planted = _reading_a_failure()
+    assert "`T.print` is no help in a check: the simulator skips it, and on a GPU the grader discards" in text
+    fixed = planted["a_without_offset"].replace("A[i]", "A[row]")
+    printing = fixed.replace("        for i, j in", '        T.print(bx, msg="bx")\n        for i, j in')
+    (tmp_path / "printing.py").write_text(printing)
+    kernel = load_puzzle(load_module(SOLUTIONS["03"])).kernel("outer_add")
+    path = tmp_path / "printing.py"
+    tir = trace_tir(kernel_function(load_module(path), kernel), kernel, kernel.case("odd_33x127"), path)
+    assert '"debug_print_var", "bx"' in str(tir)  # the print is in the kernel the grader admits
+    (result,) = grade_simulated("03", tmp_path / "printing.py", "outer_add", ["odd_33x127"])
+    assert result.status == Status.PASSED, result.message
+    assert "os.devnull" in inspect.getsource(judge.capture_output)
