@@ -422,12 +422,19 @@ def verdict(
     timeout: float,
     expected: int | None = None,
     layout: render.Layout = render.NOTEBOOK,
+    where: Any = None,
 ) -> CheckResult:
     """One kernel's check from a grader run: its lines (as printed) and whether it passed. Used by
     check() and by the nbgrader judge (grader.nbgrader.judge), so both say the same. ``expected``: how
     many cases the trusted spec grades this kernel on; a run that reports fewer passes nothing. ``layout``:
-    how the cases are laid out (grader.frontends.planted offers no ``see inside`` call of its own kernel)."""
+    how the cases are laid out, ``where``: how a line names the file and its lines (default: the ``%%puzzle``
+    cells that ``starts`` places; grader.frontends.planted gives its own for both)."""
     module_name = f"p{puzzle_id}_notebook.py"
+    if where is None:
+
+        def where(line: str) -> str:
+            return _where(line, starts, module_name)
+
     if run.returncode is None:
         summary = tr(
             f"{kernel}: HANG: no verdict within {timeout:g} s: the kernel never finished "
@@ -435,7 +442,7 @@ def verdict(
         )
         return CheckResult(kernel, False, summary, [summary], None, run.seconds)
     if run.document is None:
-        tail = [_where(line, starts, module_name) for line in run.output.strip().splitlines()[-5:]]
+        tail = [where(line) for line in run.output.strip().splitlines()[-5:]]
         summary = tr(f"{kernel}: the grader stopped without a verdict (exit code {run.returncode})")
         return CheckResult(kernel, False, summary, [summary, *tail], None, run.seconds)
     result = CheckResult(kernel, False, "", [], run.document, run.seconds)
@@ -450,7 +457,7 @@ def verdict(
     longer = f"(give it longer: check({kernel!r}, timeout=...))"  # a notebook's time limit is check()'s
     for case in cases_shown:
         shown = render.case_lines(case, layout=layout, previous=previous, longer=longer)
-        lines += [_where(line, starts, module_name) for line in shown]
+        lines += [where(line) for line in shown]
         previous = case
     skipped = [c for r in run.document.get("runs", []) for c in r.get("not_compiled") or [] if c["kernel"] == kernel]
     compile_all = render.NOTEBOOK.compile_all.format(kernel=kernel)

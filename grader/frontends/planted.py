@@ -57,8 +57,10 @@ def _lines(puzzle_id: str):
 def check_source(
     puzzle: str, kernel: str, source: str, *, case: str | None = None, timeout: float | None = None
 ) -> notebook.CheckResult:
-    """Grade ``kernel`` as ``source`` (a module's text) defines it, on ``case`` (default: every case of the
-    kernel that this machine checks), and print the verdict as check() does. It never changes a grade."""
+    """Grade ``kernel`` as ``source`` (a module's text) defines it, on ``case`` (default: its simulated cases),
+    and print the verdict as check() does. It simulates on the CPU even where there is a GPU, so it says what
+    the notebook's text quotes on every machine (a race, for one, only the simulator names). It never changes
+    a grade."""
     puzzle_id = _puzzle(puzzle)
     limit = notebook.default_timeout() if timeout is None else timeout
     where = _lines(puzzle_id)
@@ -69,8 +71,7 @@ def check_source(
             return result
         extra = ["--case", case] if case else []
         run = notebook._run_grader(puzzle_id, source, [kernel], extra, limit, "cpu", warm=_warm())
-        result = notebook.verdict(kernel, run, [], puzzle_id, limit, layout=PLANTED)
-        result.lines = [where(line) for line in result.lines]
+        result = notebook.verdict(kernel, run, [], puzzle_id, limit, layout=PLANTED, where=where)
         notebook._print_verdict(result)
         notebook._show_tile_map(result.cases())
     return result
