@@ -22,22 +22,34 @@ LINE = re.compile(
 )
 
 
-def sections(raw: str) -> list[tuple[str, list[dict[str, str]]]]:
-    """(heading, rows) per ``== heading``; a row is one variant's line (the ``best:`` repeat is left out)."""
+def sections(raw: str, headings: list[str] | None = None) -> list[tuple[str, list[dict[str, str]]]]:
+    """(heading, rows) per ``== heading``; a row is one variant's line (the ``best:`` repeat is left out). A raw
+    file of sweeps printed one after another, with no headings, is cut after each ``best:`` line instead, and
+    its sections take ``headings`` in order (the sweeps the script ran)."""
     found: list[tuple[str, list[dict[str, str]]]] = []
+    given = list(headings or [])
+    open_section = False
     for line in raw.splitlines():
         if line.startswith("== "):
             found.append((line[3:].strip(), []))
+            open_section = True
             continue
         match = LINE.match(line.strip())
         if match is None:
             if line.strip():
                 raise ValueError(f"not a sweep line: {line!r}")
             continue
-        if not found:
-            raise ValueError("a sweep line before any '== ' heading")
-        if not match["best"]:
+        if not open_section:
+            if not given:
+                raise ValueError("a sweep line with no '== ' heading and no heading left to give it")
+            found.append((given.pop(0), []))
+            open_section = True
+        if match["best"]:
+            open_section = bool(headings is None)  # without given headings, a section runs to the next '=='
+        else:
             found[-1][1].append(match.groupdict())
+    if given:
+        raise ValueError(f"{len(given)} heading(s) given for sweeps the file does not hold: {given}")
     return found
 
 
@@ -48,7 +60,7 @@ def _params(text: str) -> str:
     return shown + (f" ({', '.join(f'{k}={v}' for k, v in passes.items())})" if passes else "")
 
 
-def page(raw: str, title: str, command: str, commit: str, date: str) -> str:
+def page(raw: str, title: str, command: str, commit: str, date: str, headings: list[str] | None = None) -> str:
     out = [
         f"# {title}",
         "",
@@ -62,13 +74,13 @@ def page(raw: str, title: str, command: str, commit: str, date: str) -> str:
         "reference's on the same inputs, and the ratio is torch's time over the kernel's. The fastest row of each",
         "table is in bold.",
     ]
-    for heading, rows in sections(raw):
+    for heading, rows in sections(raw, headings):
         fastest = min(float(row["ms"]) for row in rows)
-        out += ["", f"## {heading}", "", "| block | verdict | ms | TFLOP/s | torch ms | vs torch |"]
-        out.append("| --- | --- | ---: | ---: | ---: | ---: |")
+        out += ["", f"## {heading}", "", "| block | verdict | ms | TFLOP/s | GB/s | torch ms | vs torch |"]
+        out.append("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
         for row in rows:
-            cells = [_params(row["params"]), row["verdict"], row["ms"], row["tflops"] or "-", row["torch"]]
-            cells.append(f"{row['ratio']}x")
+            cells = [_params(row["params"]), row["verdict"], row["ms"], row["tflops"] or "-", row["gbps"] or "-"]
+            cells += [row["torch"], f"{row['ratio']}x"]
             if float(row["ms"]) == fastest:
                 cells = [f"**{cell}**" for cell in cells]
             out.append("| " + " | ".join(cells) + " |")
@@ -81,9 +93,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("page", type=Path)
     for name in ("title", "command", "commit", "date"):
         parser.add_argument(f"--{name}", required=True)
+    parser.add_argument(
+        "--heading", action="append", help="the next section's heading, for a file of sweeps printed without them"
+    )
     parser.add_argument("--check", action="store_true", help="exit 1 if the page differs from what the data gives")
     args = parser.parse_args(argv)
-    text = page(args.raw.read_text(), args.title, args.command, args.commit, args.date)
+    text = page(args.raw.read_text(), args.title, args.command, args.commit, args.date, args.heading)
     if args.check:
         if not args.page.exists() or args.page.read_text() != text:
             print(f"{args.page} is not what {args.raw} gives: rerun scripts/sweep_page.py without --check")
