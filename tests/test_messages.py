@@ -753,3 +753,29 @@ def test_a_layout_conflict_keeps_tilelangs_words_names_the_line_and_the_way_arou
     line = next(n for n, text in enumerate(path.read_text().splitlines(), 1) if "T.copy(S, P)" in text)
     assert f"flash_gemm_p_in_fragment.py:{line}" in result["message"], result["message"]
     assert "Keep `P` in shared memory" in result["hint"], result["hint"]
+
+
+PADDED_B_TILE = [  # matmul_shared with its B tile padded by two columns against bank conflicts (07's prose)
+    (
+        "B_tile = T.alloc_shared((BLOCK_K, BLOCK_N), T.float16)",
+        "B_tile = T.alloc_shared((BLOCK_K, BLOCK_N + 2), T.float16)",
+    ),
+    ("T.copy(B[k * BLOCK_K, bx * BLOCK_N], B_tile)", "T.copy(B[k * BLOCK_K, bx * BLOCK_N], B_tile[:, 0:BLOCK_N])"),
+    ("T.gemm(A_tile, B_tile, acc)", "T.gemm(A_tile, B_tile[:, 0:BLOCK_N], acc)"),
+]
+
+
+def test_a_padded_gemm_tile_keeps_tilelangs_check_and_names_the_tile_and_its_line(warm_grade, tmp_path):
+    """TileLang's swizzle check for a T.gemm operand tile ("continuous=66, vector_size=8", or "stride=66" for rows)
+    was all a learner saw; the tile, its line and the sizes that build are said now (sm_90a: the CPU compiles)."""
+    path = learner_copy(tmp_path, "08", PADDED_B_TILE)
+    run = warm_grade("08", "--file", str(path), "-k", "matmul_shared", "--exact", "--case", "square_256")
+    (result,) = run.results("matmul_shared")
+    assert result["status"] == "error", result
+    line = next(n for n, text in enumerate(path.read_text().splitlines(), 1) if "B_tile = T.alloc_shared" in text)
+    assert result["message"] == (
+        'TileLang cannot swizzle `B_tile` for the Tensor Cores ("continuous=66, vector_size=8"): its rows are 66 '
+        "elements long, and TileLang swizzles the tiles T.gemm reads in 16-byte pieces across a row, which needs "
+        f"whole patterns of them (64 fp16 elements always work) (mine.py:{line})"
+    )
+    assert "do not pad rows against bank conflicts" in result["hint"].lower(), result["hint"]

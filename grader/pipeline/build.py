@@ -355,6 +355,57 @@ def _layout_conflict(conflict: re.Match, trace: str, source: Path, tir: Any) -> 
     return BuildFailed(summary, where, trace, hint)
 
 
+# TileLang's checks when it swizzles a shared tile for the Tensor Cores (src/layout/gemm_layouts.cc): the tile's
+# rows ("stride") must come in eights and each row's length ("continuous") in whole 16-byte vectors times 2 or 8.
+SWIZZLE_CHECK = re.compile(r"\b(stride|continuous)=(\d+)(?:, vector_size=(\d+))?")
+
+
+def _shared_tiles_with(tir: Any, size: int) -> list[str]:
+    """Names of the shared tiles whose last two dimensions include ``size``: the tile a swizzle check names."""
+    if tir is None:
+        return []
+    from tilelang import tvm
+
+    found: list[str] = []
+
+    def visit(node: Any) -> None:
+        buffers = getattr(node, "alloc_buffers", None) or []
+        for buffer in buffers:
+            dims = [int(d) for d in buffer.shape[-2:] if isinstance(d, tvm.tirx.IntImm)]
+            if str(buffer.scope()).startswith("shared") and size in dims and buffer.name not in found:
+                found.append(buffer.name)
+
+    tvm.tirx.stmt_functor.post_order_visit(tir.body, visit)
+    return found
+
+
+def _swizzle_failure(check: re.Match, trace: str, source: Path, tir: Any) -> BuildFailed:
+    """A shared tile TileLang must swizzle for the Tensor Cores has a size its swizzle cannot take (rows not in
+    eights, or a row of 66 elements): TileLang's words kept, the tile and its line named, the sizes that work."""
+    what, size = check.group(1), int(check.group(2))
+    tiles = _shared_tiles_with(tir, size)
+    tile = f"`{tiles[0]}`" if tiles else "a shared tile"
+    where = _line_naming(source, rf"\b{re.escape(tiles[0])}\s*=\s*T\.alloc_shared") if tiles else ""
+    said = check.group(0)
+    if what == "stride":
+        summary = (
+            f'TileLang cannot swizzle {tile} for the Tensor Cores ("{said}"): it has {size} rows, and TileLang '
+            "swizzles the tiles T.gemm reads in groups of 8 rows"
+        )
+    else:
+        summary = (
+            f'TileLang cannot swizzle {tile} for the Tensor Cores ("{said}"): its rows are {size} elements long, and '
+            "TileLang swizzles the tiles T.gemm reads in 16-byte pieces across a row, which needs whole patterns of "
+            "them (64 fp16 elements always work)"
+        )
+    hint = (
+        "Give the shared tiles that T.gemm reads whole sizes: a multiple of 8 rows, and rows a multiple of 64 fp16 "
+        "elements long where the tile allows. Round a halo up to such a size, not by the one or two elements it "
+        "needs. Do not pad rows against bank conflicts: TileLang swizzles these tiles itself, which removes them."
+    )
+    return BuildFailed(summary, where, trace, hint)
+
+
 def explain(
     error: BaseException, source: Path, signature: Signature | None = None, function_end: int = 0, tir: Any = None
 ) -> BuildFailed:
@@ -373,6 +424,8 @@ def explain(
         return _nvcc_failure(text, trace, where, signature)
     if conflict := re.search(r"Layout infer conflict between (\w+) and (\w+) in T\.Parallel loop", text):
         return _layout_conflict(conflict, trace, source, tir)
+    if "Check failed" in text and "gemm_layouts" in trace + text and (check := SWIZZLE_CHECK.search(text)):
+        return _swizzle_failure(check, trace, source, tir)
     known = re.search(r"StructuralEqual\(\)\(it->second.indices, indices\)\) is false", text)  # said below
     layout = LAYOUT_FAILURES[0] in text or ("Check failed" in text and any(n in trace for n in LAYOUT_FAILURES[1:]))
     if layout and not known:
