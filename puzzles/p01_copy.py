@@ -415,11 +415,11 @@ def puzzle() -> Puzzle:
 # bench("copy_threads", BLOCK=8192)
 
 # %% [measured]
-# Every variant moves the same 512 MiB, and a copy's time is its bytes over the bandwidth as long as the
-# SMs keep enough bytes in flight. Doubling BLOCK halves the blocks (16,384, still more than a hundred
-# per SM) and doubles each thread's work; a quarter of it, 1024, narrows each load to 8 bytes and
-# quadruples the blocks. Both should stay near the bench case's time: a difference is the cost of
-# issuing the loads and starting the blocks, not of the bytes.
+# On the H200 (docs/results/h200-experiments.md), the bench case's BLOCK = 4096 took 0.1328 ms,
+# 4043 GB/s. BLOCK = 8192 took 0.1353 ms, 3969 GB/s: a tie, 2 % apart. BLOCK = 1024 took 0.1403 ms,
+# 3827 GB/s, 6 % slower. All three move the same 512 MiB, so the bytes are not the difference. At 1024
+# each thread issues 8-byte loads: twice the load instructions per byte, and four times the blocks to
+# start.
 
 # %% [markdown]
 # **3. More threads than elements.** Predict: BLOCK = 256 with THREADS = 512, next to the bench case?
@@ -428,11 +428,11 @@ def puzzle() -> Puzzle:
 # bench("copy_threads", BLOCK=256, THREADS=512)
 
 # %% [measured]
-# This one should be much slower. An SM holds at most 2048 threads, here four blocks, of which half
-# idle, and each working thread has one 2-byte load in flight: about 2 KiB per SM, against up to 64 KiB
-# (2048 threads with two 16-byte loads each) at the bench case's shape. A memory system delivers
-# roughly the bytes in flight divided by the latency of a load, so fewer bytes in flight is less
-# bandwidth, whatever the GPU's peak.
+# Much slower: 0.4877 ms, 1101 GB/s on the H200, 3.7 times the bench case's 0.1328 ms
+# (docs/results/h200-experiments.md). Half of each block idles, and each working thread has one 2-byte
+# load in flight. That is about 2 KiB in flight per SM. The bench case's shape has up to 64 KiB: 2048
+# threads, two 16-byte loads each. A memory system delivers roughly the bytes in flight over a load's
+# latency: fewer bytes, less bandwidth.
 
 # %% [markdown]
 # **4. One block.** `copy_serial`'s bench case uses THREADS = 1024 (7.1468 ms, 75 GB/s on the H200,
@@ -442,7 +442,7 @@ def puzzle() -> Puzzle:
 # bench("copy_serial", THREADS=256)
 
 # %% [measured]
-# The grid is one block whatever THREADS is, so one SM does all the work. With a quarter of the threads
-# it has a quarter of the loads in flight: slower, up to four times if loads in flight are what limits
-# that SM. THREADS cannot go past 1024 (the most a block may have), which the bench case already uses:
-# one block stays far from the time of `copy_threads`' grid.
+# On the H200 (docs/results/h200-experiments.md), THREADS = 1024 took 7.1345 ms, 75 GB/s. THREADS = 256
+# took 9.2189 ms, 58 GB/s. A quarter of the threads cost 1.3 times the time, not four. So the threads'
+# loads in flight are not this SM's only limit; the run does not show what else is. THREADS cannot go
+# past 1024, and one block stays over 50 times slower than `copy_threads`' grid (0.1328 ms).

@@ -290,11 +290,10 @@ def puzzle() -> Puzzle:
 # bench("add", BLOCK=256, THREADS=256)
 
 # %% [measured]
-# Both move the same 768 MiB as the bench case. At 512 / 128 each thread adds 4 elements, with 8-byte
-# loads; at 256 / 256 it adds one, with 2-byte loads, and the grid has 2^27 / 256 = 524,288 blocks.
-# The first should stay near the bench case's time and the second lose some: the time stays at the
-# bytes over the bandwidth only while the SMs keep enough bytes in flight, and one 2-byte load per
-# thread is little (puzzle 01's experiments take this further).
+# On the H200 (docs/results/h200-experiments.md), the bench case took 0.1889 ms, 4263 GB/s. BLOCK = 512,
+# THREADS = 128 took 0.1866 ms, 4315 GB/s: a tie, 1 % apart. BLOCK = 256, THREADS = 256 took 0.3787 ms,
+# 2127 GB/s, twice the time. Its threads add one element each, with one 2-byte load per input. That
+# leaves too few bytes in flight to keep the memory busy (puzzle 01's experiments show the same).
 
 # %% [markdown]
 # **2. What a big block costs in registers.** The cell compiles the reference `add_fragments` for
@@ -329,3 +328,9 @@ def puzzle() -> Puzzle:
 # %% [notebook]
 # bench("add_fragments", BLOCK=2048)
 # bench("add_fragments", BLOCK=32768)
+
+# %% [measured]
+# Neither loses. On the H200 (docs/results/h200-experiments.md), the bench case's BLOCK = 8192 took
+# 0.1902 ms, 4235 GB/s. BLOCK = 2048 took 0.1879 ms, 4286 GB/s, and BLOCK = 32768 took 0.1890 ms,
+# 4262 GB/s. The three tie, within about 1 %, at `add`'s time. Both ends still keep enough bytes in
+# flight: eight blocks of small loads per SM, or one block of many.

@@ -722,11 +722,10 @@ def puzzle() -> Puzzle:
 # bench("softmax", THREADS=512)
 
 # %% [measured]
-# Little change is to be expected. THREADS decides how many values each thread holds (BLOCK_M x BLOCK_N
-# / THREADS) and how many warps the reduction crosses, not how many bytes move, and the time of a kernel
-# that runs at copy speed is its bytes over the bandwidth, as long as each SM keeps enough loads in
-# flight. If the time does move, compare the GB/s column with the 4051 GB/s of `copy_threads` on the
-# H200 (docs/results/h200-bench.md).
+# The time barely moves. On the H200 (docs/results/h200-experiments.md), the bench case's 256 threads
+# took 0.1332 ms, 4030 GB/s. 128 threads took 0.1332 ms, 4032 GB/s; 512 took 0.1304 ms, 4117 GB/s. The
+# three tie, within 2 %, at the speed of `copy_threads` in the same run (4043 GB/s). THREADS changes
+# what each thread holds, not the bytes moved.
 
 # %% [markdown]
 # **2. What a thread holds (no GPU needed).** The cell compiles the reference `softmax` for sm_90a at
@@ -761,10 +760,11 @@ def puzzle() -> Puzzle:
 # bench("softmax_online", BLOCK_N=8192)
 
 # %% [measured]
-# The bytes are the same at any width (6 per element). What changes is the number of tiles per row, 32
-# or 4 instead of 8, and each tile costs two cross-thread reductions (its max and its sum), whose steps
-# across warps wait on a barrier. Narrow tiles pay them more often for the same bytes; wide tiles hold
-# more values per thread (experiment 2).
+# On the H200 (docs/results/h200-experiments.md), the bench case's tiles of 4096 took 0.2046 ms,
+# 2624 GB/s. Tiles of 1024 took 0.2646 ms, 2029 GB/s, 29 % slower. Tiles of 8192 won: 0.1912 ms,
+# 2807 GB/s, 7 % faster. The bytes are the same; the tiles per row are 32, 8 or 4. Each tile costs two
+# cross-thread reductions and their barriers: fewer tiles, fewer of them. (The GB/s figures count 4
+# bytes per element; this kernel moves 6.)
 
 # %% [markdown]
 # **4. Read a long row once (a kernel to write, not graded).** `softmax_online` reads every element
