@@ -371,3 +371,22 @@ def puzzle() -> Puzzle:
 # double the per-tile steps. Queries of 128 leave 128 blocks for 132 SMs, one block each. With 128
 # threads, 64 x 32 takes 1.1057 ms, the fastest block tried. Experiment 1's table shows what each
 # block asks of an SM.
+
+# %% [markdown]
+# **4. Find the conflict, then fix it.** A profile says where a kernel's time goes. Without a GPU,
+# `static=True` estimates it from the code TileLang generates. Run the cell on your `flash_attention`
+# and find the row "worst shared-memory bank conflict". Predict first: which tile does the score loop
+# read from one bank?
+#
+# Then give that tile two more columns, one 4-byte word a row:
+# `K_tile = T.alloc_shared((BLOCK_N, D + 2), T.float16)`, filled with
+# `T.copy(K[j * BLOCK_N : (j + 1) * BLOCK_N, 0:D], K_tile[:, 0:D])`. Check the kernel again, then
+# profile it again. Which row changed, and to what?
+
+# %% [notebook]
+# profile("flash_attention", static=True)
+
+# %% [measured]
+# The estimate for the course's kernel reads "16-way, K_tile read". With rows of D + 2 the worst access
+# drops to 2-way: the 16 lanes' key rows now land four banks apart, two lanes a bank. The kernel still
+# passes. The H200 has not timed the padded kernel yet.

@@ -406,3 +406,39 @@ def test_ptxas_log_is_read_per_kernel():
         "static_shared": 1024,
     }
     assert found["k_2"]["registers"] == 40 and found["k_2"]["static_shared"] == 0
+
+
+# ------------------------------------------------------------------------------------------ bank conflicts
+
+KERNEL_HEAD = """extern "C" __global__ void __launch_bounds__(256, 1) k_kernel(half_t* __restrict__ K) {
+  extern __shared__ __align__(1024) uchar buf_dyn_shmem[];
+  void* K_tile = ((void*)((char*)buf_dyn_shmem + 0));
+  void* F = ((void*)((char*)buf_dyn_shmem + 8192));
+"""
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        # 07's score loop as TileLang 0.1.15 prints it: a lane's 4 key rows of 64 fp16 are 512 bytes, so the 16
+        # lanes' rows start 128 words apart, all in bank 0
+        (
+            "s = ((float)((half_t*)K_tile)[((((((int)threadIdx.x) & 15) * 256) + ((i_4 & 3) * 64)) + d)]);",
+            (16, "K_tile read"),
+        ),
+        # rows padded to 66 fp16: the lanes 132 words apart, 4 banks on each time, two lanes in each bank used
+        ("s = ((float)((half_t*)K_tile)[(((((int)threadIdx.x) & 15) * 264) + d)]);", (2, "K_tile read")),
+        # consecutive fp32 words: one per bank
+        ("((float*)F)[((int)threadIdx.x)] = s;", (1, "")),
+        # fp32 words two apart: lanes 0 and 16 share bank 0 at different words
+        ("((float*)F)[(((int)threadIdx.x) * 2)] = s;", (2, "F write")),
+        # 16-byte stores of consecutive lanes, a quarter warp a pass: 128 bytes, every bank once
+        ("*(uint4*)(((half_t*)K_tile) + (((int)threadIdx.x) * 8)) = *(uint4*)(K + (((int)threadIdx.x) * 8));", (1, "")),
+        # every lane the same word: a broadcast, no conflict
+        ("s = ((float)((half_t*)K_tile)[d]);", (1, "")),
+    ],
+)
+def test_the_bank_conflict_estimate_reads_the_generated_index(line, expected):
+    from grader.pipeline.profile.static import bank_conflicts
+
+    assert bank_conflicts(KERNEL_HEAD + "  " + line + "\n}\n", threads=256) == expected

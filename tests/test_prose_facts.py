@@ -3,6 +3,8 @@ against the puzzle specs, the results pages and TileLang itself so they cannot d
 
 import functools
 import re
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -596,3 +598,46 @@ def test_t_print_is_said_to_show_nothing_in_a_check(tmp_path):
     (result,) = grade_simulated("03", tmp_path / "printing.py", "outer_add", ["odd_33x127"])
     assert result.status == Status.PASSED, result.message
     assert "os.devnull" in inspect.getsource(judge.capture_output)
+
+
+def test_07s_profiling_exercise_finds_the_conflict_and_the_padding_removes_most_of_it():
+    """Issue 41 item 2: 07's experiment 4 has the learner profile (static, no GPU), find "16-way, K_tile read", pad
+    K_tile's rows by one word with the two lines the prose gives, and see 2-way. The estimate is read from the code
+    TileLang generates for the bench case, the reference's and the reference with those two lines."""
+    import tilelang
+    from tilelang import tvm
+
+    from grader.pipeline.profile.static import bank_conflicts
+    from grader.pipeline.trace import kernel_function, trace_tir
+
+    text = prose(SOLUTIONS["07"])
+    allocation = "K_tile = T.alloc_shared((BLOCK_N, D + 2), T.float16)"
+    fill = "T.copy(K[j * BLOCK_N : (j + 1) * BLOCK_N, 0:D], K_tile[:, 0:D])"
+    assert f"`{allocation}`" in text and f"`{fill}`" in text and '"16-way, K_tile read"' in text
+    assert "drops to 2-way" in text
+
+    def worst(path: Path) -> tuple[int, str]:
+        module = load_module(path)
+        kernel = load_puzzle(module).kernel("flash_attention")
+        case = next(c for c in kernel.cases if c.bench)
+        tir = trace_tir(kernel_function(module, kernel), kernel, case, path)
+        target = {"kind": "cuda", "arch": "sm_90a"}
+        with tvm.target.Target(target):
+            source = tilelang.lower(tir.without_attr("tilelang_out_idx"), target=target).kernel_source
+        return bank_conflicts(source, case.params.get("THREADS", 128))
+
+    assert worst(SOLUTIONS["07"]) == (16, "K_tile read")
+    original = SOLUTIONS["07"].read_text()
+    at = original.index("def flash_attention(")
+    body = original[at:].replace("K_tile = T.alloc_shared((BLOCK_N, D), T.float16)", allocation, 1)
+    body = body.replace("T.copy(K[j * BLOCK_N, 0], K_tile)", fill, 1)
+    assert allocation in body and fill in body
+    with tempfile.TemporaryDirectory() as folder:
+        padded = Path(folder) / "p07_padded.py"
+        padded.write_text(original[:at] + body)
+        assert worst(padded)[0] == 2
+        # "The kernel still passes": a simulated case with a key tail and a padded tile that is partly filled
+        from tests.inprocess import grade_simulated
+
+        (result,) = grade_simulated("07", padded, "flash_attention", ["few_keys_50x37"])
+        assert result.status == "passed", result.message

@@ -44,6 +44,7 @@ FIGURES: tuple[Figure, ...] = (
     Figure("tensor_cores", "Tensor Core instructions", "", "static"),
     Figure("copies", "global-to-shared copies", "", "static"),
     Figure("vector_bytes", "widest global load or store", "B", "static"),
+    Figure("bank_ways", "worst shared-memory bank conflict", "", "static"),
     # --- gpu: Nsight Compute
     Figure("duration_us", "time under the profiler", "us", "gpu"),
     Figure("dram_pct", "DRAM throughput, % of peak", "%", "gpu"),

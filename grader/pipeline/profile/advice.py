@@ -82,6 +82,23 @@ def bank_conflicts(yours: Figures, reference: Figures) -> tuple[float, str] | No
     )
 
 
+def static_bank_conflicts(yours: Figures, reference: Figures) -> tuple[float, str] | None:
+    """Without the counters: the generated code's worst shared-memory access, read from its index (static.py)."""
+    said = yours.get("bank_ways")
+    if yours.get("bank_conflict_pct") is not None or not isinstance(said, str) or "-way, " not in said:
+        return None
+    ways, access = said.split("-way, ", 1)
+    if int(ways) < 4:
+        return None
+    tile, kind = access.rsplit(" ", 1)
+    return (
+        0.5,
+        f"Shared-memory bank conflicts, estimated from the generated code: each {kind} of {tile} by a warp hits "
+        f"one bank at {ways} different addresses, so it is served {ways} times over. Pad {tile}'s rows by one "
+        "4-byte word, or store it transposed, so that the rows a warp reads fall in different banks.",
+    )
+
+
 def memory_bound(yours: Figures, reference: Figures) -> tuple[float, str] | None:
     dram = yours.get("dram_pct")
     if dram is None or dram < 70:
@@ -190,6 +207,7 @@ RULES: tuple[Rule, ...] = (
     spills,
     uncoalesced,
     bank_conflicts,
+    static_bank_conflicts,
     no_tensor_cores,
     memory_bound,
     latency_bound,

@@ -614,6 +614,87 @@ def lowering(kernel_source: str) -> dict[str, Any]:
     }
 
 
+# ------------------------------------------------------------------------------------- bank conflicts
+
+BANKS, BANK_BYTES, WARP = 32, 4, 32
+SHARED_TILE = re.compile(r"void\*\s+(\w+)\s*=\s*\(\(void\*\)\(\(char\*\)buf_dyn_shmem\s*\+\s*\d+\)\);")
+# A shared access as TileLang 0.1.15 prints it: ((half_t*)K_tile)[index], or *(uint4*)(((half_t*)K_tile) + index)
+SCALAR_ACCESS = re.compile(r"\(\((\w+)\*\)(\w+)\)\[")
+VECTOR_ACCESS = re.compile(r"\*\((\w+)\*\)\(\(\((\w+)\*\)(\w+)\)\s*\+\s*")
+C_NAME = re.compile(r"[A-Za-z_]\w*")
+
+
+def _balanced(text: str, start: int, close: str) -> str:
+    """The text from ``start`` up to the ``close`` bracket that balances the brackets opened before ``start``."""
+    depth = 0
+    for at in range(start, len(text)):
+        char = text[at]
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            if depth == 0 and char == close:
+                return text[start:at]
+            depth -= 1
+    return ""
+
+
+def _lane_index(expression: str, lane: int) -> int | None:
+    """An index expression of the generated CUDA evaluated for thread ``lane`` of the first warp, every other name
+    (loop variables, block indices) at 0: a warp's lanes differ only in threadIdx.x, so that is where their
+    addresses part. None where the expression is not plain integer arithmetic."""
+    text = expression.replace("((int)threadIdx.x)", "__lane").replace("(int)", "").replace("/", "//")
+    names = {name: 0 for name in C_NAME.findall(text) if name != "__lane"}
+    if not re.fullmatch(r"[\w\s+\-*/%&|^<>()]*", text):
+        return None
+    try:
+        return int(eval(text, {"__builtins__": {}}, {**names, "__lane": lane}))  # noqa: S307 - digits and names only
+    except Exception:
+        return None
+
+
+def _ways(addresses: list[int], width: int) -> int:
+    """The most distinct 4-byte words one bank must serve in one pass: 16-byte accesses go a quarter warp at a time,
+    8-byte ones half a warp; lanes reading the same word share it (a broadcast)."""
+    per_pass = max(1, min(WARP, 128 // max(width, 4)))
+    worst = 1
+    for start in range(0, len(addresses), per_pass):
+        words_in_bank: dict[int, set[int]] = {}
+        for address in addresses[start : start + per_pass]:
+            for word in range(address // BANK_BYTES, (address + max(width, 1) - 1) // BANK_BYTES + 1):
+                words_in_bank.setdefault(word % BANKS, set()).add(word)
+        worst = max(worst, max(len(words) for words in words_in_bank.values()))
+    return worst
+
+
+def bank_conflicts(kernel_source: str, threads: int = WARP) -> tuple[int, str]:
+    """The worst shared-memory access of the generated CUDA: how many ways its bank conflict goes for the first warp
+    (1: none) and which tile and whether it is a read or a write ("K_tile read"). An estimate from the index
+    expressions alone: the other loop variables at 0, the tiles at their offsets (TileLang aligns them)."""
+    tiles = set(SHARED_TILE.findall(kernel_source))
+    lanes = range(min(WARP, threads))
+    worst: tuple[int, str] = (1, "")
+    for line in kernel_source.splitlines():
+        accesses = []
+        for match in VECTOR_ACCESS.finditer(line):
+            vector, element, tile = match.groups()
+            accesses.append((tile, VECTOR_TYPES.get(vector, 0), element, _balanced(line, match.end(), ")"), match))
+        for match in SCALAR_ACCESS.finditer(line):
+            element, tile = match.groups()
+            accesses.append((tile, VECTOR_TYPES.get(element, 0), element, _balanced(line, match.end(), "]"), match))
+        for tile, width, element, index, match in accesses:
+            size = VECTOR_TYPES.get(element, 0)
+            if tile not in tiles or not width or not size or not index:
+                continue
+            offsets = [_lane_index(index, lane) for lane in lanes]
+            if any(offset is None for offset in offsets):
+                continue
+            ways = _ways([offset * size for offset in offsets], width)
+            kind = "write" if re.match(r"\s*=(?!=)", line[match.end() + len(index) + 1 :]) else "read"
+            if ways > worst[0]:
+                worst = (ways, f"{tile} {kind}")
+    return worst
+
+
 KERNEL_DEFINITION = re.compile(r"__global__\s+void\s+(?:__launch_bounds__\((\d+)[^)]*\)\s*)?(\w+)\s*\([^;]*?\)\s*\{")
 
 
@@ -665,6 +746,7 @@ def estimate(
         limits = Limits(copy_gbps=profile.dram_gbps, tensor_tflops=profile.tensor_tflops)
     floor_ms, bound = floor(limits, work, compulsory) if limits.copy_gbps else (None, "")
     waves = counted.blocks / (profile.sm_count * fit.blocks_per_sm) if fit.blocks_per_sm else None
+    ways, access = bank_conflicts(kernel_source, threads)
     return {
         "grid": counted.blocks,
         "threads": threads,
@@ -685,4 +767,5 @@ def estimate(
         "tensor_cores": lowered["tensor_cores"],
         "copies": lowered["copies"],
         "vector_bytes": lowered["vector_bytes"],
+        "bank_ways": f"{ways}-way, {access}" if ways > 1 else "none",
     }
