@@ -303,6 +303,25 @@ def markdown_words(markdown: str) -> int:
     return sum(1 for token in prose.split() if re.search(r"\w", token))
 
 
+def sentence_lengths(markdown: str) -> list[int]:
+    """Words in each sentence of a markdown text (fenced code, tables and headings left out; a list item is a
+    sentence of its own when it ends without a full stop). A sentence ends at '.', '?' or '!' before a space and a
+    capital, a backquote, a parenthesis or a star; three words or fewer (a label, "Predict:") do not count."""
+    prose = re.sub(r"^\s*(```|~~~).*?^\s*\1", " ", markdown, flags=re.S | re.M)
+    kept = [line for line in prose.splitlines() if not line.lstrip().startswith(("|", "#"))]
+    # each list item starts a new sentence, even where the item before it ends with ";" or ":"
+    text = re.sub(r"\n\s*(?:[-*]|\d+\.)\s+", ". ", "\n".join(kept))
+    sentences = re.split(r"(?<=[.!?])\s+(?=[A-Z`*(\d])", " ".join(text.split()))
+    lengths = [sum(1 for token in s.split() if re.search(r"\w", token)) for s in sentences]
+    return [n for n in lengths if n > 3]
+
+
+def main_path_sentences(module_path: Path) -> list[int]:
+    """The words in each sentence a learner reads on a puzzle's main path (see main_path_cells)."""
+    cells = parse_cells(Path(module_path).read_text())
+    return [n for cell in main_path_cells(cells) for n in sentence_lengths(cell.text)]
+
+
 def main_path_words(module_path: Path) -> int:
     """How many words of prose a learner reads on a puzzle's main path: the spec docstring and the
     markdown cells outside deep dives and [measured] cells (code cells do not count)."""
