@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.course.notebooks import main_path_words, prose_cells, puzzle_notebook
+from grader.course.notebooks import main_path_sentences, main_path_words, prose_cells, puzzle_notebook, sentence_lengths
 from grader.course.translations import puzzle_entries, translated_notebook, write_po
 from grader.discover import puzzle_files
 from grader.i18n import puzzle_catalogue_path
@@ -137,3 +137,23 @@ def test_puzzle_08_main_path_is_at_most_3500_words():
         f"p08's main path is {words} words (limit 3,500): move the layouts, banks, rasterization and "
         "stream-K model into '# %% [deep-dive]' sections and experiment answers into '# %% [measured]' cells"
     )
+
+
+# Issue 41 item 7: the puzzles whose main path has been brought to short sentences (the rest are being shortened).
+SHORT_SENTENCES = ("01", "02", "03", "05", "07", "08")
+
+
+def test_sentences_are_counted_as_a_reader_meets_them():
+    text = (
+        "A kernel reads A. Then it writes B with `T.copy`.\n\n- one item of a list with five words\n"
+        "- another item\n\n| a | table | row | of | cells |\n\n```python\nx = 1  # code is not prose at all\n```"
+    )
+    # "A kernel reads A." 4, the next sentence 6, the first item 8; "another item" is a label (3 words or fewer)
+    assert sentence_lengths(text) == [4, 6, 8]
+
+
+@pytest.mark.parametrize("puzzle_id", SHORT_SENTENCES)
+def test_main_path_sentences_have_a_median_of_20_words_or_fewer(puzzle_id: str):
+    lengths = sorted(main_path_sentences(puzzle_files(ROOT / "puzzles")[puzzle_id]))
+    median = (lengths[(len(lengths) - 1) // 2] + lengths[len(lengths) // 2]) / 2
+    assert median <= 20, f"p{puzzle_id}'s main-path sentences have a median of {median} words (at most 20)"

@@ -310,8 +310,12 @@ def sentence_lengths(markdown: str) -> list[int]:
     prose = re.sub(r"^\s*(```|~~~).*?^\s*\1", " ", markdown, flags=re.S | re.M)
     kept = [line for line in prose.splitlines() if not line.lstrip().startswith(("|", "#"))]
     # each list item starts a new sentence, even where the item before it ends with ";" or ":"
-    text = re.sub(r"\n\s*(?:[-*]|\d+\.)\s+", ". ", "\n".join(kept))
-    sentences = re.split(r"(?<=[.!?])\s+(?=[A-Z`*(\d])", " ".join(text.split()))
+    items = re.split(r"(?:^|\n)\s*(?:[-*]|\d+\.)\s+", "\n".join(kept))
+    sentences = [
+        sentence
+        for item in items
+        for sentence in re.split(r"(?<=[.!?])\s+(?=[A-Z`*(\d])", " ".join(item.split()))
+    ]
     lengths = [sum(1 for token in s.split() if re.search(r"\w", token)) for s in sentences]
     return [n for n in lengths if n > 3]
 
