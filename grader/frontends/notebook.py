@@ -631,10 +631,12 @@ def explain_module(
     where: Any = None,
     record: Any = None,
     cells: Any = None,
+    layout: render.Layout = render.NOTEBOOK,
 ) -> ExplainResult:
-    """explain() on a module's text: run the grader with --explain, print the case's lines and show the view.
-    ``where`` rewrites a printed sentence's file and lines for the learner, ``record`` the record's, ``cells``
-    labels a step's line (grader.frontends.explain_view.line_label); by default they stay as the module has them."""
+    """explain() on a module's text: run the grader with --explain, print the case's lines (as ``layout`` lays
+    them out) and show the view. ``where`` rewrites a printed sentence's file and lines for the learner,
+    ``record`` the record's, ``cells`` labels a step's line (grader.frontends.explain_view.line_label); by
+    default they stay as the module has them."""
     from grader.frontends import explain_view
 
     where = where or (lambda text: text)
@@ -656,7 +658,7 @@ def explain_module(
             said = chosen.message if chosen is not None else f"no simulated case of {kernel}"
             print(tr(f"explain: nothing to show for {kernel}: {where(said)}"))
             return ExplainResult(chosen, run.document)
-        shown = render.case_lines(chosen, layout=render.NOTEBOOK)
+        shown = render.case_lines(chosen, layout=layout)
         print("\n".join(tr(where(line)) for line in shown))
     from IPython.display import HTML, display
 

@@ -99,5 +99,5 @@ def explain_source(
         return dataclasses.replace(explanation, why=where(explanation.why), problem=where(explanation.problem))
 
     return notebook.explain_module(
-        puzzle_id, source, kernel, case, block, limit, warm=_warm(), where=where, record=record
+        puzzle_id, source, kernel, case, block, limit, warm=_warm(), where=where, record=record, layout=PLANTED
     )
