@@ -261,12 +261,13 @@ def puzzle() -> Puzzle:
 # explain_source("03", "outer_add", a_without_offset, case="odd_33x127")
 
 # %% [markdown]
-# `explain_source` replays block `(0, 1)`, the one that wrote `C[16, 0]`. It marks with `>>` the step that
-# stored it. That step's picture of A shows which elements the block read: `A[0:16]`, not `A[16:32]`. So
-# `A[i]` ignores `by`. Write `A[row]` in the string and run both cells again: the check passes.
+# `explain_source` replays block `(0, 1)`, the one that wrote `C[16, 0]`. It opens at the step that stored
+# it, badged "the wrong element came from here". That step's picture of A colours what the block read:
+# `A[0:16]`, not `A[16:32]`. So `A[i]` ignores `by`. Write `A[row]` in the string and run both cells again:
+# the check passes.
 #
 # For your own kernel, a failed check prints the call to make: `explain("outer_add", case="odd_33x127")`.
-# In a terminal, `python -m grader 03 --explain outer_add` prints the same steps.
+# In a terminal, `python -m grader 03 --explain outer_add` prints the same steps, with `>>` at that one.
 #
 # **2. A race.** This copy fixes the first bug and plants another: it stores to `C[row, j]`, not
 # `C[row, col]`. Predict: what does the grader say?
