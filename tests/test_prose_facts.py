@@ -551,6 +551,7 @@ def test_the_quoted_tile_map_and_first_wrong_element_are_what_the_grader_prints(
 
 
 def test_explain_opens_at_the_block_and_the_read_the_prose_names(planted_files):
+    from grader.frontends import explain_view
     from grader.pipeline.explain.record import unpack
     from tests.test_explain import explained
 
@@ -561,8 +562,15 @@ def test_explain_opens_at_the_block_and_the_read_the_prose_names(planted_files):
     marked = next(s for s in explanation.steps if s.index == explanation.marked)
     (a,) = [t for t in marked.touches if t.buffer == "A" and t.mode == "read"]
     read = unpack(a.mask, a.shape).nonzero().flatten().tolist()
-    assert read == list(range(16)) and "`A[0:16]`, not `A[16:32]`" in text
-    assert "was stored at" in explanation.why and "T.Parallel" in marked.source  # ">> the step that stored it"
+    assert read == list(range(16)) and "colours what the block read: `A[0:16]`, not `A[16:32]`" in text
+    assert "was stored at" in explanation.why and "T.Parallel" in marked.source  # "the step that stored it"
+    page = explain_view.html_fragment(explanation, lang="en")
+    badge = "the wrong element came from here"
+    assert f'<span class="badge">{badge}</span>' in page and f'badged "{badge}"' in text
+    picture_of_a = page[page.index('aria-label="A (33): read 16"') :].split("</svg>")[0]
+    assert picture_of_a.endswith(f'<rect x="0" y="0" width="16" height="1" fill="{explain_view.COLOURS["read"]}"/>')
+    assert ">> " + explain_view.step_line(marked, "en") in explain_view.text_lines(explanation, "en")
+    assert "prints the same steps, with `>>` at that one" in text
 
 
 def test_the_quoted_race_is_what_the_grader_says(planted_files):
