@@ -1,76 +1,78 @@
 """Puzzle 09 · Convolution: a 1-D convolution five ways, ending on the Tensor Cores.
 
-A 1-D convolution slides a short filter along a signal: audio filters, the token mixers of
-speech and state-space models, the temporal layers of video networks. Like torch's ``conv1d``
-it is a cross-correlation (the filter is not flipped), with "same" zero padding: the output is
+A 1-D convolution slides a short filter along a signal. It serves audio filters, the token mixers
+of speech and state-space models and the temporal layers of video networks. Like torch's ``conv1d``
+it is a cross-correlation (the filter is not flipped), with "same" zero padding. The output is
 as long as the input, and the signal is taken as zero outside ``[0, L)``.
 
 Inputs and outputs (fp16 in, fp16 out, every sum accumulated in fp32), with ``P = (K - 1) / 2``:
 
 ``conv1d_naive``
     ``X`` is a signal of L, ``W`` a filter of K taps. Output ``Y`` of L with
-    ``Y[t] = sum_k W[k] * X[t + k - P]``. One block owns BLOCK_L outputs; they need the input
+    ``Y[t] = sum_k W[k] * X[t + k - P]``. One block owns BLOCK_L outputs. They need the input
     window ``X[t0 - P, t0 - P + BLOCK_L + K - 1)``: the tile plus a halo of K - 1 elements.
-    Copy that window once into shared memory (``T.copy`` fills the part outside the signal
-    with zeros, which is exactly the padding), then add the K shifted products tap by tap.
+    Copy that window once into shared memory, then add the K shifted products tap by tap.
+    (``T.copy`` fills the part outside the signal with zeros, which is exactly the padding.)
 
 ``conv1d_channels``
     ``X`` is C_in x L, ``W`` is C_out x C_in x K. Output ``Y`` of C_out x L with
     ``Y[o, t] = sum_c sum_k W[o, c, k] * X[c, t + k - P]``. A block now owns BLOCK_O output
-    channels by BLOCK_L positions; for each input channel it loads that channel's window and
-    the BLOCK_O x K slice of W, and every output channel reuses the same window. Still on the
+    channels by BLOCK_L positions. For each input channel it loads that channel's window and
+    the BLOCK_O x K slice of W. Every output channel reuses the same window. Still on the
     CUDA cores, one multiply-add at a time.
 
 ``conv1d_im2col``
-    The same convolution as a matrix product. Number the pairs (c, k) as ``r = c * K + k``:
-    then ``Y = W2 @ cols`` where ``W2`` is W seen as C_out x (C_in * K) (``T.reshape``: the
-    same memory) and ``cols[r, t] = X[c, t + k - P]`` is the "im2col" matrix, each input
-    element copied K times. The block walks the input channels BLOCK_C at a time: it copies
+    The same convolution as a matrix product. Number the pairs (c, k) as ``r = c * K + k``.
+    Then ``Y = W2 @ cols``, where ``W2`` is W seen as C_out x (C_in * K) (``T.reshape``: the
+    same memory). ``cols[r, t] = X[c, t + k - P]`` is the "im2col" matrix, each input
+    element copied K times. The block walks the input channels BLOCK_C at a time. It copies
     the windows of BLOCK_C channels and the matching BLOCK_O x (BLOCK_C * K) tile of W2 into
-    shared memory, builds the (BLOCK_C * K) x BLOCK_L tile of cols from the windows in shared
+    shared memory. From the windows it builds the (BLOCK_C * K) x BLOCK_L tile of cols, in shared
     memory (never in global memory), and multiplies with ``T.gemm``. The copies are
     pipelined (``T.Pipelined``) so the next windows load while this tile multiplies. The
-    windows' halo is rounded up from K - 1 to a multiple of 8 elements, so each row of a window
-    in shared memory starts on a 16-byte boundary. (Only the W2 tile loads with 16-byte
-    asynchronous copies: a window starts P elements before its tile in global memory, and at the
-    edges part of it lies outside X, so TileLang loads it with 4-byte copies that each check the
-    bounds. ``python -m grader.teaching.experiments`` shows the generated copies, see the notebook.)
+    windows' halo is rounded up from K - 1 to a multiple of 8 elements. Then each row of a window
+    in shared memory starts on a 16-byte boundary. Only the W2 tile loads with 16-byte
+    asynchronous copies. A window starts P elements before its tile in global memory, and at the
+    edges part of it lies outside X. So TileLang loads it with 4-byte copies that each check the
+    bounds. ``python -m grader.teaching.experiments`` shows the generated copies (see the notebook).
 
 ``conv1d_implicit``
     The same GEMM without the im2col tile: an implicit GEMM. For each tap k the block copies the
-    window of BLOCK_C channels shifted by k - P, ``X[c0 : c0 + BLOCK_C, t0 + k - P : t0 + k - P +
-    BLOCK_L]``, into a shared tile of its own (K tiles in a Python list: K is a constant while
-    tracing), picks that tap's weights ``W2[:, c * K + k]`` out of the W2 tile into a fragment, and
-    adds ``T.gemm(w_tap, window, acc)``: K small GEMMs into one accumulator. Each window is a whole
-    tile of X, but one whose first column is shifted, which decides how it is copied (see the notebook).
+    window of BLOCK_C channels shifted by k - P into a shared tile of its own. That window is
+    ``X[c0 : c0 + BLOCK_C, t0 + k - P : t0 + k - P + BLOCK_L]``. The K tiles sit in a Python
+    list (K is a constant while tracing). The block picks that tap's weights ``W2[:, c * K + k]``
+    out of the W2 tile into a fragment. Then it adds ``T.gemm(w_tap, window, acc)``. That makes K
+    small GEMMs into one accumulator. Each window is a whole tile of X, but one whose first column
+    is shifted. That shift decides how it is copied (see the notebook).
 
 ``conv1d_channels_last``
-    The implicit GEMM on the channels-last layout: ``X`` is L x C_in, ``W`` is C_out x K x C_in, output
-    ``Y`` of L x C_out with ``Y[t, o] = sum_k sum_c X[t + k - P, c] * W[o, k, c]``. A tap's shift now
-    moves the window by whole rows: for each tap k and tile of BLOCK_C channels the window
+    The implicit GEMM on the channels-last layout. ``X`` is L x C_in and ``W`` is C_out x K x C_in.
+    Output ``Y`` of L x C_out with ``Y[t, o] = sum_k sum_c X[t + k - P, c] * W[o, k, c]``. A tap's
+    shift now moves the window by whole rows. Take tap k and a tile of BLOCK_C channels. The window
     ``X[t0 + k - P : t0 + k - P + BLOCK_L, c0 : c0 + BLOCK_C]`` is BLOCK_L rows of contiguous
-    channels, and the tap's weights ``W[o0 : o0 + BLOCK_O, k, c0 : c0 + BLOCK_C]`` are BLOCK_O rows of
-    them. Each (tap, channel tile) step copies one of each into shared memory and adds
-    ``T.gemm(window, w_tap, acc, transpose_B=True)``; one ``T.Pipelined`` loop runs over the steps.
+    channels. The tap's weights ``W[o0 : o0 + BLOCK_O, k, c0 : c0 + BLOCK_C]`` are BLOCK_O rows of
+    them. Each (tap, channel tile) step copies one of each into shared memory. Then it adds
+    ``T.gemm(window, w_tap, acc, transpose_B=True)``. One ``T.Pipelined`` loop runs over the steps.
 
-What it teaches: halos (a tile that reads more input than it writes output), zero padding for
-free from ``T.copy``'s bounds checks, reuse of one input tile by many outputs, and how a
-convolution becomes a GEMM so the Tensor Cores can do it, first through an im2col tile, then as an
-implicit GEMM without one, and last on the layout (channels last) where each shifted window is whole rows.
+What it teaches: halos (a tile that reads more input than it writes output) and zero padding for
+free from ``T.copy``'s bounds checks. It reuses one input tile for many outputs. And it shows how a
+convolution becomes a GEMM so the Tensor Cores can do it. First comes an im2col tile, then an
+implicit GEMM without one. Last comes the layout (channels last) where each shifted window is whole rows.
 
-Preconditions: K is odd (so "same" padding is symmetric); ``BLOCK_C * K`` is a multiple of 16
-(the fp16 ``T.gemm`` K step), true whenever BLOCK_C is, and for ``conv1d_implicit`` and
-``conv1d_channels_last``, whose ``T.gemm`` is BLOCK_C deep, BLOCK_C itself is; L > BLOCK_L, so the
-grid has at least two blocks along L (see the note below). C_in, C_out and L are otherwise
-anything: a partial channel block reads zeros for the missing channels from both X and W2 (X and W
-in ``conv1d_channels_last``, whose copies are 16 bytes wide when C_in is a multiple of 8).
+Preconditions: K is odd (so "same" padding is symmetric). ``BLOCK_C * K`` is a multiple of 16
+(the fp16 ``T.gemm`` K step), true whenever BLOCK_C is. In ``conv1d_implicit`` and
+``conv1d_channels_last`` the ``T.gemm`` is BLOCK_C deep, so BLOCK_C itself must be. L > BLOCK_L,
+so the grid has at least two blocks along L (see the note below). C_in, C_out and L are otherwise
+anything. A partial channel block reads zeros for the missing channels from both X and W2. In
+``conv1d_channels_last`` it reads them from X and W, whose copies are 16 bytes wide when C_in is a
+multiple of 8.
 
-TileLang note, negative indices: an index that TileLang can prove negative is read the Python
-way, counted back from the end (``X[-3]`` is ``X[L - 3]``), before ``T.copy``'s bounds checks
-see it. The first window starts at ``bx * BLOCK_L - P``: with two or more blocks along L this
-is negative only for some blocks, nothing can be proved, and ``T.copy`` zero-fills the part
-before 0 as it should. With a single block, bx is 0, the start is the constant -P, and the
-window would silently be read from the far end of the signal.
+TileLang note, negative indices: TileLang reads an index it can prove negative the Python way,
+counted back from the end (``X[-3]`` is ``X[L - 3]``). This happens before ``T.copy``'s bounds
+checks see it. The first window starts at ``bx * BLOCK_L - P``. With two or more blocks along L
+this is negative only for some blocks, so nothing can be proved. Then ``T.copy`` zero-fills the
+part before 0 as it should. With a single block, bx is 0 and the start is the constant -P. The
+window would then silently be read from the far end of the signal.
 """
 
 # %% [markdown]
