@@ -1,66 +1,66 @@
 """Puzzle 10 · Dequantized matmul: fp16 activations times 4-bit weights, unpacked on the fly.
 
 Large language models are often served with their weights stored in 4 bits: a quarter of the
-memory of fp16. When a few tokens are decoded at a time such a matrix product is limited by
-reading the weights, not by the arithmetic, so its floor is a quarter of fp16's too; how close a
+memory of fp16. When a few tokens are decoded at a time, such a matrix product is limited by
+reading the weights, not by the arithmetic. So its floor is a quarter of fp16's too. How close a
 kernel gets to that floor is another matter (the notebook's experiments measure it). The GPU still
-multiplies in fp16, so a kernel loads the packed weights, unpacks them in shared memory, and
+multiplies in fp16. So a kernel loads the packed weights, unpacks them in shared memory, and
 feeds them to the Tensor Cores. This puzzle writes the unpacking alone, then fused into a GEMM.
 
-The format (group-wise, symmetric around a zero point of 8), for a weight matrix W of N x K:
+The format, for a weight matrix W of N x K, is group-wise and symmetric around a zero point of 8.
 
-``B`` (uint8, N x K/2) packs two 4-bit values per byte: ``B[n, j]`` holds column ``2j`` of row
-n in its low nibble (bits 0-3) and column ``2j + 1`` in its high nibble (bits 4-7). A nibble q
+``B`` (uint8, N x K/2) packs two 4-bit values per byte. ``B[n, j]`` holds column ``2j`` of row
+n in its low nibble (bits 0-3). Column ``2j + 1`` is in its high nibble (bits 4-7). A nibble q
 is unsigned, 0..15, and stands for ``q - 8``, so -8..7. ``S`` (fp16, N x K/G) holds one scale
 per row and group of G consecutive columns. Then
 
     W[n, k] = (nibble(n, k) - 8) * S[n, k // G]
 
-W is an fp16 matrix: each weight is rounded to fp16 once, as the Tensor Cores take it, and the
-reference for ``C`` below multiplies that rounded W. (Against the unrounded W, the rounding of
-every weight by up to 2^-11 would use up most of the fp16 tolerance on its own.)
+W is an fp16 matrix. Each weight is rounded to fp16 once, as the Tensor Cores take it. The
+reference for ``C`` below multiplies that rounded W. Against the unrounded W, every weight would be
+off by up to 2^-11. That rounding alone would use up most of the fp16 tolerance.
 
-The sizes are named M, N, K, with ``KH = K / 2`` (bytes per row of B) and ``NG = K / G``
-(groups per row); the group size is ``G = K // NG``.
+The sizes are named M, N, K. ``KH = K / 2`` is the bytes per row of B, and ``NG = K / G`` the
+groups per row. The group size is ``G = K // NG``.
 
 ``dequantize_int4``
     Inputs ``B``, ``S``; output ``W`` (fp16, N x K) as defined above. One block owns a
-    BLOCK_N x BLOCK_K tile of W: it copies the BLOCK_N x BLOCK_K/2 bytes and the BLOCK_N
-    scales of the tile's group into shared memory, then each element picks its byte
-    (``k // 2``), shifts it right by 0 or 4 (``k % 2``), masks with 15, subtracts 8, converts
-    to fp16 and multiplies by its row's scale.
+    BLOCK_N x BLOCK_K tile of W. It copies the BLOCK_N x BLOCK_K/2 bytes and the BLOCK_N
+    scales of the tile's group into shared memory. Then each element picks its byte
+    (``k // 2``) and shifts it right by 0 or 4 (``k % 2``). It masks with 15, subtracts 8,
+    converts to fp16 and multiplies by its row's scale.
 
 ``dequant_matmul``
     Inputs ``A`` (fp16, M x K), ``B``, ``S``; output ``C`` (fp16, M x N) with ``C = A @ W^T``.
     The pipelined GEMM of puzzle 08 with B's tile replaced. The scales of the block's BLOCK_N
-    rows (BLOCK_N x NG, a few KiB) do not depend on the K step, so they are copied into shared
-    memory once, before the loop. Each K step copies the A tile and the packed bytes, unpacks
-    the bytes as ``dequantize_int4`` does into a BLOCK_N x BLOCK_K fp16 fragment (registers),
-    stores it to a shared tile with one ``T.copy`` (one barrier for the whole tile, rather than
-    shared-memory stores interleaved with the arithmetic), and multiplies with
+    rows (BLOCK_N x NG, a few KiB) do not depend on the K step. So they are copied into shared
+    memory once, before the loop. Each K step copies the A tile and the packed bytes. It unpacks
+    the bytes as ``dequantize_int4`` does into a BLOCK_N x BLOCK_K fp16 fragment (registers).
+    It stores the fragment to a shared tile with one ``T.copy``. That is one barrier for the whole
+    tile, rather than shared-memory stores interleaved with the arithmetic. Then it multiplies with
     ``T.gemm(A_tile, W_tile, acc, transpose_B=True)`` into an fp32 accumulator. W is never
     written to global memory: 0.5 bytes per weight are read instead of 2.
 
 ``dequant_matmul_decode``
     The same inputs, output and preconditions as ``dequant_matmul``, with less work per weight.
-    Each weight's fp16 value is built from its bits: ``0x6400 | q`` read as fp16 is 1024 + q, so
-    subtracting 1032 gives q - 8 with no integer-to-float conversion. And the roles are swapped:
-    the block computes C^T = W A^T with ``T.gemm(W_local, A_tile, acc, transpose_B=True)``, the
-    unpacked W fragment being the MMA's register operand, so there is no shared W tile; the
+    Each weight's fp16 value is built from its bits. ``0x6400 | q`` read as fp16 is 1024 + q, so
+    subtracting 1032 gives q - 8 with no integer-to-float conversion. And the roles are swapped.
+    The block computes C^T = W A^T with ``T.gemm(W_local, A_tile, acc, transpose_B=True)``. The
+    unpacked W fragment is the MMA's register operand, so there is no shared W tile. The
     BLOCK_N x BLOCK_M accumulator is stored into C transposed, element by element, with guards.
 
-What it teaches: bit manipulation on tiles (shifts, masks, integer to float), group-wise
-scales, and fusing a producer (the unpacking) into a consumer (the GEMM) through shared memory.
+What it teaches: bit manipulation on tiles (shifts, masks, integer to float) and group-wise
+scales. It also fuses a producer (the unpacking) into a consumer (the GEMM) through shared memory.
 
-Preconditions: G is a multiple of BLOCK_K (so a K tile lies inside one group and needs one
-scale per row), hence K is a multiple of BLOCK_K; BLOCK_K is a multiple of 16. M and N are
+Preconditions: G is a multiple of BLOCK_K, so a K tile lies inside one group and needs one
+scale per row. Hence K is a multiple of BLOCK_K. BLOCK_K is a multiple of 16. M and N are
 anything. The scales are drawn from [0.5, 1.5), so W is -12..10.5 and no product overflows.
 
-The bench case is decode-shaped, M = 16 tokens against an 8192 x 8192 weight: that is where
-4-bit weights pay off (the product reads 32 MiB of packed weights instead of 128 MiB of fp16),
-and where the plain torch route, unpacking W with tensor ops and calling a fp16 matmul, pays
-for the full-size W several times over in memory traffic. The fair comparison is torch's fp16
-matmul on unquantized weights, which the bench also times.
+The bench case is decode-shaped: M = 16 tokens against an 8192 x 8192 weight. That is where
+4-bit weights pay off: the product reads 32 MiB of packed weights instead of 128 MiB of fp16.
+It is also where the plain torch route pays for the full-size W several times over in memory
+traffic. That route unpacks W with tensor ops and calls a fp16 matmul. The fair comparison is
+torch's fp16 matmul on unquantized weights, which the bench also times.
 """
 
 # %% [markdown]
