@@ -1,65 +1,65 @@
 """Puzzle 04 · Backward op: a broadcast multiply with ReLU, forward and backward.
 
-Training needs, for every forward kernel, a backward kernel that turns the gradient of the
-output into gradients of the inputs. This puzzle writes both for a small fused op, a column
-scale followed by a ReLU (the shape of a learned per-feature gain), and meets the rule behind
-every broadcast: what the forward copied along a dimension, the backward sums along it.
+Training needs a backward kernel for every forward kernel. It turns the gradient of the output
+into gradients of the inputs. This puzzle writes both for a small fused op: a column scale
+followed by a ReLU. That is the shape of a learned per-feature gain. The puzzle also meets the
+rule behind every broadcast: what the forward copied along a dimension, the backward sums along it.
 
 Inputs and outputs (fp16 tensors, arithmetic in fp32):
 
 ``mul_relu_forward``
     ``A`` is M x N, ``B`` is a vector of N. Output ``C`` of M x N with
-    ``C[i, j] = relu(A[i, j] * B[j])``: puzzle 02's ``mul_relu`` with B broadcast over the
-    rows as in puzzle 03's ``outer_add_fragments``. A 2-D grid of blocks, one (BLOCK_M,
-    BLOCK_N) tile of C each; the block copies its tile of A and the matching BLOCK_N slice of
-    B, and computes the tile in a ``T.Parallel`` loop where ``B`` is indexed by the column
-    only. (For speed: the layout of the B fragment decides how the threads split the tile;
-    with BLOCK_N = 8 x THREADS each thread owns 8 adjacent columns and moves them with one
-    16-byte load or store.)
+    ``C[i, j] = relu(A[i, j] * B[j])``. This is puzzle 02's ``mul_relu`` with B broadcast over
+    the rows, as in puzzle 03's ``outer_add_fragments``. A 2-D grid of blocks computes one
+    (BLOCK_M, BLOCK_N) tile of C each. The block copies its tile of A and the matching BLOCK_N
+    slice of B. It computes the tile in a ``T.Parallel`` loop where ``B`` is indexed by the
+    column only. (For speed: the layout of the B fragment decides how the threads split the
+    tile. With BLOCK_N = 8 x THREADS each thread owns 8 adjacent columns. It moves them with
+    one 16-byte load or store.)
 
 ``mul_relu_backward``
     Inputs ``A``, ``B`` and the upstream gradient ``dC`` (M x N). Outputs, in this order:
     ``dA`` (M x N, fp16) and ``dB`` (N, **fp32**), with ``mask = A[i, j] * B[j] > 0``:
     ``dA[i, j] = mask ? dC[i, j] * B[j] : 0``   (elementwise, like the forward)
-    ``dB[j] = sum_i (mask ? dC[i, j] * A[i, j] : 0)``   (a sum over the broadcast dim M)
+    ``dB[j] = sum_i (mask ? dC[i, j] * A[i, j] : 0)``   (a sum over the broadcast dim M).
     What changed: dB needs every row of its column, so the grid now has one block per BLOCK_N
-    columns and each block walks all of M in BLOCK_M steps with a serial loop, writing its dA
+    columns. Each block walks all of M in BLOCK_M steps with a serial loop. It writes its dA
     tiles on the way. The products are added element by element into a float32
-    (BLOCK_M, BLOCK_N) fragment cleared before the loop, and after it one
+    (BLOCK_M, BLOCK_N) fragment, cleared before the loop. After the loop, one
     ``T.reduce_sum(..., dim=0)`` folds the rows into the BLOCK_N values of dB. A kernel returns
     several outputs as a tuple: ``return dA, dB``.
 
-Why dB is float32: it sums M products, far more significant bits than fp16 holds, and a
+Why dB is float32: it sums M products, far more significant bits than fp16 holds. Also, a
 parameter's gradient is normally kept in fp32 for the optimizer. The graded tolerance for
-float32 output is tight enough that an fp16 accumulator, or products rounded to fp16 before
-the sum, fail it: cast to float32 before multiplying.
+float32 output is tight. An fp16 accumulator fails it, and so do products rounded to fp16
+before the sum. Cast to float32 before multiplying.
 
 The mask is the derivative of the ReLU at ``A * B`` (taken as 0 at 0, as torch does). Compute
-``A * B`` in float32: the product of two fp16 numbers is exact there, so the sign is right even
+``A * B`` in float32. The product of two fp16 numbers is exact there. So the sign is right even
 for tiny products that would round to zero in fp16.
 
-What it teaches: broadcasting in a tile (a vector fragment indexed by one loop variable of a
-2-D ``T.Parallel``); that the backward of a broadcast is a reduction over the broadcast
-dimension; a kernel with two outputs; and accumulating a column reduction in registers with
-one ``T.reduce_sum`` at the end rather than one per tile.
+What it teaches: broadcasting in a tile, a vector fragment indexed by one loop variable of a
+2-D ``T.Parallel``. The backward of a broadcast is a reduction over the broadcast dimension.
+A kernel can have two outputs. A column reduction can accumulate in registers, with one
+``T.reduce_sum`` at the end rather than one per tile.
 
-Preconditions: none on M and N. They need not be multiples of the block sizes: ``T.copy``
-reads zeros past the edge (a zero A or dC adds nothing to dB) and drops writes past it. Bench
-cases are 8192 x 16384 fp16 (256 MiB per tensor), larger than the H200's L2, so the timing
-measures HBM bandwidth.
+Preconditions: none on M and N. They need not be multiples of the block sizes. ``T.copy``
+reads zeros past the edge, and a zero A or dC adds nothing to dB. It drops writes past the
+edge. Bench cases are 8192 x 16384 fp16, 256 MiB per tensor. That is larger than the H200's
+L2, so the timing measures HBM bandwidth.
 """
 
 # %% [markdown]
 # ## Why this puzzle matters
 #
-# Training runs every forward kernel backwards: given the gradient of the loss with respect to the
-# output, `dC`, produce the gradients with respect to the inputs. For an element-wise op this is the
+# Training runs every forward kernel backwards. Given the gradient of the loss with respect to the
+# output, `dC`, it produces the gradients with respect to the inputs. For an element-wise op this is the
 # chain rule element by element. With a broadcast there is one more rule, and it is worth learning
 # once:
 #
 # > what the forward **copies** along a dimension, the backward **sums** along that dimension.
 #
-# In `C[i, j] = relu(A[i, j] * B[j])`, `B[j]` is used by every row i, so its gradient collects a
+# In `C[i, j] = relu(A[i, j] * B[j])`, `B[j]` is used by every row i. So its gradient collects a
 # contribution from every row:
 #
 # $$dB_j = \sum_i dC_{ij}\,[A_{ij} B_j > 0]\,A_{ij}, \qquad dA_{ij} = dC_{ij}\,[A_{ij} B_j > 0]\,B_j$$
@@ -108,10 +108,10 @@ def torch_mul_relu_backward(A, B, dC):
 # ## Kernel 1: `mul_relu_forward`
 #
 # A 2-D grid of tiles as in puzzle 03. Each block copies its BLOCK_M x BLOCK_N tile of A and the
-# BLOCK_N slice of B, and computes the output tile in a `T.Parallel` loop where B is indexed by the
-# column only: that is the broadcast. Multiply in fp32 (`T.cast(x, T.float32)` converts a value to
-# another type), clamp with `T.max`, cast back with `T.cast(..., T.float16)`, one `T.copy` out. The
-# `odd_127x129` case, 32 x 64 tiles:
+# BLOCK_N slice of B. It computes the output tile in a `T.Parallel` loop where B is indexed by the
+# column only. That is the broadcast. Multiply in fp32 (`T.cast(x, T.float32)` converts a value to
+# another type). Clamp with `T.max`, cast back with `T.cast(..., T.float16)`, and store with one
+# `T.copy` out. The `odd_127x129` case, 32 x 64 tiles:
 
 # %% [notebook]
 # from grader.teaching.pictures import tiling
@@ -143,21 +143,23 @@ def mul_relu_forward(A, B, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
 # ## Kernel 2: `mul_relu_backward`
 #
 # What changed: dB needs every row of its columns, so the grid now runs over **columns only**. Each
-# block owns BLOCK_N columns and walks all of M in BLOCK_M steps with `T.serial`, writing its dA tiles
-# on the way and adding the dB products element by element into a float32 (BLOCK_M, BLOCK_N)
+# block owns BLOCK_N columns and walks all of M in BLOCK_M steps with `T.serial`. On the way it writes
+# its dA tiles. It adds the dB products element by element into a float32 (BLOCK_M, BLOCK_N)
 # fragment. After the loop one `T.reduce_sum(..., dim=0)` folds the rows into BLOCK_N values. Threads
 # add what they hold inside the loop and talk to each other once, at the end.
 #
 # Below, the `square_256` case with BLOCK_N = 64: four blocks, each a full-height strip of columns.
 #
 # What to watch for:
-# - the mask `A * B > 0` in fp32: the product of two fp16 numbers is exact there, so its sign is
-#   right even when it would round to zero in fp16;
-# - pick the gradient with `T.if_then_else(mask, dC, 0)`;
-# - dB is float32 and summed in float32, with each product cast to float32 *before* multiplying:
-#   the graded tolerance for fp32 outputs catches an fp16 accumulator and products rounded to fp16;
-# - clear the accumulator before the loop (`T.clear(buf)` is `T.fill(buf, 0)`; `T.fill` sets every
-#   element of a buffer to one value), and return both outputs: `return dA, dB`.
+# - Compute the mask `A * B > 0` in fp32. The product of two fp16 numbers is exact there. So its
+#   sign is right even when it would round to zero in fp16.
+# - Pick the gradient with `T.if_then_else(mask, dC, 0)`.
+# - Keep dB in float32 and sum it in float32, with each product cast to float32 *before*
+#   multiplying. The graded tolerance for fp32 outputs catches an fp16 accumulator and products
+#   rounded to fp16.
+# - Clear the accumulator before the loop. `T.clear(buf)` is `T.fill(buf, 0)`, and `T.fill` sets
+#   every element of a buffer to one value.
+# - Return both outputs: `return dA, dB`.
 
 # %% [notebook]
 # tiling(256, 256, 256, 64)
@@ -275,14 +277,14 @@ def puzzle() -> Puzzle:
 # ## Experiments to try
 #
 # Each cell runs as it stands; change the numbers and run it again, and predict the result first.
-# `bench(kernel, NAME=value, ...)` times your kernel on its bench case with those block parameters in
-# place of the case's (it checks the kernel on that case first; the graded cases keep theirs); without
+# `bench(kernel, NAME=value, ...)` times your kernel on its bench case, with those block parameters in
+# place of the case's. It checks the kernel on that case first; the graded cases keep theirs. Without
 # a GPU it prints one line. The cells that compile need nvcc but no GPU.
 #
 # **1. Why BLOCK_N = 8 x THREADS.** The spec says the layout of the B fragment decides how the threads
-# split the tile. The cell compiles the reference `mul_relu_forward` at the bench case's size with 1024
-# and with 512 columns per block, 128 threads both times, and prints its loads of A and B and its store
-# of C. Predict: how many columns does each thread own, and how wide is each access, in the two?
+# split the tile. The cell compiles the reference `mul_relu_forward` at the bench case's size, with 1024
+# and with 512 columns per block. It uses 128 threads both times. It prints the kernel's loads of A and
+# B and its store of C. Predict: how many columns does each thread own, and how wide is each access, in the two?
 
 # %% [notebook]
 # from grader.teaching.experiments import kernel_source
@@ -317,9 +319,9 @@ def puzzle() -> Puzzle:
 # flight. Twice the memory instructions cost nothing measurable here.
 
 # %% [markdown]
-# **3. The backward's grid.** Its grid has only N / BLOCK_N blocks, each walking all 8192 rows: 256
-# blocks at the bench case's BLOCK_N = 64 (0.2142 ms, 3759 GB/s on the H200,
-# docs/results/h200-bench.md). Predict: 128 columns per block, then 32?
+# **3. The backward's grid.** Its grid has only N / BLOCK_N blocks, each walking all 8192 rows. That
+# is 256 blocks at the bench case's BLOCK_N = 64: 0.2142 ms, 3759 GB/s on the H200
+# (docs/results/h200-bench.md). Predict: 128 columns per block, then 32?
 
 # %% [notebook]
 # bench("mul_relu_backward", BLOCK_N=128)
