@@ -312,9 +312,7 @@ def sentence_lengths(markdown: str) -> list[int]:
     # each list item starts a new sentence, even where the item before it ends with ";" or ":"
     items = re.split(r"(?:^|\n)\s*(?:[-*]|\d+\.)\s+", "\n".join(kept))
     sentences = [
-        sentence
-        for item in items
-        for sentence in re.split(r"(?<=[.!?])\s+(?=[A-Z`*(\d])", " ".join(item.split()))
+        sentence for item in items for sentence in re.split(r"(?<=[.!?])\s+(?=[A-Z`*(\d])", " ".join(item.split()))
     ]
     lengths = [sum(1 for token in s.split() if re.search(r"\w", token)) for s in sentences]
     return [n for n in lengths if n > 3]
