@@ -159,22 +159,23 @@ def torch_conv1d_channels_last(X, W):
 # ## Kernel 1: `conv1d_naive`, a window with a halo
 #
 # One block owns outputs `t0 .. t0 + BLOCK_L - 1` and needs inputs from `t0 - P` to
-# `t0 + BLOCK_L - 1 + P`. Copy that window into shared memory once (`T.alloc_shared`: every thread
-# reads K neighbouring elements of it, elements other threads loaded), copy the K taps, then add the K
-# shifted products tap by tap into an fp32 fragment: `acc[i] += window[i + k] * taps[k]`.
+# `t0 + BLOCK_L - 1 + P`. Copy that window into shared memory once (`T.alloc_shared`). Every thread
+# reads K neighbouring elements of it, elements other threads loaded. Copy the K taps too. Then add the
+# K shifted products tap by tap into an fp32 fragment: `acc[i] += window[i + k] * taps[k]`.
 #
 # The zero padding is free: `T.copy` fills the part of the window before 0 or past L with zeros,
 # exactly the "same" padding.
 #
 # Store the outputs from the fp32 fragment, `T.copy(acc, Y[...])`, or from an fp16 fragment. Do not
-# convert them into an fp16 shared tile and `T.copy` that to Y: on Hopper TileLang makes that 1-D
-# store a TMA store, which writes on to the next 16-byte boundary past Y's end (puzzle 01's "Who
-# guards the edge" says more).
+# convert them into an fp16 shared tile and `T.copy` that to Y. On Hopper TileLang makes that 1-D
+# store a TMA store, which writes on to the next 16-byte boundary past Y's end. Puzzle 01's "Who
+# guards the edge" says more.
 #
-# What to watch for: fp32 accumulation (the `fir_100000_k1001` case sums 1001 terms); and a TileLang
-# trap described in the spec: a start index that TileLang can *prove* negative is read Python-style
-# from the end of the tensor. With two or more blocks along L the window start `bx * BLOCK_L - P` is
-# negative only for block 0 and nothing can be proved, so `T.copy` zero-fills as it should.
+# What to watch for: fp32 accumulation (the `fir_100000_k1001` case sums 1001 terms). There is also a
+# TileLang trap, described in the spec. A start index that TileLang can *prove* negative is read
+# Python-style from the end of the tensor. With two or more blocks along L the window start
+# `bx * BLOCK_L - P` is negative only for block 0. Nothing can be proved, so `T.copy` zero-fills as it
+# should.
 
 
 # %% conv1d_naive
@@ -211,14 +212,14 @@ def conv1d_naive(X, W, BLOCK_L: int, THREADS: int = 128):
 # $$Y_{o,t} = \sum_{c}\sum_{k} W_{o,c,k}\, X_{c,\,t+k-P}$$
 #
 # A block owns BLOCK_O output channels x BLOCK_L positions. For each input channel it loads that
-# channel's window and the BLOCK_O x K slice of W; all BLOCK_O output channels reuse the same window,
-# so each input element is loaded once per block instead of once per output channel. Still one
+# channel's window and the BLOCK_O x K slice of W. All BLOCK_O output channels reuse the same window.
+# So each input element is loaded once per block instead of once per output channel. Still one
 # multiply-add at a time on the CUDA cores, C_in·K of them per output.
 #
 # Give `T.copy` the taps as a slice on every axis of W, `W[o0 : o0 + BLOCK_O, c, 0:K]`. Given only
-# their first element, `W[o0, c, 0]`, it fits the 2-D tile to W's last two axes (input channel, tap)
-# and fills it with the taps of BLOCK_O input channels of output channel `o0`: the right shape, the
-# wrong numbers.
+# their first element, `W[o0, c, 0]`, it fits the 2-D tile to W's last two axes (input channel, tap).
+# It then fills the tile with the taps of BLOCK_O input channels of output channel `o0`: the right
+# shape, the wrong numbers.
 
 
 # %% conv1d_channels
@@ -256,7 +257,7 @@ def conv1d_channels(X, W, BLOCK_O: int, BLOCK_L: int, THREADS: int = 128):
 #
 # $$Y = W_2 \cdot \mathrm{cols}, \qquad W_2[o, r] = W[o, c, k], \qquad \mathrm{cols}[r, t] = X[c,\, t + k - P]$$
 #
-# with `W2` just W seen as C_out x (C_in·K) (`T.reshape`, the same memory) and `cols` the *im2col*
+# with `W2` just W seen as C_out x (C_in·K) (`T.reshape`, the same memory). `cols` is the *im2col*
 # matrix: each input element copied K times, once per tap that reads it. The picture shows `cols` for
 # 2 channels, K = 3 and L = 8: row (c, k) is channel c shifted by k - P, zeros where the shift runs
 # off the signal.
@@ -268,12 +269,13 @@ def conv1d_channels(X, W, BLOCK_O: int, BLOCK_L: int, THREADS: int = 128):
 
 # %% [markdown]
 # The kernel never writes `cols` to global memory, which would multiply the input traffic by K. The
-# block walks the input channels BLOCK_C at a time: it copies the windows of BLOCK_C channels and the
-# matching BLOCK_O x (BLOCK_C·K) tile of W2 into shared memory, builds the (BLOCK_C·K) x BLOCK_L tile
-# of `cols` from the windows in shared memory in a `T.Parallel` loop, and multiplies with `T.gemm`.
-# The loop is `T.Pipelined`, so the next windows load while this tile multiplies (puzzle 08).
+# block walks the input channels BLOCK_C at a time. It copies the windows of BLOCK_C channels and the
+# matching BLOCK_O x (BLOCK_C·K) tile of W2 into shared memory. A `T.Parallel` loop builds the
+# (BLOCK_C·K) x BLOCK_L tile of `cols` from the windows, in shared memory. Then the block multiplies
+# with `T.gemm`. The loop is `T.Pipelined`, so the next windows load while this tile multiplies
+# (puzzle 08).
 #
-# What to watch for: BLOCK_C·K must be a multiple of 16 (the fp16 `T.gemm` K step); a partial block
+# What to watch for: BLOCK_C·K must be a multiple of 16 (the fp16 `T.gemm` K step). A partial block
 # of channels reads zeros for the missing channels from both X and W2, so it adds nothing. The
 # windows' halo is rounded up from K - 1 to a multiple of 8 elements, so each window row starts on a
 # 16-byte boundary in shared memory.
@@ -342,32 +344,33 @@ def conv1d_im2col(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int = 
 # %% [markdown]
 # ## Kernel 4: `conv1d_implicit`, an implicit GEMM
 #
-# The im2col tile is a detour: the block writes K copies of every window element into shared memory and
-# reads them back, only to hand the Tensor Cores a matrix whose rows are shifted copies of one another.
-# Split the GEMM's sum over r = (c, k) by tap instead:
+# The im2col tile is a detour. The block writes K copies of every window element into shared memory and
+# reads them back. All that only hands the Tensor Cores a matrix whose rows are shifted copies of one
+# another. Split the GEMM's sum over r = (c, k) by tap instead:
 #
 # $$Y = \sum_{k=0}^{K-1} W_{:,:,k} \cdot S_{k-P}X, \qquad (S_{s}X)[c, t] = X[c,\, t + s]$$
 #
 # K small GEMMs, each the BLOCK_O x BLOCK_C weights of one tap times the BLOCK_C x BLOCK_L window of X
-# shifted by that tap, all added into the same fp32 accumulator. This is an *implicit* GEMM: the same
-# products as `conv1d_im2col`, but the im2col matrix is never built, in global or in shared memory.
-# Per step of BLOCK_C channels the block copies the W2 tile once and, for each tap k, the window
-# `X[c0 : c0 + BLOCK_C, t0 + k - P : t0 + k - P + BLOCK_L]` into a shared tile of its own; then, tap by
-# tap, it picks that tap's columns `W2[:, c * K + k]` out of the W2 tile into a register fragment and
-# calls `T.gemm(w_tap, window, acc)`.
+# shifted by that tap. They are all added into the same fp32 accumulator. This is an *implicit* GEMM:
+# the same products as `conv1d_im2col`, but the im2col matrix is never built, in global or in shared
+# memory. Per step of BLOCK_C channels the block copies the W2 tile once. For each tap k it copies the
+# window `X[c0 : c0 + BLOCK_C, t0 + k - P : t0 + k - P + BLOCK_L]` into a shared tile of its own.
+# Then, tap by tap, it picks that tap's columns `W2[:, c * K + k]` out of the W2 tile into a register
+# fragment. And it calls `T.gemm(w_tap, window, acc)`.
 #
 # The K shared tiles are a Python list, `[T.alloc_shared(...) for _ in range(K)]`, and the taps loop
 # over that list, `for k, window in enumerate(windows)`. This works because K is a constant when the
-# kernel is traced (`T.const` makes each size a Python int): the list has K tiles, the loop over it is
-# plain Python that runs while tracing, and the kernel gets K copies and K `T.gemm` calls, each on its
-# own tile. Write `for k in range(K)` instead and TileLang's frontend turns it into a `T.serial` loop:
-# k becomes a loop variable, which cannot index a Python list (a `TypeError` at that line).
+# kernel is traced (`T.const` makes each size a Python int). The list has K tiles, and the loop over it
+# is plain Python that runs while tracing. So the kernel gets K copies and K `T.gemm` calls, each on
+# its own tile. Write `for k in range(K)` instead and TileLang's frontend turns it into a `T.serial`
+# loop. Then k is a loop variable, which cannot index a Python list (a `TypeError` at that line).
 #
 # What the shifted copy buys: each window is an ordinary tile of X whose columns start k - P from the
-# block's, and it lands at the start of its own tile, ready for the Tensor Cores: no halo, no gather
-# from shared memory into shared memory. What it costs depends on how the copy is built. On Hopper a
-# TMA box may start at any column, but TileLang issues TMA copies only in its warp-specialized build,
-# and that build of this kernel stops with "illegal instruction" on the H200 (docs/results/p09-p10-notes.md).
+# block's. It lands at the start of its own tile, ready for the Tensor Cores. There is no halo, and no
+# gather from shared memory into shared memory. What it costs depends on how the copy is built. On
+# Hopper a TMA box may start at any column. But TileLang issues TMA copies only in its warp-specialized
+# build, and that build of this kernel stops with "illegal instruction" on the H200
+# (docs/results/p09-p10-notes.md).
 # So the kernel is compiled with warp specialization off, as `conv1d_im2col` is, and its copies are
 # `cp.async`, whose width depends on alignment. A row of X starts on a 16-byte boundary; at K = 5 the
 # windows are shifted by -2, -1, 0, 1 and 2 columns of 2 bytes each.
@@ -410,8 +413,8 @@ def conv1d_im2col(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int = 
 # aligned tile, which is why `conv1d_im2col` builds its shifted copies in shared memory instead.
 
 # %% [markdown]
-# What to watch for: the shift of tap k is k - P, not k; the pick is column c * K + k of the W2 tile
-# (c the channel within the step); BLOCK_C is now the `T.gemm`'s K step, so it must be a multiple of 16.
+# What to watch for: the shift of tap k is k - P, not k. The pick is column c * K + k of the W2 tile
+# (c the channel within the step). BLOCK_C is now the `T.gemm`'s K step, so it must be a multiple of 16.
 
 
 # %% conv1d_implicit
@@ -462,9 +465,9 @@ def conv1d_implicit(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int 
 # So a timing against `conv1d_implicit` measures the five together, not the layout alone.
 #
 # The layout first. X becomes L x C_in, one row per position with its channels side by side ("channels
-# last", torch's `channels_last`, cuDNN's NHWC); the output Y becomes L x C_out, so that the next
-# layer can read it the same way and the accumulator, positions by output channels, is stored as it
-# is; and W becomes C_out x K x C_in:
+# last", torch's `channels_last`, cuDNN's NHWC). The output Y becomes L x C_out. Then the next layer
+# can read it the same way, and the accumulator, positions by output channels, is stored as it is. And
+# W becomes C_out x K x C_in:
 #
 # $$Y_{t,o} = \sum_{k}\sum_{c} X_{t+k-P,\,c}\, W_{o,k,c}, \qquad Y = \sum_{k=0}^{K-1} (S_{k-P}X)\, W_{:,k,:}^{T}$$
 #
@@ -481,12 +484,12 @@ def conv1d_implicit(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int 
 # channel, tap, input channel), so the baseline below reads the same bytes as the kernel, with no
 # reordering. Both tiles hold the channels, the sum's index, along their rows, so the product is
 # `window @ w_tap^T`: `T.gemm(window, w_tap, acc, transpose_B=True)`, as puzzle 08's flash attention
-# multiplies Q by the K tile. (K x C_in x C_out would give whole rows too, BLOCK_C rows of BLOCK_O
-# outputs, and no transpose; but torch would then reorder W on every call of the baseline.)
+# multiplies Q by the K tile. K x C_in x C_out would give whole rows too, BLOCK_C rows of BLOCK_O
+# outputs, and no transpose. But torch would then reorder W on every call of the baseline.
 #
 # One step is now one (tap, channel tile) pair: one window, one weight tile, one `T.gemm`. A single
 # `T.Pipelined` loop runs over the K·⌈C_in / BLOCK_C⌉ steps, tap `s // STEPS` and channel tile
-# `s % STEPS` at step s, so each stage holds one window and one weight tile, and the next steps' copies
+# `s % STEPS` at step s. So each stage holds one window and one weight tile. The next steps' copies
 # load while this one multiplies. The block owns BLOCK_L positions x BLOCK_O output channels; its
 # fp32 accumulator is BLOCK_L x BLOCK_O, stored at `Y[t0, o0]` after the loop.
 #
@@ -535,7 +538,7 @@ def conv1d_implicit(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int 
 # zeros, as before. STEPS counts the partial channel tile too (`T.ceildiv`): its missing channels read
 # zeros from X and W. BLOCK_C is the `T.gemm`'s K step, a multiple of 16.
 #
-# The layout is the caller's choice, and it is not free where the data arrive channels-first: turning
+# The layout is the caller's choice, and it is not free where the data arrive channels-first. Turning
 # X from C_in x L into L x C_in is one more read and write of all of X. Networks that use it choose it
 # once, for every layer, as torch's `channels_last` memory format does.
 
@@ -896,9 +899,9 @@ def puzzle() -> Puzzle:
 # for this setting on a results page yet; your run is the measurement.
 
 # %% [markdown]
-# **3. Channels per step.** Sixteen channels a step: twice as many steps, each `T.gemm` half as deep
-# (80 rows of the im2col tile instead of 160), and about half the shared memory (rerun the cell of
-# experiment 1 with `BLOCK_C=16` in `sizes` to see how much). Deeper steps keep the Tensor Cores
+# **3. Channels per step.** Sixteen channels a step make twice as many steps. Each `T.gemm` is half as
+# deep (80 rows of the im2col tile instead of 160), and the block takes about half the shared memory.
+# To see how much, rerun the cell of experiment 1 with `BLOCK_C=16` in `sizes`. Deeper steps keep the Tensor Cores
 # busier per copy; smaller blocks leave room for more of them on an SM. Predict: which effect wins on
 # the H200?
 
