@@ -66,10 +66,10 @@ torch's fp16 matmul on unquantized weights, which the bench also times.
 # %% [markdown]
 # ## Why this puzzle matters
 #
-# When a language model generates text it processes a few tokens at a time, and each step multiplies
+# When a language model generates text it processes a few tokens at a time. Each step multiplies
 # those few activations by every weight matrix of the model. With M = 16 tokens against an
-# 8192 x 8192 weight, the product does 2·16 flops per weight read, so 16 flops per byte of fp16
-# weights (64 per byte at 4 bits): far below the H200's ~206 flops per byte (puzzle 08), so the time
+# 8192 x 8192 weight, the product does 2·16 flops per weight read. That is 16 flops per byte of fp16
+# weights (64 per byte at 4 bits), far below the H200's ~206 flops per byte (puzzle 08). So the time
 # is the time to read the weights. Store them in 4 bits instead of
 # 16 and there are 4x fewer bytes to read: 32 MiB instead of 128 MiB for that matrix. At the copy
 # bandwidth puzzle 01 measures on the course's H200, 4,158 GB/s (docs/results/h200-bench.md), that is
@@ -85,7 +85,7 @@ torch's fp16 matmul on unquantized weights, which the bench also times.
 # row and group of G columns) are what weight-only quantization schemes for LLM serving store.
 #
 # The packing: byte `B[n, j]` holds column 2j in its low four bits and column 2j + 1 in its high four
-# bits; a nibble q in 0..15 stands for q - 8, and `W[n, k] = (q - 8) * S[n, k // G]`:
+# bits. A nibble q in 0..15 stands for q - 8, and `W[n, k] = (q - 8) * S[n, k // G]`:
 
 # %% [notebook]
 # from grader.teaching.pictures import nibbles
@@ -152,17 +152,17 @@ def fp16_matmul(A, W):
 # %% [markdown]
 # ## Kernel 1: `dequantize_int4`
 #
-# One block owns a BLOCK_N x BLOCK_K tile of W: it copies the BLOCK_N x BLOCK_K/2 bytes and the
-# BLOCK_N scales of the tile's group into shared memory, then each element in a `T.Parallel` loop
-# picks its byte (`k // 2`), shifts it right by 0 or 4 (`4 * (k % 2)`), masks with 15, subtracts 8,
-# converts to fp16 and multiplies by its row's scale.
+# One block owns a BLOCK_N x BLOCK_K tile of W. It copies the BLOCK_N x BLOCK_K/2 bytes and the
+# BLOCK_N scales of the tile's group into shared memory. Then each element in a `T.Parallel` loop
+# picks its byte (`k // 2`) and shifts it right by 0 or 4 (`4 * (k % 2)`). It masks with 15, subtracts
+# 8, converts to fp16 and multiplies by its row's scale.
 #
 # What to watch for:
-# - cast the byte to `T.int32` and keep q in int32: `q - 8` is negative for q < 8, so a uint8 variable
-#   or fragment that holds it wraps around to 248..255;
-# - one scale per row for the whole tile: G is a multiple of BLOCK_K, so a tile never straddles two
-#   groups; its group is `bx * BLOCK_K // G`;
-# - the byte index is `k // 2` inside the tile, the packed copy starts at column `bx * BLOCK_K // 2`.
+# - Cast the byte to `T.int32` and keep q in int32. `q - 8` is negative for q < 8, so a uint8 variable
+#   or fragment that holds it wraps around to 248..255.
+# - One scale per row for the whole tile: G is a multiple of BLOCK_K, so a tile never straddles two
+#   groups. Its group is `bx * BLOCK_K // G`.
+# - The byte index is `k // 2` inside the tile. The packed copy starts at column `bx * BLOCK_K // 2`.
 #
 # On its own this kernel writes the fp16 W out to memory: 2 bytes per weight where the packed input
 # had 0.5. It exists to check the unpacking; the next kernel never writes W.
@@ -193,11 +193,11 @@ def dequantize_int4(B, S, BLOCK_N: int, BLOCK_K: int, THREADS: int = 128):
 # ## Kernel 2: `dequant_matmul`: unpacking fused into the GEMM
 #
 # `C = A @ W^T`: the pipelined GEMM of puzzle 08 with its B tile replaced. The scales of the block's
-# BLOCK_N rows, a few KiB, do not depend on the K step, so they are copied into shared memory once,
-# before the loop. Each K step copies the A tile and the packed bytes, unpacks them as
-# `dequantize_int4` does into a BLOCK_N x BLOCK_K fp16 fragment, stores that to a shared tile with
-# one `T.copy` (one barrier for the whole tile, instead of shared-memory stores mixed into the
-# arithmetic), and calls `T.gemm(A_tile, W_tile, acc, transpose_B=True)`, since W is N x K.
+# BLOCK_N rows, a few KiB, do not depend on the K step. So they are copied into shared memory once,
+# before the loop. Each K step copies the A tile and the packed bytes. It unpacks them as
+# `dequantize_int4` does into a BLOCK_N x BLOCK_K fp16 fragment. It stores that to a shared tile with
+# one `T.copy`: one barrier for the whole tile, instead of shared-memory stores mixed into the
+# arithmetic. Then it calls `T.gemm(A_tile, W_tile, acc, transpose_B=True)`, since W is N x K.
 #
 # W never exists in global memory: 0.5 bytes per weight cross HBM instead of 2. This is the general
 # pattern of fusing a producer (the unpacking) into a consumer (the GEMM) through shared memory. The
@@ -205,7 +205,7 @@ def dequantize_int4(B, S, BLOCK_N: int, BLOCK_K: int, THREADS: int = 128):
 # memory several times over.
 #
 # What to watch for: the scale index for a K step is `k * BLOCK_K // G` (global column over G), not
-# the tile-local one; the accumulator is fp32 as always.
+# the tile-local one. And the accumulator is fp32 as always.
 
 
 # %% dequant_matmul
@@ -239,28 +239,29 @@ def dequant_matmul(A, B, S, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: in
 #
 # **1. The fp16 value from its bits.** The 16 bits `0x6400` are the fp16 number 1024 (exponent 10,
 # mantissa 0). Between 1024 and 2048 consecutive fp16 numbers are 1 apart, so the ten mantissa bits
-# count units: `0x6400 | q` for a nibble q in 0..15 is the fp16 number 1024 + q, and subtracting 1032
-# leaves q - 8, exactly. In the kernel that is a mask, an OR into a 16-bit integer (`T.Cast("uint16",
-# x)` is `T.cast` in TVM's spelling, the type first),
-# `T.reinterpret(..., T.float16)` (the same bits read as fp16: no instruction at all) and one fp16
-# subtraction, instead of an integer subtraction and an integer-to-fp16 conversion, which runs at a
-# fraction of the rate of plain arithmetic. The weights are the same fp16 numbers as before, bit for
+# count units. `0x6400 | q` for a nibble q in 0..15 is the fp16 number 1024 + q, and subtracting 1032
+# leaves q - 8, exactly. In the kernel that is a mask and an OR into a 16-bit integer
+# (`T.Cast("uint16", x)` is `T.cast` in TVM's spelling, the type first). Then
+# `T.reinterpret(..., T.float16)` reads the same bits as fp16, with no instruction at all. Last comes
+# one fp16 subtraction. These replace an integer subtraction and an integer-to-fp16 conversion, which
+# runs at a fraction of the rate of plain arithmetic. The weights are the same fp16 numbers as before, bit for
 # bit: q - 8 is exact either way, and the product with the scale rounds once, as before.
 #
 # **2. W as the register operand.** `dequant_matmul` stores its unpacked fragment to a shared tile (a
-# `T.copy` and a barrier every K step), and its `T.gemm(A_tile, W_tile, ...)` reads both operands from
+# `T.copy` and a barrier every K step). Its `T.gemm(A_tile, W_tile, ...)` reads both operands from
 # shared memory. Swap the roles and compute the transpose, C^T = W A^T, with the fragment itself as
-# the first operand: `T.gemm(W_local, A_tile, acc, transpose_B=True)` into a BLOCK_N x BLOCK_M
-# accumulator. TileLang gives `W_local` the layout of the MMA's first operand, so the `T.Parallel`
+# the first operand. That is `T.gemm(W_local, A_tile, acc, transpose_B=True)` into a BLOCK_N x BLOCK_M
+# accumulator. TileLang gives `W_local` the layout of the MMA's first operand. So the `T.Parallel`
 # loop unpacks each weight into the thread and register that multiply it: no shared W tile, no extra
-# barrier. It also makes the 64 rows of W the MMA's M, the dimension that Hopper's `wgmma` fixes at 64
-# rows per warpgroup (four warps), and the 16 tokens its N. Compiled for sm_90a at the decode case,
-# this kernel's `T.gemm` becomes `wgmma` with its first operand in registers and the A
-# tile read from shared memory; `dequant_matmul`'s, with the 16 tokens as M, becomes `mma.sync`
-# (m16n8k16) on fragments loaded from the two shared tiles with `ldmatrix`.
+# barrier. It also makes the 64 rows of W the MMA's M, and the 16 tokens its N. Hopper's `wgmma` fixes
+# that dimension M at 64 rows per warpgroup (four warps). Compiled for sm_90a at the decode case, this
+# kernel's `T.gemm` becomes `wgmma`. Its first operand is in registers, and the A tile is read from
+# shared memory. `dequant_matmul`'s `T.gemm`, with the 16 tokens as M, becomes `mma.sync` (m16n8k16).
+# Its fragments are loaded from the two shared tiles with `ldmatrix`.
 #
-# The price is the store: `acc[n, m]` is `C[m, n]`, and `T.copy` does not transpose, so C is written
-# by a `T.Parallel` loop over the accumulator, with a guard on each edge (M and N both have tails).
+# The price is the store: `acc[n, m]` is `C[m, n]`. And `T.copy` does not transpose, so C is written
+# by a `T.Parallel` loop. The loop runs over the accumulator, with a guard on each edge (M and N both
+# have tails).
 #
 # What the two changes buy on the GPU is experiment 5 below.
 #
@@ -498,9 +499,9 @@ def puzzle() -> Puzzle:
 # block's scales (64 rows x 64 groups of fp16, 8 KiB) are there once. At decode sizes stages are cheap.
 
 # %% [markdown]
-# **2. A deeper pipeline.** The decode case uses STAGES = 4: 0.0521 ms, 675 GB/s on the H200, far below
-# the 4051 GB/s of puzzle 01's copy in the same run (docs/results/h200-bench.md), so it is not the
-# bytes themselves that limit it. A decode step streams the weights once, so what matters is how many
+# **2. A deeper pipeline.** The decode case uses STAGES = 4: 0.0521 ms, 675 GB/s on the H200. That is
+# far below the 4051 GB/s of puzzle 01's copy in the same run (docs/results/h200-bench.md). So it is
+# not the bytes themselves that limit it. A decode step streams the weights once, so what matters is how many
 # of their bytes are on the way at any moment. More stages put more tiles of packed weights in flight
 # per block, 8 KiB each (experiment 1). Predict: if loads in flight are what holds the kernel back,
 # two stages are slower and eight help. If eight do not help, what is the next suspect?
@@ -515,7 +516,7 @@ def puzzle() -> Puzzle:
 
 # %% [markdown]
 # **3. More blocks.** The case's comment says it: BLOCK_N = 64 gives 128 blocks for the 132 SMs. At 32
-# rows of W per block there are 256 blocks: every SM gets work, enough for two on most, so twice the
+# rows of W per block there are 256 blocks: every SM gets work, enough for two on most. So twice the
 # loads can be in flight on an SM, each block unpacking half as many weights. The A tile is read by
 # twice as many blocks, but it is 16 x 8192 fp16, 256 KiB, next to 32 MiB of packed weights. Predict:
 # faster or slower than the bench case?
