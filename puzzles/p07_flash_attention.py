@@ -1,11 +1,11 @@
 """Puzzle 07 · Flash attention: softmax(Q K^T / sqrt(D)) V without ever storing the scores.
 
-Attention compares every query with every key: an M x N matrix of scores that, for long
-sequences, is far larger than Q, K, V and O together. Flash attention never writes it out. One
-block owns BLOCK_M queries and walks the keys in tiles of BLOCK_N, so only one BLOCK_M x BLOCK_N
-tile of scores exists at a time. This puzzle is the single-head, non-causal version, with every
-product computed element by element on the CUDA cores; batches, heads and causal masks are only
-more indexing, and the Tensor Core version is the last kernel of puzzle 08.
+Attention compares every query with every key. That gives an M x N matrix of scores, and for
+long sequences it is far larger than Q, K, V and O together. Flash attention never writes it out.
+One block owns BLOCK_M queries and walks the keys in tiles of BLOCK_N. So only one
+BLOCK_M x BLOCK_N tile of scores exists at a time. This puzzle is the single-head, non-causal
+version. Every product is computed element by element on the CUDA cores. Batches, heads and causal
+masks are only more indexing. The Tensor Core version is the last kernel of puzzle 08.
 
 Inputs and output (fp16 in, fp16 out, every product and sum in fp32):
 
@@ -16,52 +16,52 @@ Inputs and output (fp16 in, fp16 out, every product and sum in fp32):
     O[i, :] = sum_j P[i, j] * V[j, :] / sum_j P[i, j]
 
 ``attention_two_pass``
-    The plain tiled version. Pass 1 walks the key tiles once and keeps only the row maxima m
-    (``T.reduce_max`` with ``clear=False``, so each tile's maxima fold into the running ones).
-    Pass 2 walks them again, now knowing m: for each tile it recomputes the scores, takes
-    ``P = exp(S - m)``, adds the row sums of P to l and ``P @ V`` to an fp32 accumulator. At the
-    end ``O = acc / l``. Every exponent uses the final maximum, so nothing is ever corrected, but
+    The plain tiled version. Pass 1 walks the key tiles once and keeps only the row maxima m.
+    It uses ``T.reduce_max`` with ``clear=False``, so each tile's maxima fold into the running
+    ones. Pass 2 walks them again, now knowing m. For each tile it recomputes the scores and takes
+    ``P = exp(S - m)``. It adds the row sums of P to l and ``P @ V`` to an fp32 accumulator. At the
+    end ``O = acc / l``. Every exponent uses the final maximum, so nothing is ever corrected. But
     Q K^T is computed twice and K read twice.
 
 ``flash_attention``
     One pass. Before a tile is added, the maximum so far is updated to
-    ``m_new = max(m_old, rowmax(S_tile))``; everything already summed was taken relative to
-    m_old, so the running sum l and the accumulator are multiplied by ``exp(m_old - m_new)``
-    first, then the tile's ``exp(S - m_new)`` and its ``P @ V`` are added. This is the online
+    ``m_new = max(m_old, rowmax(S_tile))``. Everything already summed was taken relative to
+    m_old. So the running sum l and the accumulator are multiplied by ``exp(m_old - m_new)``
+    first. Then the tile's ``exp(S - m_new)`` and its ``P @ V`` are added. This is the online
     softmax of puzzle 06: the same result as the two-pass kernel, for half the score computation.
 
 What it teaches: a matrix product written as a loop of multiply-adds over tiles in shared
-memory, a tile shared between threads through shared memory (P), the online-softmax rescaling
-of a whole accumulator, and masking. Sizes need not be multiples of the blocks: ``T.copy``
-reads zeros past the last key, so the scores of those padding keys come out as 0, not as
-"absent"; they must be set to -inf before the max and the exp, or each would add
-``exp(0 - m)`` to the row sum. (Every key tile holds at least one real key, so a row maximum
-is never -inf.)
+memory, and a tile shared between threads through shared memory (P). It also teaches the
+online-softmax rescaling of a whole accumulator, and masking. Sizes need not be multiples of the
+blocks. ``T.copy`` reads zeros past the last key, so the scores of those padding keys come out
+as 0, not as "absent". So they must be set to -inf before the max and the exp. Otherwise each
+would add ``exp(0 - m)`` to the row sum. Every key tile holds at least one real key, so a row
+maximum is never -inf.
 
-The exp path: ``exp(x) = exp2(x * log2(e))``, and the GPU has a fast base-2 exponential, so
+The exp path: ``exp(x) = exp2(x * log2(e))``, and the GPU has a fast base-2 exponential. So
 the kernels fold ``log2(e) / sqrt(D)`` into one constant and call ``T.exp2``.
 
 Tolerance: atol 3e-3 x rms, rtol 2e-3, three times the default fp16 atol. Every product, sum and
-weight stays in fp32 until O is rounded to fp16 once, which uses a small part of that bound. You may
-round P to fp16 before it meets V (to halve its shared tile, as 08's Tensor Core kernel must): at the
-default bound that failed one element in a million on the large case, and the wider one leaves it room.
-The running sums are another matter: the accumulator and the row sums must be fp32. A 16-bit sum can
-hide inside the bound over a few dozen keys, so the grader reads their dtype from your kernel instead
-(docs/results/attention-precision.md has the figures).
+weight stays in fp32 until O is rounded to fp16 once. That one rounding uses a small part of the
+bound. You may round P to fp16 before it meets V, to halve its shared tile, as 08's Tensor Core
+kernel must. At the default bound that failed one element in a million on the large case. The wider
+bound leaves it room. The running sums are another matter: the accumulator and the row sums must be
+fp32. A 16-bit sum can hide inside the bound over a few dozen keys. So the grader reads their dtype
+from your kernel instead (docs/results/attention-precision.md has the figures).
 
-Preconditions: D is the head size, 32 or 64 in the cases (the kernels take any D); M and N are
+Preconditions: D is the head size, 32 or 64 in the cases; the kernels take any D. M and N are
 anything.
 """
 
 # %% [markdown]
 # ## Why this puzzle matters
 #
-# Attention is the core of a transformer, and its naive form is memory-bound for a silly reason: the
+# Attention is the core of a transformer. Its naive form is memory-bound for a silly reason. The
 # M x N score matrix is far larger than Q, K, V and O together. At M = N = 16384 it is 268 million
-# scores, 1 GiB in fp32, per head, written to memory and read back. Flash attention never stores
-# it: one block owns BLOCK_M queries, walks the keys in tiles of BLOCK_N, and only one
+# scores, 1 GiB in fp32, per head. All of it is written to memory and read back. Flash attention
+# never stores it. One block owns BLOCK_M queries and walks the keys in tiles of BLOCK_N. Only one
 # BLOCK_M x BLOCK_N tile of scores exists at a time. The output is built with the online softmax of
-# puzzle 06. This is the algorithm of FlashAttention, one of the backends torch's
+# puzzle 06. This is the algorithm of FlashAttention. It is one of the backends that torch's
 # `scaled_dot_product_attention` (the bench baseline) dispatches to on a GPU.
 #
 # Per key tile the block computes two matrix products:
@@ -69,8 +69,8 @@ anything.
 # $$S = Q K_{\text{tile}}^T / \sqrt{D}, \qquad \text{acc} \mathrel{+}= P\, V_{\text{tile}}, \quad P = e^{S - m}$$
 #
 # Here both are loops of multiply-adds on the CUDA cores, one element of the result per thread and
-# step, so that the lesson is the softmax bookkeeping, not the products. GPUs have Tensor Cores for
-# such products; the Tensor Core version is the last kernel of puzzle 08, after the GEMM ladder has
+# step. That way the lesson is the softmax bookkeeping, not the products. GPUs have Tensor Cores for
+# such products. The Tensor Core version is the last kernel of puzzle 08, after the GEMM ladder has
 # introduced them.
 
 # %%
@@ -106,14 +106,14 @@ def torch_attention(Q, K, V):
 # ## Kernel 1: `attention_two_pass`
 #
 # Pass 1 walks the key tiles and keeps only the row maxima m (`T.reduce_max` with `clear=False`).
-# Pass 2 walks them again with m known: recompute S, take `P = exp2((S - m) * scale)`, add its row
-# sums to l and `P @ V` to an fp32 accumulator; at the end `O = acc / l`. Nothing is ever rescaled,
-# but `Q K^T` is computed twice and K read twice.
+# Pass 2 walks them again with m known. It recomputes S and takes `P = exp2((S - m) * scale)`. It adds
+# the row sums of P to l and `P @ V` to an fp32 accumulator. At the end `O = acc / l`. Nothing is ever
+# rescaled, but `Q K^T` is computed twice and K read twice.
 #
-# The tiles: Q's BLOCK_M rows, and each step's K and V tiles (BLOCK_N x D), go to shared memory with
-# `T.alloc_shared` and `T.copy`, because every thread reads many of their elements. This is the first
-# graded kernel with shared tiles; puzzles 01 and 06 only mentioned them. The scores are a loop over
-# the head dimension, each step adding one product to every score of the tile:
+# The tiles go to shared memory with `T.alloc_shared` and `T.copy`: Q's BLOCK_M rows, and each step's
+# K and V tiles (BLOCK_N x D). They go there because every thread reads many of their elements. This
+# is the first graded kernel with shared tiles; puzzles 01 and 06 only mentioned them. The scores are
+# a loop over the head dimension. Each step adds one product to every score of the tile:
 #
 # ```python
 # T.clear(S)
@@ -122,22 +122,22 @@ def torch_attention(Q, K, V):
 #         S[i, c] += T.cast(Q_tile[i, d], T.float32) * T.cast(K_tile[c, d], T.float32)
 # ```
 #
-# `acc += P V` has the same shape, with the keys of the tile as the serial loop and `(i, d)` as the
-# parallel one. There is one catch: a fragment's element lives in the registers of the one thread
-# that owns it, and `acc[i, d]` needs `P[i, c]` for every key c, which other threads hold. So P goes
-# through shared memory: `T.copy(S, P)` into a BLOCK_M x BLOCK_N fp32 tile from `T.alloc_shared`,
-# which every thread of the block can read. TileLang puts the barrier between the writes and the
-# reads.
+# `acc += P V` has the same shape. The keys of the tile are its serial loop, and `(i, d)` is the
+# parallel one. There is one catch. A fragment's element lives in the registers of the one thread
+# that owns it. But `acc[i, d]` needs `P[i, c]` for every key c, and other threads hold those. So P
+# goes through shared memory. `T.copy(S, P)` copies it into a BLOCK_M x BLOCK_N fp32 tile from
+# `T.alloc_shared`. Every thread of the block can read that tile. TileLang puts the barrier between
+# the writes and the reads.
 #
 # What to watch for:
-# - keys past N: `T.copy` reads zero rows of K, whose scores come out as 0, a perfectly ordinary
-#   score. Set them to -inf (`T.if_then_else(j * BLOCK_N + c < N, ...)`) before the max and the exp,
-#   or each adds `exp(0 - m)` to the row sum;
-# - start the row max at -inf (`T.fill(row_max, -T.infinity(T.float32))`), and clear S before each
-#   tile's products (`T.clear(S)`: they add into it);
-# - keep the products, the output accumulator and the row sums in fp32 (`T.cast` each fp16 factor);
-# - fold `log2(e) / sqrt(D)` into one Python float and use `T.exp2`. Inside the `T.Kernel` body the
-#   sizes from `T.const` are Python ints, so `math.sqrt(D)` and `math.log2(math.e)` work there.
+# - Keys past N: `T.copy` reads zero rows of K, whose scores come out as 0, a perfectly ordinary
+#   score. Set them to -inf (`T.if_then_else(j * BLOCK_N + c < N, ...)`) before the max and the exp.
+#   Otherwise each adds `exp(0 - m)` to the row sum.
+# - Start the row max at -inf (`T.fill(row_max, -T.infinity(T.float32))`). Clear S before each
+#   tile's products (`T.clear(S)`: they add into it).
+# - Keep the products, the output accumulator and the row sums in fp32 (`T.cast` each fp16 factor).
+# - Fold `log2(e) / sqrt(D)` into one Python float and use `T.exp2`. Inside the `T.Kernel` body the
+#   sizes from `T.const` are Python ints. So `math.sqrt(D)` and `math.log2(math.e)` work there.
 
 
 # %% attention_two_pass
@@ -167,13 +167,13 @@ def attention_two_pass(Q, K, V, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
 # %% [markdown]
 # ## Kernel 2: `flash_attention`
 #
-# One pass. For each key tile: keep the old max, fold the tile into the running max, compute the
+# One pass. For each key tile, keep the old max and fold the tile into the running max. Compute the
 # correction `c = exp2((m_old - m_new) * scale)` per row, then
 #
 # $$l \leftarrow c\, l + \sum_j P_{ij}, \qquad \mathrm{acc} \leftarrow c\, \mathrm{acc} + P\, V_{\mathrm{tile}}$$
 #
-# The only difference from puzzle 06's running sum is that the accumulator being rescaled is a whole
-# BLOCK_M x D tile of partial outputs, not a single number per row. Half the `Q K^T` work of the
+# Puzzle 06 rescaled a running sum, a single number per row. The only difference here is that the
+# accumulator being rescaled is a whole BLOCK_M x D tile of partial outputs. Half the `Q K^T` work of the
 # two-pass kernel, K read once. The running max and its corrections along one row of scores:
 
 # %% [notebook]
@@ -291,8 +291,8 @@ def puzzle() -> Puzzle:
 # - The online softmax applied to an output accumulator: rescale everything summed so far when the
 #   max grows. That is flash attention.
 #
-# **Next:** puzzle 08 looks at matrix products on their own: how they are tiled, where the tiles live,
-# how copies overlap the math, and the Tensor Cores. The Tensor Core version of this kernel is the last
+# **Next:** puzzle 08 looks at matrix products on their own. It covers how they are tiled, where the
+# tiles live, how copies overlap the math, and the Tensor Cores. The Tensor Core version of this kernel is the last
 # kernel of puzzle 08.
 
 # %% [bench]
@@ -301,13 +301,13 @@ def puzzle() -> Puzzle:
 # ## Experiments to try
 #
 # Each cell runs as it stands; change the numbers and run it again, and predict the result first.
-# `bench(kernel, NAME=value, ...)` times your kernel on its bench case with those block parameters in
-# place of the case's (it checks the kernel on that case first; the graded cases keep theirs); without
+# `bench(kernel, NAME=value, ...)` times your kernel on its bench case, with those block parameters in
+# place of the case's. It checks the kernel on that case first; the graded cases keep theirs. Without
 # a GPU it prints one line. The cells that compile need nvcc but no GPU.
 #
 # **1. What a block holds.** Each thread keeps its share of the BLOCK_M x BLOCK_N scores and of the
-# BLOCK_M x D accumulator in registers; shared memory holds the Q, K and V tiles and P. The cell
-# compiles the reference `flash_attention` at the bench case's size with four blocks and reads what
+# BLOCK_M x D accumulator in registers. Shared memory holds the Q, K and V tiles and P. The cell
+# compiles the reference `flash_attention` at the bench case's size with four blocks. It reads what
 # each asks of an SM (four compilations, about a minute on a CPU). Predict: which rows need the most
 # registers per thread, and which the most shared memory?
 
@@ -354,11 +354,11 @@ def puzzle() -> Puzzle:
 # reads its tiles through layouts TileLang chooses for the MMA instead.
 
 # %% [markdown]
-# **3. Other blocks.** Half as many keys per tile (BLOCK_N = 32) halves the scores each thread holds,
-# but doubles the number of tiles, and with them the per-tile steps: the row max and sum across
-# threads, the rescaling of the accumulator, the barriers. Twice as many queries per block
-# (BLOCK_M = 128) lets each K and V element loaded into shared memory serve twice as many rows, with
-# half as many blocks and more registers per thread. Predict: which of the two is faster than the
+# **3. Other blocks.** Half as many keys per tile (BLOCK_N = 32) halves the scores each thread holds.
+# But it doubles the number of tiles, and with them the per-tile steps. Those are the row max and sum
+# across threads, the rescaling of the accumulator, and the barriers. Twice as many queries per block
+# (BLOCK_M = 128) let each K and V element loaded into shared memory serve twice as many rows. That
+# comes with half as many blocks and more registers per thread. Predict: which of the two is faster than the
 # bench case's 64 x 64, and why?
 
 # %% [notebook]
@@ -378,7 +378,7 @@ def puzzle() -> Puzzle:
 # and find the row "worst shared-memory bank conflict". Predict first: which tile does the score loop
 # read from one bank?
 #
-# Then give that tile two more columns, one 4-byte word a row:
+# Then give that tile two more columns, one 4-byte word a row. Allocate it as
 # `K_tile = T.alloc_shared((BLOCK_N, D + 2), T.float16)`, filled with
 # `T.copy(K[j * BLOCK_N : (j + 1) * BLOCK_N, 0:D], K_tile[:, 0:D])`. Check the kernel again, then
 # profile it again. Which row changed, and to what?
