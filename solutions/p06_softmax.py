@@ -1,48 +1,49 @@
 """Puzzle 06 · Softmax: a numerically stable row softmax, in one pass and for rows of any length.
 
-Softmax turns a row of scores into probabilities: attention weights, the output of a
-classifier, the mixture weights of a router. It combines two reductions (a max and a sum) with
-an elementwise exponential, and it is where learners first meet numerical stability.
+Softmax turns a row of scores into probabilities. Examples are attention weights, the output of
+a classifier and the mixture weights of a router. It combines two reductions (a max and a sum)
+with an elementwise exponential. It is where learners first meet numerical stability.
 
 Input and output (fp16 in, fp16 out, all arithmetic in fp32):
 
 ``softmax``
     ``A`` is M x N. Output ``C`` of M x N with
     ``C[i, j] = exp(A[i, j] - m_i) / sum_k exp(A[i, k] - m_i)`` where ``m_i = max_k A[i, k]``.
-    Precondition: ``N <= BLOCK_N``, so a whole row fits in one tile and the kernel reads A once
-    and writes C once. Each block owns BLOCK_M rows: copy the tile, ``T.reduce_max`` along the
-    row, exponentiate, ``T.reduce_sum``, multiply by the reciprocal of the sum, copy out.
+    Precondition: ``N <= BLOCK_N``, so a whole row fits in one tile. The kernel reads A once
+    and writes C once. Each block owns BLOCK_M rows. It copies the tile, runs ``T.reduce_max``
+    along the row, exponentiates and runs ``T.reduce_sum``. Then it multiplies by the reciprocal
+    of the sum and copies out.
 
 ``softmax_online``
     The same softmax with no limit on N. What changed: a row no longer fits in one tile, so
     the block walks it in BLOCK_N steps twice. The first walk keeps, per row, a running max
-    ``m`` and a running sum ``l`` of ``exp(x - m)``; when a tile raises the max from ``m`` to
-    ``m'``, the sum gathered so far was measured against the old max, so it is rescaled by
-    ``exp(m - m')`` before the tile's own sum is added (the "online softmax" of Milakov and
-    Gimelshein, also the heart of flash attention in puzzle 07). The second walk reads each
-    tile again and writes ``exp(x - m) / l``. A is read twice, C written once (--bench counts
-    A once, so its GB/s for this kernel leaves out the second read).
+    ``m`` and a running sum ``l`` of ``exp(x - m)``. A tile may raise the max from ``m`` to
+    ``m'``. The sum gathered so far was measured against the old max. So it is rescaled by
+    ``exp(m - m')`` before the tile's own sum is added. This is the "online softmax" of Milakov
+    and Gimelshein, also the heart of flash attention in puzzle 07. The second walk reads each
+    tile again and writes ``exp(x - m) / l``. A is read twice, C written once. (--bench counts
+    A once, so its GB/s for this kernel leaves out the second read.)
 
-Why subtract the max: exp overflows float32 past 88.7 (and float16 past 11.1), while
-``exp(x - m)`` lies in (0, 1] for every x, whatever the scale of the scores; the result is
-mathematically unchanged. (Most graded inputs are N(0, 1); the ``large_logits`` cases scale
-them by 100, so a kernel that skips the max overflows there.)
+Why subtract the max: exp overflows float32 past 88.7 (and float16 past 11.1). But
+``exp(x - m)`` lies in (0, 1] for every x, whatever the scale of the scores. The result is
+mathematically unchanged. Most graded inputs are N(0, 1). The ``large_logits`` cases scale
+them by 100, so a kernel that skips the max overflows there.
 
 The exponential: ``T.exp2`` maps to the GPU's native base-2 exponential. Multiply the inputs by
-log2(e) once as they are loaded (``exp(x) = exp2(x * log2(e))``), take the max of the scaled
-values, and the rest of the kernel works in base 2 with the same result.
+log2(e) once as they are loaded, since ``exp(x) = exp2(x * log2(e))``. Take the max of the
+scaled values. The rest of the kernel then works in base 2 with the same result.
 
-The tail: ``T.copy`` reads zeros past the edge of A, and a zero is NOT neutral here: it would
-add ``exp(0 - m)`` to every sum. Columns at or past N must become ``-inf`` before the max
-(``T.if_then_else`` on the column index in the T.Parallel loop that scales the tile), so that
-their exponential is exactly 0. Rows past M need nothing: their writes are dropped.
+The tail: ``T.copy`` reads zeros past the edge of A. Yet a zero is NOT neutral here: it would
+add ``exp(0 - m)`` to every sum. Columns at or past N must become ``-inf`` before the max, so
+that their exponential is exactly 0. Use ``T.if_then_else`` on the column index in the
+T.Parallel loop that scales the tile. Rows past M need nothing: their writes are dropped.
 
-What it teaches: two reductions in one kernel and broadcasting a per-row value back over the
-row; why and how to subtract the max; masking a partial tile with the right neutral value
-(-inf: neutral for the max, and its exponential 0 is neutral for the sum); the online rescaling trick;
-reading the row once (one tile), which is what sets the time of a memory-bound kernel; and
-multiplying by one reciprocal per row instead of dividing every element, which saves instructions,
-not bytes. The baseline is ``torch.softmax(A, dim=1)`` on the fp16 tensor.
+What it teaches: two reductions in one kernel, and broadcasting a per-row value back over the
+row. It shows why and how to subtract the max. It masks a partial tile with the right neutral
+value: -inf is neutral for the max, and its exponential 0 is neutral for the sum. It introduces
+the online rescaling trick. It reads the row once (one tile), which is what sets the time of a
+memory-bound kernel. And it multiplies by one reciprocal per row instead of dividing every
+element, which saves instructions, not bytes. The baseline is ``torch.softmax(A, dim=1)`` on the fp16 tensor.
 
 Preconditions: ``softmax`` needs N <= BLOCK_N; ``softmax_online`` has none. M and N need not be
 multiples of the block sizes. Bench cases are 256 MiB of fp16, larger than the H200's L2.
@@ -52,12 +53,12 @@ multiples of the block sizes. Bench cases are 256 MiB of fp16, larger than the H
 # ## Why this puzzle matters
 #
 # Softmax turns scores into probabilities: attention weights, classifier outputs, router weights.
-# It is two reductions (a max and a sum) around an element-wise exponential, and the place where
-# numerical stability stops being optional:
+# It is two reductions (a max and a sum) around an element-wise exponential. It is also the place
+# where numerical stability stops being optional:
 #
 # $$\mathrm{softmax}(x)_j = \frac{e^{x_j - m}}{\sum_k e^{x_k - m}}, \qquad m = \max_k x_k$$
 #
-# Subtracting m changes nothing mathematically and keeps every exponent at or below 0, so nothing
+# Subtracting m changes nothing mathematically. It keeps every exponent at or below 0, so nothing
 # overflows (exp passes fp32's range at 88.7). It is memory-bound: the ideal kernel reads each score
 # once and writes each probability once.
 
@@ -68,14 +69,14 @@ multiples of the block sizes. Bench cases are 256 MiB of fp16, larger than the H
 #
 # $$\frac{e^{x_j}}{\sum_k e^{x_k}} = \frac{e^{x_j - m}}{\sum_k e^{x_k - m}}$$
 #
-# With $m$ the row's max, every exponent $x_j - m$ is at most 0, so every term lies in (0, 1], and the
-# max's own term is exactly $e^0 = 1$: the sum lies between 1 and N. Nothing can overflow and the
+# With $m$ the row's max, every exponent $x_j - m$ is at most 0. So every term lies in (0, 1], and the
+# max's own term is exactly $e^0 = 1$. The sum lies between 1 and N. Nothing can overflow and the
 # division never divides by zero, whatever the scale of the scores. Without the max, `exp` returns inf
-# once its argument passes the log of the largest number the dtype holds, and one inf in a row makes
-# the sum inf and every probability of that row 0 or NaN (inf / inf). The cell computes those
-# thresholds, then the softmax of row 0 of the graded case `large_logits_64x256`, from the same seeded
-# inputs the grader draws: that case multiplies its N(0, 1) inputs by 100 (`scales={"A": 100.0}` in the
-# cases below). Each kernel has one such case; its other cases are plain N(0, 1).
+# once its argument passes the log of the largest number the dtype holds. One inf in a row makes the
+# sum inf, and every probability of that row 0 or NaN (inf / inf). The cell computes those
+# thresholds. Then it computes the softmax of row 0 of the graded case `large_logits_64x256`, from the
+# same seeded inputs the grader draws. That case multiplies its N(0, 1) inputs by 100
+# (`scales={"A": 100.0}` in the cases below). Each kernel has one such case; its other cases are plain N(0, 1).
 
 # %% [notebook]
 # import math
@@ -104,19 +105,19 @@ multiples of the block sizes. Bench cases are 256 MiB of fp16, larger than the H
 # print(f"row 0 with the max:    sum = {e.sum().item():.6f}, probabilities add up to {(e / e.sum()).sum().item():.6f}")
 
 # %% [markdown]
-# Terms far below the max underflow to 0 instead (fp32 holds nothing between 0 and about 1.4e-45),
-# which is harmless: fp16 cannot show a probability below about 6e-8 anyway.
+# Terms far below the max underflow to 0 instead, since fp32 holds nothing between 0 and about
+# 1.4e-45. That is harmless: fp16 cannot show a probability below about 6e-8 anyway.
 #
 # ## Where fp32 matters
 #
 # The inputs and outputs are fp16; everything in between is fp32. Two places show why, on the graded
-# cases' own inputs and the grader's own tolerance (for an fp16 output, `|out - ref| <= 1e-3 * rms(ref)
-# + 2e-3 * |ref|`).
+# cases' own inputs and the grader's own tolerance. For an fp16 output that tolerance is
+# `|out - ref| <= 1e-3 * rms(ref) + 2e-3 * |ref|`.
 #
-# **Scaling and subtracting.** fp16 keeps 10 bits after the leading one, so its spacing grows with the
-# magnitude: 0.5 between 512 and 1024. On `large_logits_64x256`, `x * log2(e)` reaches about 580, so in
-# fp16 it is off by up to 0.25 before the max is subtracted, and `exp2` of that error is a factor of up
-# to $2^{0.25} \approx 1.19$ on the probability. fp32's spacing at 580 is about 6e-5:
+# **Scaling and subtracting.** fp16 keeps 10 bits after the leading one. So its spacing grows with the
+# magnitude: 0.5 between 512 and 1024. On `large_logits_64x256`, `x * log2(e)` reaches about 580. So
+# in fp16 it is off by up to 0.25 before the max is subtracted. `exp2` of that error is a factor of up
+# to $2^{0.25} \approx 1.19$ on the probability. The spacing of fp32 at 580 is about 6e-5:
 
 # %% [notebook]
 # import torch
@@ -147,17 +148,17 @@ multiples of the block sizes. Bench cases are 256 MiB of fp16, larger than the H
 #         print(f"{case.name:20} x * log2(e) - max in {name}: {outside(out, ref):3} of {ref.numel()} outside")
 
 # %% [markdown]
-# Only the few large probabilities of each row are hit (the rest are so small that the absolute part of
-# the tolerance covers them), but those are the ones that matter. On N(0, 1) inputs fp16 would have
-# passed: a kernel that is wrong only at large magnitudes needs a case at large magnitudes to be caught.
+# Only the few large probabilities of each row are hit, but those are the ones that matter. The rest
+# are so small that the absolute part of the tolerance covers them. On N(0, 1) inputs fp16 would have
+# passed. A kernel that is wrong only at large magnitudes needs a case at large magnitudes to be caught.
 #
-# **The sum.** Every addition rounds to the accumulator's dtype, and the rounding error is relative to
-# the running total, not to the term being added: once an fp16 total passes 128, its spacing is 0.125,
-# and a term below half of that is rounded away entirely. On a row of 8192 N(0, 1) scores most terms
-# $e^{x - m}$ are a few hundredths. The cell adds the same terms three ways: in fp32 and in fp16 in the
-# order `T.reduce_sum` uses on the GPU (each thread its own elements, then a butterfly across the
-# threads), and in fp16 with one accumulator walking the row. Predict: which fp16 sum ends farther from
-# the fp32 one, and is either outside the tolerance?
+# **The sum.** Every addition rounds to the accumulator's dtype. The rounding error is relative to the
+# running total, not to the term being added. Once an fp16 total passes 128, its spacing is 0.125. A
+# term below half of that is rounded away entirely. On a row of 8192 N(0, 1) scores most terms
+# $e^{x - m}$ are a few hundredths. The cell adds the same terms three ways. The first two follow the
+# order `T.reduce_sum` uses on the GPU, in fp32 and in fp16. Each thread adds its own elements, then a
+# butterfly runs across the threads. The third is in fp16, with one accumulator walking the row.
+# Predict: which fp16 sum ends farther from the fp32 one, and is either outside the tolerance?
 
 # %% [notebook]
 # import torch
@@ -205,13 +206,13 @@ multiples of the block sizes. Bench cases are 256 MiB of fp16, larger than the H
 # error in every probability of the row.
 
 # %% [markdown]
-# An fp32 accumulator costs nothing here (the kernel waits on memory, not on arithmetic), so the
+# An fp32 accumulator costs nothing here: the kernel waits on memory, not on arithmetic. So the
 # fragments that hold the row, its max and its sum are all fp32.
 #
-# The grader does not refuse fp16 exponentials summed with `T.reduce_sum`: measured on rows of 129 to
+# The grader does not refuse fp16 exponentials summed with `T.reduce_sum`. Measured on rows of 129 to
 # 32768 (docs/results/fp16-sums.md), their worst error is 0.58 to
-# 0.84 of what the fp16 tolerance allows, so the numbers pass, and the tolerance is there to admit
-# what an fp16 output's rounding cannot tell apart. One fp16 running sum walking the row fails at every
+# 0.84 of what the fp16 tolerance allows. So the numbers pass. The tolerance is there to admit what an
+# fp16 output's rounding cannot tell apart. One fp16 running sum walking the row fails at every
 # size from 129 on (1.05 to 406 times the tolerance).
 
 # %%
@@ -245,19 +246,19 @@ def torch_softmax(A):
 # %% [markdown]
 # ## Kernel 1: `softmax`, a row in one tile
 #
-# Each block owns BLOCK_M whole rows (`N <= BLOCK_N`): copy the tile, scale it by log2(e) into a
-# float32 fragment, `T.reduce_max` along the row, replace each value by `T.exp2(x - max)`,
-# `T.reduce_sum`, and multiply by one reciprocal per row instead of dividing every element. That
-# saves instructions, not bytes. A per-row fragment (`max[i]`, `sum[i]`) used in a 2-D `T.Parallel`
+# Each block owns BLOCK_M whole rows (`N <= BLOCK_N`). Copy the tile and scale it by log2(e) into a
+# float32 fragment. Run `T.reduce_max` along the row and replace each value by `T.exp2(x - max)`.
+# Then run `T.reduce_sum`, and multiply by one reciprocal per row instead of dividing every element.
+# That saves instructions, not bytes. A per-row fragment (`max[i]`, `sum[i]`) used in a 2-D `T.Parallel`
 # is broadcast along the row.
 #
 # What to watch for:
-# - **the padding**: `T.copy` fills the columns past N with zeros, and zero is not neutral here: each
-#   would add `exp(0 - m)` to the sum. Set them to `-T.infinity(T.float32)` before the max (with
-#   `T.if_then_else` on the column index): -inf is neutral for the max and its exponential, 0, is
-#   neutral for the sum;
-# - `T.exp2` is the GPU's native exponential; `exp(x) = exp2(x * log2(e))`, so scaling once at load
-#   time turns the whole kernel into base 2 with the same result.
+# - **The padding**: `T.copy` fills the columns past N with zeros. Zero is not neutral here: each
+#   would add `exp(0 - m)` to the sum. Set them to `-T.infinity(T.float32)` before the max, with
+#   `T.if_then_else` on the column index. The value -inf is neutral for the max, and its exponential,
+#   0, is neutral for the sum.
+# - `T.exp2` is the GPU's native exponential. Since `exp(x) = exp2(x * log2(e))`, scaling once at
+#   load time turns the whole kernel into base 2. The result is the same.
 
 
 # %% softmax
@@ -293,21 +294,21 @@ def softmax(A, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
 # %% [markdown]
 # ## What `T.reduce_max` does with a fragment
 #
-# A fragment (`T.alloc_fragment`) is a tile held in registers, spread over the block's threads: each
-# thread holds some of its elements, and TileLang's layout inference decides which, from the operations
-# that touch the fragment (here the `T.copy` from A, which wants wide contiguous loads).
+# A fragment (`T.alloc_fragment`) is a tile held in registers, spread over the block's threads. Each
+# thread holds some of its elements. TileLang's layout inference decides which, from the operations
+# that touch the fragment. Here that is the `T.copy` from A, which wants wide contiguous loads.
 # `T.reduce_max(x, row_max, dim=1)` then works in two steps:
 #
-# 1. each thread takes the max of the elements it holds of each row, in its own registers;
-# 2. the threads that share a row combine their partial maxima with `tl::AllReduce`: a butterfly in
-#    which each thread reads a partner's register with a warp shuffle, the partner's distance halving
-#    each step, plus a round through a small shared-memory workspace and a barrier for the steps that
-#    cross warps.
+# 1. Each thread takes the max of the elements it holds of each row, in its own registers.
+# 2. The threads that share a row combine their partial maxima with `tl::AllReduce`. It is a butterfly
+#    in which each thread reads a partner's register with a warp shuffle, the partner's distance
+#    halving each step. The steps that cross warps add a round through a small shared-memory workspace
+#    and a barrier.
 #
-# Every thread that holds part of row i ends up with `row_max[i]`, so `x[i, j] - row_max[i]` in a
+# Every thread that holds part of row i ends up with `row_max[i]`. So `x[i, j] - row_max[i]` in a
 # `T.Parallel` loop is a register read: broadcasting a per-row value costs nothing. `T.reduce_sum` works
 # the same way. The cell prints the declarations and the max reduction from the CUDA that TileLang
-# generates for the block of `square_256` and for the block of the bench case:
+# generates. It does so for the block of `square_256` and for the block of the bench case:
 
 # %% [notebook]
 # from grader.teaching.experiments import kernel_source
@@ -323,27 +324,27 @@ def softmax(A, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
 #             print("   ", line.strip()[:120])
 
 # %% [markdown]
-# How to read it. At 16 x 256 with 128 threads, each thread loads 16 bytes (8 fp16 values) at a time
-# and holds 32 elements: 8 consecutive columns of each of 4 rows (`row_max[4]`). The 32 threads of one
+# How to read it. At 16 x 256 with 128 threads, each thread loads 16 bytes (8 fp16 values) at a time.
+# It holds 32 elements: 8 consecutive columns of each of 4 rows (`row_max[4]`). The 32 threads of one
 # warp share each row, so the reduction is `AllReduce<tl::MaxOp, 32, ...>`, shuffles only. At 1 x 8192
-# with 256 threads, each thread holds 32 elements of the one row and all 256 threads share it:
+# with 256 threads, each thread holds 32 elements of the one row, and all 256 threads share it.
 # `AllReduce<tl::MaxOp, 256, ...>` crosses eight warps, hence the workspace pointer. Either way the
-# row stays in registers (32 fp32 values of `x` and 32 fp16 values of `tile` per thread) and is read
+# row stays in registers: 32 fp32 values of `x` and 32 fp16 values of `tile` per thread. It is read
 # from memory once.
 
 # %% [markdown]
 # ## Kernel 2: `softmax_online`, rows of any length
 #
-# What changed: a row no longer fits in a tile, and the max is not known until the row has been read.
+# What changed: a row no longer fits in a tile. The max is not known until the row has been read.
 # The online softmax (Milakov and Gimelshein) keeps, per row, a running max m and a running sum l of
 # `exp(x - m)`. When a tile raises the max to m', everything summed so far was measured against the
-# old m, so it is rescaled first:
+# old m. So it is rescaled first:
 #
 # $$m' = \max(m, \max_{\text{tile}} x), \qquad l' = l\, e^{m - m'} + \sum_{\text{tile}} e^{x - m'}$$
 #
 # A second walk then reads each tile again and writes `exp(x - m) / l`. A is read twice and C written
-# once: 6 bytes of memory traffic per element instead of 4, the price of rows longer than a tile. The picture
-# follows m and l across the tiles of one row:
+# once. That is 6 bytes of memory traffic per element instead of 4. It is the price of rows longer than
+# a tile. The picture follows m and l across the tiles of one row:
 
 # %% [notebook]
 # from grader.teaching.pictures import online_softmax
@@ -353,7 +354,7 @@ def softmax(A, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
 # %% [markdown]
 # ### The recurrence, step by step
 #
-# Call the state after some tiles (m, l): m is the max of everything read so far and
+# Call the state after some tiles (m, l). Here m is the max of everything read so far. And
 # $l = \sum_{\text{seen}} e^{x - m}$ is the sum of what was read, measured against that max. Moving a
 # sum to another reference point is one multiplication:
 #
@@ -361,23 +362,25 @@ def softmax(A, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
 #
 # Reading the next tile, with values y:
 #
-# 1. the new max is $m' = \max(m, \max_y y)$, the max of the values seen and the tile's;
-# 2. the old sum moves to the new reference: $l\, e^{m - m'}$. Since $m' \ge m$ the factor lies in
-#    (0, 1]: the rescaling only ever shrinks l, and it is exactly 1 when the tile did not raise the max;
-# 3. the tile's own terms are taken against the new max, $\sum_y e^{y - m'}$, each in (0, 1];
-# 4. $l' = l\, e^{m - m'} + \sum_y e^{y - m'}$, and (m', l') now describes everything read.
+# 1. The new max is $m' = \max(m, \max_y y)$, the max of the values seen and the tile's.
+# 2. The old sum moves to the new reference: $l\, e^{m - m'}$. Since $m' \ge m$ the factor lies in
+#    (0, 1]. The rescaling only ever shrinks l, and it is exactly 1 when the tile did not raise the max.
+# 3. The tile's own terms are taken against the new max, $\sum_y e^{y - m'}$, each in (0, 1].
+# 4. The new sum is $l' = l\, e^{m - m'} + \sum_y e^{y - m'}$, and (m', l') now describes everything
+#    read.
 #
-# So after the last tile, m is the row's max and l is $\sum_k e^{x_k - m}$: both statistics of the
-# safe softmax from one walk. The walk starts from m = -inf and l = 0; on the first tile the factor is
-# $e^{-\infty} = 0$ and l' is the tile's own sum. (The first tile always holds at least one real column,
-# so m is finite from then on, and -inf - (-inf), which is NaN, never occurs.) The kernel works in base 2:
-# its m is the max of `x * log2(e)` and its factor `exp2(m - m')`, and its l is the same number.
+# So after the last tile, m is the row's max and l is $\sum_k e^{x_k - m}$. Both statistics of the
+# safe softmax come from one walk. The walk starts from m = -inf and l = 0. On the first tile the factor
+# is $e^{-\infty} = 0$, and l' is the tile's own sum. The first tile always holds at least one real
+# column, so m is finite from then on. Hence -inf - (-inf), which is NaN, never occurs. The kernel works
+# in base 2: its m is the max of `x * log2(e)` and its factor `exp2(m - m')`. Its l is the same number.
 #
-# Two partial states merge by the same rule, whatever parts of the row they cover:
+# Two partial states merge by the same rule, whatever parts of the row they cover. The rule is
 # $m = \max(m_a, m_b)$, $l = l_a e^{m_a - m} + l_b e^{m_b - m}$. The tile loop is the case where one part
-# is a single tile; the rule also lets threads, warps or whole blocks each summarise a piece of a row
-# and combine their states afterwards, in any order. The cell runs the recurrence in float64 on a row
-# of 1000 in tiles of 64, then without the rescaling, then in base 2, then as a tree of merges:
+# is a single tile. The rule also lets threads, warps or whole blocks each summarise a piece of a row.
+# They combine their states afterwards, in any order. The cell runs the recurrence in float64 on a row
+# of 1000 in tiles of 64. Then it runs it without the rescaling, then in base 2, then as a tree of
+# merges:
 
 # %% [notebook]
 # import math
@@ -428,8 +431,8 @@ def softmax(A, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
 # %% [markdown]
 # ### By hand: six numbers in two tiles
 #
-# The same walk on numbers small enough for a pencil: the row 1, 3, 2, 5, 4, 0 in two tiles of three
-# (three decimals):
+# Here is the same walk on numbers small enough for a pencil. The row 1, 3, 2, 5, 4, 0 goes in two
+# tiles of three (three decimals):
 #
 # | after | m | factor $e^{m - m'}$ | l |
 # | --- | --- | --- | --- |
@@ -437,9 +440,9 @@ def softmax(A, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
 # | tile 1, 3, 2 | 3 | $e^{-\infty} = 0$ | $e^{-2} + e^{0} + e^{-1} = 0.135 + 1 + 0.368 = 1.503$ |
 # | tile 5, 4, 0 | 5 | $e^{3 - 5} = 0.135$ | $1.503 \cdot 0.135 + (e^{0} + e^{-1} + e^{-5}) = 0.203 + 1.375 = 1.578$ |
 #
-# The second tile raised the max from 3 to 5, so the first tile's sum shrank by $e^{-2}$ before the
+# The second tile raised the max from 3 to 5. So the first tile's sum shrank by $e^{-2}$ before the
 # second tile's terms were added. The second walk writes $e^{x - 5} / 1.578$: 0.0116, 0.0858, 0.0315,
-# 0.6337, 0.2331, 0.0043, which is `torch.softmax` of the row. The cell prints the same steps; change
+# 0.6337, 0.2331, 0.0043, which is `torch.softmax` of the row. The cell prints the same steps. Change
 # the row or the tile width and run it again (with the row 5, 4, 0, 1, 3, 2 the second factor is 1).
 
 # %% [notebook]
@@ -478,7 +481,7 @@ def softmax(A, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
 # The safe softmax needs the max before the sum, and the sum before any output. Written directly that
 # is three walks over the row: one for m, one for l, one to write $e^{x - m} / l$. When the row does not
 # stay on chip, each walk reads it from memory again. The online recurrence folds the first two walks
-# into one; a row that fits in one tile is read once:
+# into one. A row that fits in one tile is read once:
 #
 # | kernel | reads of A | bytes per element (fp16 in, fp16 out) |
 # | --- | --- | --- |
@@ -486,12 +489,12 @@ def softmax(A, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
 # | two walks: `softmax_online` | 2 | 2 x 2 + 2 = 6 |
 # | one walk: `softmax` (the row in one tile) | 1 | 2 + 2 = 4 |
 #
-# `softmax` still makes three passes (max, exponentials and sum, scaling), but over registers, which
-# cost little next to memory. That bytes are what counts shows on the H200
-# (docs/results/h200-bench.md): `softmax` moves 4032 GB/s, within 1 % of `copy_threads`'s 4051 GB/s
-# in the same run. It runs at the speed of a copy of the same bytes; its arithmetic (the
-# 5.0 TFLOP/s the run counts) hides under the memory traffic, and the only way to be faster is to move
-# fewer bytes. The cell turns the byte counts into predicted times at the copy's bandwidth and sets
+# `softmax` still makes three passes (max, exponentials and sum, scaling), but over registers.
+# Registers cost little next to memory. That bytes are what counts shows on the H200
+# (docs/results/h200-bench.md). There `softmax` moves 4032 GB/s, within 1 % of `copy_threads`'s
+# 4051 GB/s in the same run. It runs at the speed of a copy of the same bytes. Its arithmetic (the
+# 5.0 TFLOP/s the run counts) hides under the memory traffic. The only way to be faster is to move
+# fewer bytes. The cell turns the byte counts into predicted times at the copy's bandwidth. It sets
 # them next to the measured ones (both bench cases hold 2^27 elements, in different shapes):
 
 # %% [notebook]
@@ -511,17 +514,19 @@ def softmax(A, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
 #     print(f"{name:34} {per_element:9} {predicted:12.4f} {measured:>11}")
 
 # %% [markdown]
-# The byte counts predict both kernels within about 3 %: the second read of `softmax_online` costs about
-# as much as the first. (The bench's GB/s column counts A once for both kernels, which is why it shows
-# 2623 GB/s for `softmax_online`; with the second read counted it is about 3.9 TB/s.) torch's own
-# softmax took 0.5033 ms on the 8192-wide rows and 0.2323 ms on the 32768-wide ones in that run, the
-# 3.78x and 1.13x of its `vs torch` column (docs/results/h200-bench.md).
+# The byte counts predict both kernels within about 3 %. The second read of `softmax_online` costs
+# about as much as the first. The bench's GB/s column counts A once for both kernels. That is why it
+# shows 2623 GB/s for `softmax_online`; with the second read counted it is about 3.9 TB/s. In that run
+# torch's own softmax took 0.5033 ms on the 8192-wide rows and 0.2323 ms on the 32768-wide ones. Those
+# are the 3.78x and 1.13x of its `vs torch` column (docs/results/h200-bench.md).
 
 # %% [markdown]
-# What to watch for: keep the old max before `T.reduce_max(..., clear=False)` folds the tile in;
-# rescale the running sum before adding the tile's sum; mask the padding with -inf using the tile's
-# offset (`k * BLOCK_N + j < N`). On the first tile m is -inf and l is 0, and `exp2(-inf) = 0`, so the
-# rescaling needs no special case.
+# What to watch for:
+# - Keep the old max before `T.reduce_max(..., clear=False)` folds the tile in.
+# - Rescale the running sum before adding the tile's sum.
+# - Mask the padding with -inf using the tile's offset (`k * BLOCK_N + j < N`).
+# - On the first tile m is -inf and l is 0. As `exp2(-inf) = 0`, the rescaling needs no special
+#   case.
 
 
 # %% softmax_online
@@ -691,17 +696,17 @@ def puzzle() -> Puzzle:
 # ## What you learned
 #
 # - Subtract the row max: the result is unchanged and nothing overflows.
-# - Pad with the neutral element of the operation that reads the padding: 0 for a sum, -inf for a max
-#   (and hence for a softmax).
+# - Pad with the neutral element of the operation that reads the padding. That is 0 for a sum, and
+#   -inf for a max (and hence for a softmax).
 # - Broadcast per-row values back over the row; multiply by a reciprocal instead of dividing (fewer
 #   instructions, the same bytes).
 # - The online softmax: a running max, and a running sum rescaled whenever the max grows. Two partial
 #   states (m, l) merge by the same rule, in any order.
-# - A reduction over a fragment: each thread reduces the elements it holds, then the threads that share
-#   a row combine theirs (`tl::AllReduce`), and every one of them ends up with the result.
+# - A reduction over a fragment: each thread reduces the elements it holds. Then the threads that
+#   share a row combine theirs (`tl::AllReduce`), and every one of them ends up with the result.
 # - Keep the scaled scores and the sum in fp32: fp16 fails on large logits and on long sums.
 # - For a memory-bound kernel, bytes per element decide the time: 8 for three walks, 6 online, 4 with
-#   the row in one tile, and `softmax` runs as fast as a copy of the same bytes.
+#   the row in one tile. `softmax` runs as fast as a copy of the same bytes.
 #
 # **Next:** puzzle 07 applies the same rescaling to a whole output accumulator: flash attention.
 
@@ -711,11 +716,11 @@ def puzzle() -> Puzzle:
 # ## Experiments to try
 #
 # Each cell runs as it stands; change the numbers and run it again. `bench(kernel, NAME=value, ...)`
-# times your kernel on its bench case with those block parameters instead of the case's (the graded
-# cases do not change; without a GPU it prints one line). Predict the result before you run it.
+# times your kernel on its bench case, with those block parameters instead of the case's. The graded
+# cases do not change. Without a GPU it prints one line. Predict the result before you run it.
 #
-# **1. Threads per row.** The bench case of `softmax` gives each row of 8192 one block of 256 threads,
-# 32 values per thread. Predict: with half and with twice the threads, does the time move?
+# **1. Threads per row.** The bench case of `softmax` gives each row of 8192 one block of 256 threads.
+# That is 32 values per thread. Predict: with half and with twice the threads, does the time move?
 
 # %% [notebook]
 # bench("softmax", THREADS=128)
@@ -729,8 +734,8 @@ def puzzle() -> Puzzle:
 
 # %% [markdown]
 # **2. What a thread holds (no GPU needed).** The cell compiles the reference `softmax` for sm_90a at
-# one row per block and reads what ptxas gave each thread (four compilations, under a minute on a CPU;
-# put your own `softmax` in place of `reference_softmax` once its check passes). Predict: which of the
+# one row per block. It reads what ptxas gave each thread (four compilations, under a minute on a CPU).
+# Put your own `softmax` in place of `reference_softmax` once its check passes. Predict: which of the
 # four spills to local memory, and why?
 
 # %% [notebook]
@@ -768,8 +773,8 @@ def puzzle() -> Puzzle:
 
 # %% [markdown]
 # **4. Read a long row once (a kernel to write, not graded).** `softmax_online` reads every element
-# twice. A row of 32768 fp16 values is 64 KiB, and a block on Hopper may use 227 KiB of shared memory.
-# Write a variant that keeps the row's tiles in shared memory (`T.alloc_shared`) during the first walk
-# and reads them from there in the second: 4 bytes per element instead of 6, so at the copy's bandwidth
+# twice. A row of 32768 fp16 values is 64 KiB. A block on Hopper may use 227 KiB of shared memory.
+# Write a variant that keeps the row's tiles in shared memory (`T.alloc_shared`) during the first walk.
+# It reads them from there in the second: 4 bytes per element instead of 6. So at the copy's bandwidth
 # the table above predicts two thirds of `softmax_online`'s time on the bench case. Compare its output with
 # `torch.softmax` in a cell of your own, and time it on a GPU with `torch.cuda.Event`s.
