@@ -461,6 +461,8 @@ def puzzle() -> Puzzle:
 # profile it again. Which row changed, and to what?
 
 # %% [notebook]
+# from grader.nb import profile
+#
 # profile("flash_attention", static=True)
 
 # %% [measured]
