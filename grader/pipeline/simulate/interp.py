@@ -47,6 +47,36 @@ PY_OPS = {
 }  # fmt: skip
 
 
+# TIR calls the simulator computes with one torch function, by the call's name (bound once, not per call).
+MATH_CALLS = {
+    "tirx.exp2": torch.exp2, "tirx.exp": torch.exp, "tirx.log2": torch.log2, "tirx.log": torch.log,
+    "tirx.fabs": torch.abs, "tirx.sqrt": torch.sqrt, "tirx.rsqrt": torch.rsqrt, "tirx.tanh": torch.tanh,
+    "tirx.sigmoid": torch.sigmoid, "tirx.floor": torch.floor, "tirx.ceil": torch.ceil,
+}  # fmt: skip
+BITWISE_CALLS = {
+    "tirx.bitwise_and": torch.bitwise_and, "tirx.bitwise_or": torch.bitwise_or,
+    "tirx.bitwise_xor": torch.bitwise_xor, "tirx.shift_left": torch.bitwise_left_shift,
+    "tirx.shift_right": torch.bitwise_right_shift,
+}  # fmt: skip
+
+
+def binary_ops(tirx: Any) -> dict[type, Any]:
+    """TIR binary expression kinds -> the torch function that computes them, bound once per process (TVM is imported
+    late, so the table is made on the first Interpreter, not at import)."""
+    if not _BINARY_OPS:
+        t = tirx
+        _BINARY_OPS.update({
+            t.Add: torch.add, t.Sub: torch.sub, t.Mul: torch.mul,
+            t.Max: torch.maximum, t.Min: torch.minimum,
+            t.LT: torch.lt, t.LE: torch.le, t.GT: torch.gt, t.GE: torch.ge, t.EQ: torch.eq, t.NE: torch.ne,
+            t.And: torch.logical_and, t.Or: torch.logical_or,
+        })  # fmt: skip
+    return _BINARY_OPS
+
+
+_BINARY_OPS: dict[type, Any] = {}
+
+
 # Unsigned integers wider than a byte live in the next wider signed type (torch's CPU kernels lack
 # bitwise ops on uint16/uint32); their values fit, and T.reinterpret takes the low bits back.
 WIDE_UNSIGNED = {"uint16": torch.int32, "uint32": torch.int64}
@@ -314,6 +344,7 @@ class Interpreter:
         self.tma_stores = tma_stores
 
         self.tir = tvm.tirx
+        self.binary_ops = binary_ops(tvm.tirx)
         self.func = func
         # Blocks run last to first: a result that depends on the order shows in one of the two orders.
         self.reverse_blocks = reverse_blocks
@@ -809,15 +840,9 @@ class Interpreter:
             return self.cast(self.expr(node.value), torch_dtype(node.dtype))
         if isinstance(node, t.Add | t.Sub) and (fused := self.fused_multiply_add(node)) is not None:
             return fused
-        binary = {
-            t.Add: torch.add, t.Sub: torch.sub, t.Mul: torch.mul,
-            t.Max: torch.maximum, t.Min: torch.minimum,
-            t.LT: torch.lt, t.LE: torch.le, t.GT: torch.gt, t.GE: torch.ge, t.EQ: torch.eq, t.NE: torch.ne,
-            t.And: torch.logical_and, t.Or: torch.logical_or,
-        }  # fmt: skip
-        for kind, op in binary.items():
-            if isinstance(node, kind):
-                return self.binary(op, node)
+        op = self.binary_ops.get(type(node))
+        if op is not None:
+            return self.binary(op, node)
         if isinstance(node, t.Div):
             a, b = self.operands(node)
             if torch_dtype(node.dtype).is_floating_point:
@@ -912,26 +937,17 @@ class Interpreter:
     def call(self, node: Any) -> Any:
         name = node.op.name
         args = node.args
-        math_ops = {
-            "tirx.exp2": torch.exp2, "tirx.exp": torch.exp, "tirx.log2": torch.log2, "tirx.log": torch.log,
-            "tirx.fabs": torch.abs, "tirx.sqrt": torch.sqrt, "tirx.rsqrt": torch.rsqrt, "tirx.tanh": torch.tanh,
-            "tirx.sigmoid": torch.sigmoid, "tirx.floor": torch.floor, "tirx.ceil": torch.ceil,
-        }  # fmt: skip
-        if name in math_ops:
+        if name in MATH_CALLS:
             value = self.as_typed(self.expr(args[0]), torch_dtype(node.dtype))
-            return math_ops[name](value.to(torch.float32)).to(torch_dtype(node.dtype))
+            return MATH_CALLS[name](value.to(torch.float32)).to(torch_dtype(node.dtype))
         if name == "tirx.if_then_else":
             return self.select(self.expr(args[0]), args[1], args[2], node.dtype)
         if name == "tl.infinity":
             return torch.tensor(float("inf"), dtype=torch_dtype(node.dtype))
-        bitwise = {
-            "tirx.bitwise_and": torch.bitwise_and, "tirx.bitwise_or": torch.bitwise_or,
-            "tirx.bitwise_xor": torch.bitwise_xor, "tirx.shift_left": torch.bitwise_left_shift,
-            "tirx.shift_right": torch.bitwise_right_shift,
-        }  # fmt: skip
-        if name in bitwise:
+        if name in BITWISE_CALLS:
             dtype = torch_dtype(node.dtype)
-            return bitwise[name](self.as_typed(self.expr(args[0]), dtype), self.as_typed(self.expr(args[1]), dtype))
+            a, b = (self.as_typed(self.expr(arg), dtype) for arg in args[:2])
+            return BITWISE_CALLS[name](a, b)
         if name == "tirx.bitwise_not":
             return torch.bitwise_not(self.as_typed(self.expr(args[0]), torch_dtype(node.dtype)))
         if name == "tirx.reinterpret":
