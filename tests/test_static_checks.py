@@ -52,20 +52,22 @@ def test_no_clear_kernels_are_named(wrong):
 
 
 @pytest.mark.parametrize(
-    ("puzzle_id", "stem", "buffer"),
+    ("puzzle_id", "stem", "said"),
     [
-        ("06", "softmax_online_running_sum_not_zeroed", "row_sum"),
-        ("08", "flash_attention_tensor_cores_acc_not_cleared", "acc"),
+        ("06", "softmax_online_running_sum_not_zeroed", "`row_sum[...] = f(row_sum[...])` reads `row_sum`"),
+        ("08", "flash_attention_tensor_cores_acc_not_cleared", "`acc[...] = f(acc[...])` reads `acc`"),
+        ("04", "mul_relu_backward_no_clear", "`partial[...] += ...` adds into `partial`"),
     ],
 )
-def test_a_rescale_of_a_buffer_nothing_set_is_named(puzzle_id, stem, buffer):
+def test_a_store_that_updates_a_buffer_nothing_set_is_named(puzzle_id, stem, said):
     """``l = l * f + t`` (a running sum, or an accumulator rescaled before its first product) reads leftovers
-    as surely as ``l += t`` does, though no tile op and no plain ``+=`` is involved."""
+    as surely as ``l += t`` does, though no tile op is involved; a plain ``+=`` is said as one."""
     (wrong,) = [w for w in wrong_kernels(course_root()) if w.path.stem == stem]
     spec = _spec(puzzle_id, wrong.kernel)
+    buffer = said.rsplit("`", 2)[1]
     assert never_initialized(_tir(load_module(wrong.path), spec)) == [
-        f"`{buffer}[...] = f({buffer}[...])` reads `{buffer}` before anything cleared it: its starting values are "
-        f"leftovers, so call T.clear({buffer}) before the loop"
+        f"{said} before anything cleared it: its starting values are leftovers, so call T.clear({buffer}) before "
+        "the loop"
     ]
 
 

@@ -77,12 +77,11 @@ def never_initialized(tir: Any) -> list[str]:
             buffer = node.buffer
             update = _updates_itself(node) if buffer not in written else None
             if update and str(buffer.scope()) in _LEFTOVER_SCOPES:
-                what = (
-                    f"`{buffer.name}[...] += ...`"
-                    if update == "+="
-                    else f"`{buffer.name}[...] = f({buffer.name}[...])`"
-                )
-                problems.append(_uncleared(what, buffer.name, "adds into" if update == "+=" else "reads"))
+                label = buffer.name
+                if update == "+=":
+                    problems.append(_uncleared(f"`{label}[...] += ...`", label))
+                else:
+                    problems.append(_uncleared(f"`{label}[...] = f({label}[...])`", label, reads=True))
             written.add(buffer)
         elif isinstance(node, tvm.tirx.Evaluate) and isinstance(node.value, tvm.tirx.Call):
             call = node.value
