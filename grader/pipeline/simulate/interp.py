@@ -20,6 +20,7 @@ The semantics follow TileLang 0.1.15 (src/op/copy.cc, reduce.cc, gemm*.cc):
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 from collections.abc import Iterator
@@ -60,21 +61,17 @@ BITWISE_CALLS = {
 }  # fmt: skip
 
 
+@functools.cache
 def binary_ops(tirx: Any) -> dict[type, Any]:
-    """TIR binary expression kinds -> the torch function that computes them, bound once per process (TVM is imported
+    """TIR binary expression kinds -> the torch function that computes them, made once per process (TVM is imported
     late, so the table is made on the first Interpreter, not at import)."""
-    if not _BINARY_OPS:
-        t = tirx
-        _BINARY_OPS.update({
-            t.Add: torch.add, t.Sub: torch.sub, t.Mul: torch.mul,
-            t.Max: torch.maximum, t.Min: torch.minimum,
-            t.LT: torch.lt, t.LE: torch.le, t.GT: torch.gt, t.GE: torch.ge, t.EQ: torch.eq, t.NE: torch.ne,
-            t.And: torch.logical_and, t.Or: torch.logical_or,
-        })  # fmt: skip
-    return _BINARY_OPS
-
-
-_BINARY_OPS: dict[type, Any] = {}
+    t = tirx
+    return {
+        t.Add: torch.add, t.Sub: torch.sub, t.Mul: torch.mul,
+        t.Max: torch.maximum, t.Min: torch.minimum,
+        t.LT: torch.lt, t.LE: torch.le, t.GT: torch.gt, t.GE: torch.ge, t.EQ: torch.eq, t.NE: torch.ne,
+        t.And: torch.logical_and, t.Or: torch.logical_or,
+    }  # fmt: skip
 
 
 # Unsigned integers wider than a byte live in the next wider signed type (torch's CPU kernels lack
