@@ -189,25 +189,34 @@ def test_zh_cn_follows():
     assert "五级 GEMM" not in (ROOT / "docs" / "zh_CN" / "learner.md").read_text(encoding="utf-8")
 
 
-def test_the_bank_conflict_07_describes_is_in_the_code_tilelang_generates():
-    """Issue 41 N1: 07's experiment 2 says the score loop reads K_tile from 16 key rows 512 bytes apart, one bank,
-    quoting the generated index. The reference at its bench case, lowered for sm_90a (TileLang's codegen, no
-    nvcc), must read K_tile so; a layout or codegen change that removes the conflict makes the prose wrong."""
+@functools.cache
+def _flash_attention_cuda(path: Path) -> tuple[str, int]:
+    """The CUDA TileLang generates for sm_90a (its codegen, no nvcc) for ``path``'s flash_attention at 07's bench
+    case, and the case's threads; lowered once for the tests that read it."""
     import tilelang
     from tilelang import tvm
 
     from grader.pipeline.trace import kernel_function, trace_tir
 
-    text = prose(SOLUTIONS["07"])
-    assert "`K_tile[(threadIdx.x & 15) * 256 + ... + d]`" in text and "512 bytes apart" in text
-    module = load_module(SOLUTIONS["07"])
+    module = load_module(path)
     kernel = load_puzzle(module).kernel("flash_attention")
     case = next(c for c in kernel.cases if c.bench)
-    assert (case.sizes["D"], case.params["BLOCK_N"]) == (64, 64)  # rows of 64 fp16: 4 rows are 512 bytes
-    tir = trace_tir(kernel_function(module, kernel), kernel, case, SOLUTIONS["07"])
+    tir = trace_tir(kernel_function(module, kernel), kernel, case, path)
     target = {"kind": "cuda", "arch": "sm_90a"}
     with tvm.target.Target(target):
         source = tilelang.lower(tir.without_attr("tilelang_out_idx"), target=target).kernel_source
+    return source, case.params.get("THREADS", 128)
+
+
+def test_the_bank_conflict_07_describes_is_in_the_code_tilelang_generates():
+    """Issue 41 N1: 07's experiment 2 says the score loop reads K_tile from 16 key rows 512 bytes apart, one bank,
+    quoting the generated index. The reference at its bench case, lowered for sm_90a (TileLang's codegen, no
+    nvcc), must read K_tile so; a layout or codegen change that removes the conflict makes the prose wrong."""
+    text = prose(SOLUTIONS["07"])
+    assert "`K_tile[(threadIdx.x & 15) * 256 + ... + d]`" in text and "512 bytes apart" in text
+    case = next(c for c in load_puzzle(load_module(SOLUTIONS["07"])).kernel("flash_attention").cases if c.bench)
+    assert (case.sizes["D"], case.params["BLOCK_N"]) == (64, 64)  # rows of 64 fp16: 4 rows are 512 bytes
+    source, _ = _flash_attention_cuda(SOLUTIONS["07"])
     assert "K_tile)[((((((int)threadIdx.x) & 15) * 256) + ((i_4 & 3) * 64)) + d)]" in source
 
 
@@ -612,11 +621,7 @@ def test_07s_profiling_exercise_finds_the_conflict_and_the_padding_removes_most_
     """Issue 41 item 2: 07's experiment 4 has the learner profile (static, no GPU), find "16-way, K_tile read", pad
     K_tile's rows by one word with the two lines the prose gives, and see 2-way. The estimate is read from the code
     TileLang generates for the bench case, the reference's and the reference with those two lines."""
-    import tilelang
-    from tilelang import tvm
-
     from grader.pipeline.profile.static import bank_conflicts
-    from grader.pipeline.trace import kernel_function, trace_tir
 
     text = prose(SOLUTIONS["07"])
     allocation = "K_tile = T.alloc_shared((BLOCK_N, D + 2), T.float16)"
@@ -625,14 +630,7 @@ def test_07s_profiling_exercise_finds_the_conflict_and_the_padding_removes_most_
     assert "drops to 2-way" in text
 
     def worst(path: Path) -> tuple[int, str]:
-        module = load_module(path)
-        kernel = load_puzzle(module).kernel("flash_attention")
-        case = next(c for c in kernel.cases if c.bench)
-        tir = trace_tir(kernel_function(module, kernel), kernel, case, path)
-        target = {"kind": "cuda", "arch": "sm_90a"}
-        with tvm.target.Target(target):
-            source = tilelang.lower(tir.without_attr("tilelang_out_idx"), target=target).kernel_source
-        return bank_conflicts(source, case.params.get("THREADS", 128))
+        return bank_conflicts(*_flash_attention_cuda(path))
 
     assert worst(SOLUTIONS["07"]) == (16, "K_tile read")
     original = SOLUTIONS["07"].read_text()

@@ -460,7 +460,7 @@ def verdict(
         lines += [where(line) for line in shown]
         previous = case
     skipped = [c for r in run.document.get("runs", []) for c in r.get("not_compiled") or [] if c["kernel"] == kernel]
-    compile_all = render.NOTEBOOK.compile_all.format(kernel=kernel)
+    compile_all = layout.compile_all.format(kernel=kernel)
     result.passed, result.summary = render.summary(kernel, cases, len(skipped), compile_all)
     if expected is not None and len(cases) < expected:  # a run cut short must not score what it skipped
         result.passed = False
