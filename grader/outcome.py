@@ -183,6 +183,87 @@ class Explanation:
         return cls(**data, steps=steps)
 
 
+class CauseKind(StrEnum):
+    """Why a case did not pass, as the judge names it: one member per cause it tells apart from the evidence
+    (the numbers' pattern, the TIR, the simulator, the process), never from its own sentences. What the
+    cause's ``facts`` hold is said beside each member."""
+
+    # The numbers (grader.pipeline.compare); every one of these facts has "output", and "tiles" where the
+    # output is tiled: {"tile": [sizes], "wrong": tiles holding a wrong element, "total": tiles}
+    WRONG_SHAPE = "wrong_shape"  # "shape", "expected"
+    ZEROS = "zeros"  # every element 0
+    UNDERFLOW = "underflow"  # every element 0 and the expected values tiny: "largest"
+    NOTHING_WRITTEN = "nothing_written"  # every element still the NaN it starts as
+    OVERFLOW = "overflow"  # infinite elements: "infinite"
+    UNWRITTEN_END = "unwritten_end"  # the last "count" positions along "axis" never written: "in_tile" (a bound
+    # one short inside a block that ran) or not
+    UNCOVERED_TAIL = "uncovered_tail"  # only the partial edge tiles, never written: too few blocks
+    UNGUARDED_TAIL = "unguarded_tail"  # only the partial edge tiles, wrong values: unguarded reads or writes
+    UNWRITTEN = "unwritten"  # "count" elements never written, the rest right
+    NAN_SPREAD = "nan_spread"  # "nan" NaN elements among "values" wrong ones: a buffer read before it was set
+    IMPRECISE = "imprecise"  # small errors past the tolerance: "max_rel_error"
+    CLAMP = "clamp"  # the wrong elements are a clamp's: "bound", "pattern" (missing, cut, wrong_side, misplaced)
+    WRONG_VALUES = "wrong_values"  # none of the above: "wrong", "total", "most" (nearly every element)
+    SIDE_EFFECT = "side_effect"  # stored to an input or past an output: "writes" (how many such findings)
+    # Across a kernel's cases (grader.pipeline.across)
+    SEVERAL_STEPS = "several_steps"  # "loop", "steps", "online", "passing" (the one-step cases that pass)
+    LARGE_INPUTS = "large_inputs"  # "scales" (input -> factor), "passing" (the ordinary cases that pass)
+    # The admitted TIR (grader.pipeline.checks, the puzzle's concepts)
+    NEVER_INITIALIZED = "never_initialized"  # an accumulator nothing clears: "check"
+    ADDED_NEVER_SET = "added_never_set"  # "check"
+    CORNER_COPY = "corner_copy"  # "check"
+    ROUNDS_DOWN = "rounds_down"  # a count that rounds down (floor division of a size): "check"
+    REDUCE_RESTART = "reduce_restart"  # "check"
+    CONCEPT_MISS = "concept_miss"  # "wants", "instead" (None where the TIR names nothing)
+    EMPTY_LAUNCH = "empty_launch"  # a grid extent of 0
+    SHARED_MEMORY = "shared_memory"  # a block over the GPU's shared memory: "needed", "available" (bytes)
+    # Running it
+    RACE = "race"  # two blocks on one element: "buffer", "element", "first", "did_first", "second", "did_second"
+    FAULT = "fault"  # the simulator stopped it (an index out of bounds, mismatched regions): "line"
+    CRASHED = "crashed"  # "where": "gpu" (the launch failed; "warp_specialized") or "process" (the judge died)
+    TIMED_OUT = "timed_out"  # "phase": tracing, compiling, simulating, running, starting, ...
+    UNSUPPORTED = "unsupported"  # the CPU simulator cannot run a construct
+    # Building it
+    NOT_IMPLEMENTED = "not_implemented"  # the stub's TODO is still there
+    MISSING_KERNEL = "missing_kernel"  # no kernel under the stub's name: "renamed" (the likely one) or None
+    NOT_A_KERNEL = "not_a_kernel"  # a plain Python function where a @tilelang.jit kernel belongs
+    LOAD_ERROR = "load_error"  # the file (or a notebook cell defining the kernel) failed to run
+    REFUSED = "refused"  # admission turned the TIR away (grader.pipeline.admit)
+    BUILD_ERROR = "build_error"  # TileLang or nvcc rejected it: "location"
+    # Not the kernel's doing
+    NOT_RUN = "not_run"  # an earlier case of the kernel crashed or timed out
+    NOT_APPLICABLE = "not_applicable"  # "reason": "unfit" (no block parameters fit) or "shared_memory"
+    COMPILE_ONLY = "compile_only"  # "reason": "no_gpu" or "too_large" (to simulate)
+    SETUP = "setup"  # this machine cannot grade
+    OUT_OF_MEMORY = "out_of_memory"
+    INTERNAL_ERROR = "internal_error"  # a grader bug
+
+
+@dataclass
+class Cause:
+    """A typed reason for a verdict: what kind of cause and the facts that name it (JSON-able values only:
+    str, int, float, bool, None, and lists and dicts of them). The learner reads the hint; the instructor's
+    class report counts these."""
+
+    kind: CauseKind
+    facts: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.kind = CauseKind(self.kind)
+
+
+@dataclass
+class Structure:
+    """The shape of a kernel's admitted TIR, for finding look-alike submissions (grader.pipeline.structure):
+    a bottom-k MinHash sketch (sorted ints below 2**63) of the token 5-gram shingles of the TIR printed as
+    TVMScript for ``case``, the kernel's first public case, with every name the judge's own. ``tokens``: how
+    many tokens that text has."""
+
+    sketch: list[int]
+    tokens: int
+    case: str
+
+
 @dataclass
 class CaseResult:
     puzzle: str
@@ -212,6 +293,8 @@ class CaseResult:
     arch: str = ""  # what it was compiled for ("sm_90a"), where the pipeline got that far
     profile: ProfileReport | None = None  # --profile: why it takes its time (no part of the verdict)
     explanation: Explanation | None = None  # --explain: one block's steps in the simulator (no part of the verdict)
+    cause: Cause | None = None  # why it did not pass, typed (None where it passed, or nothing was named)
+    structure: Structure | None = None  # on the kernel's first public case only: its admitted TIR's sketch
 
     def __post_init__(self) -> None:
         self.status = Status(self.status)
@@ -229,9 +312,13 @@ class CaseResult:
         bench = data.pop("bench", None)
         profile = data.pop("profile", None)
         explanation = data.pop("explanation", None)
+        cause = data.pop("cause", None)
+        structure = data.pop("structure", None)
         return cls(
             **data,
             bench=Bench(**bench) if bench else None,
             profile=ProfileReport(**profile) if profile else None,
             explanation=Explanation.from_dict(explanation) if explanation else None,
+            cause=Cause(**cause) if cause else None,
+            structure=Structure(**structure) if structure else None,
         )

@@ -19,6 +19,27 @@ cases ran on a GPU, were simulated on the CPU, or were only compiled (grader.ver
 Both refusals come before anyone is graded: the course's config makes :func:`before_autograde` nbgrader's
 ``Autograde.pre_convert_hook``, which says why in one paragraph (no traceback), puts nobody into the gradebook,
 notes the refusal for ``autograde-status`` (grader.nbgrader.placement.record_refusal) and exits 2.
+
+What each check cell's metadata records, under ``cell.metadata["tilelang_course"]["judge"]`` (the class report,
+``python -m grader class-report``, reads it; nothing is run again)::
+
+    {"passed": bool, "seconds": float, "kernels_in_run": int, "device": "cuda" | "cpu",
+     "checked": {"gpu": int, "simulated": int, "compiled": int},      # grader.verified.counts
+     "cases": [                                                        # one per case the kernel was graded on
+        {"case": str,              # the results' name; hidden cases keep their hidden_N names
+         "hidden": bool,
+         "status": str,            # grader.outcome.Status's value
+         "checked": str,           # "gpu" | "simulated" | "compiled" | "" (grader.verified)
+         "cause": {"kind": str, "facts": {...}} | None,   # grader.outcome.Cause (CauseKind's value); a hidden
+                                   # case's facts are {} (they could tell its sizes)
+         "wrong": int | None, "total": int | None,        # None for hidden cases
+         "sizes": {name: int},     # {} for hidden cases
+         "line": str,              # the first line of the case's feedback, as the learner reads it
+         "bench": {"kernel_ms": float, "torch_ms": float, "floor_ms": float | None, "bound": str} | None},
+        ...],
+     "structure": {"sketch": [int, ...], "tokens": int, "case": str} | None}
+                                   # grader.outcome.Structure of the kernel's admitted TIR at its first public
+                                   # case (grader.pipeline.structure); None where it was not admitted
 """
 
 from __future__ import annotations
