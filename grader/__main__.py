@@ -5,6 +5,7 @@ python -m grader nbgrader-course DIR    # a ready nbgrader course directory (gra
 python -m grader fit [--arch SM]        # every case's shared memory against each GPU's limit (grader.course.fit)
 python -m grader i18n update | check    # the translation catalogues i18n/LANG/*.po (grader.course.translations)
 python -m grader autograde-shard | autograde-shards | autograde-status ASSIGNMENT   # (grader.nbgrader.shards)
+python -m grader class-report ASSIGNMENT   # causes, speed, look-alikes (grader.nbgrader.class_report_page)
 """
 
 import sys
@@ -12,6 +13,7 @@ import sys
 from grader.processes import hermetic
 
 SUBCOMMANDS = {
+    "pictures": "grader.course.access_pictures",
     "notebooks": "grader.course.generate",
     "nbgrader-course": "grader.nbgrader.course",
     "fit": "grader.course.fit",
@@ -23,6 +25,7 @@ SUBCOMMANDS.update(
         "autograde-shard": "grader.nbgrader.shards:shard_main",
         "autograde-shards": "grader.nbgrader.shards:shards_main",
         "autograde-status": "grader.nbgrader.shards:status_main",
+        "class-report": "grader.nbgrader.class_report_page:main",
     }
 )
 
