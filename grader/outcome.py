@@ -204,7 +204,7 @@ class CauseKind(StrEnum):
     IMPRECISE = "imprecise"  # small errors past the tolerance: "max_rel_error"
     CLAMP = "clamp"  # the wrong elements are a clamp's: "bound", "pattern" (missing, cut, wrong_side, misplaced)
     WRONG_VALUES = "wrong_values"  # none of the above: "wrong", "total", "most" (nearly every element)
-    SIDE_EFFECT = "side_effect"  # stored to an input or past an output: "writes" (how many such findings)
+    SIDE_EFFECT = "side_effect"  # stored to an input or past an output: "inputs_written", "outside_outputs"
     # Across a kernel's cases (grader.pipeline.across)
     SEVERAL_STEPS = "several_steps"  # "loop", "steps", "online", "passing" (the one-step cases that pass)
     LARGE_INPUTS = "large_inputs"  # "scales" (input -> factor), "passing" (the ordinary cases that pass)
@@ -228,7 +228,8 @@ class CauseKind(StrEnum):
     MISSING_KERNEL = "missing_kernel"  # no kernel under the stub's name: "renamed" (the likely one) or None
     NOT_A_KERNEL = "not_a_kernel"  # a plain Python function where a @tilelang.jit kernel belongs
     LOAD_ERROR = "load_error"  # the file (or a notebook cell defining the kernel) failed to run
-    REFUSED = "refused"  # admission turned the TIR away (grader.pipeline.admit)
+    REFUSED = "refused"  # admission turned the TIR or its compile options away (grader.pipeline.admit)
+    SIGNATURE = "signature"  # the kernel's tensors are not the puzzle's (names, order, shapes, dtypes)
     BUILD_ERROR = "build_error"  # TileLang or nvcc rejected it: "location"
     # Not the kernel's doing
     NOT_RUN = "not_run"  # an earlier case of the kernel crashed or timed out

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from grader.outcome import CaseResult, Status
+from grader.outcome import CaseResult, Cause, CauseKind, Status
 from grader.spec import Case
 
 LIKELY = "the likely cause: "
@@ -117,12 +117,12 @@ def _names(graded: Sequence[Graded]) -> str:
     return ", ".join(g.case.name for g in graded)
 
 
-def several_steps(current: Graded, earlier: Sequence[Graded]) -> str:
+def several_steps(current: Graded, earlier: Sequence[Graded]) -> tuple[str, Cause] | None:
     """The sentence when the cases whose tile loop runs one step passed and this one, where it runs several,
-    failed (with no case of several steps passing on the same inputs' scale), else ""."""
+    failed (with no case of several steps passing on the same inputs' scale), and its cause; else None."""
     loop = tile_loop(current.tir) if current.tir is not None else None
     if loop is None or loop.steps < 2:
-        return ""
+        return None
     one, several_passed = [], False
     for g in earlier:
         if g.tir is None or g.result.status not in (Status.PASSED, Status.FAILED):
@@ -135,37 +135,43 @@ def several_steps(current: Graded, earlier: Sequence[Graded]) -> str:
         elif theirs.steps > 1 and g.result.status == Status.PASSED and dict(g.case.scales) == dict(current.case.scales):
             several_passed = True
     if not one or several_passed:
-        return ""
+        return None
+    facts = {"loop": loop.name, "steps": loop.steps, "online": loop.online, "passing": [g.case.name for g in one]}
+    cause = Cause(CauseKind.SEVERAL_STEPS, facts)
     if loop.online:
         return (
             f"The case(s) where {loop.name} runs one step pass ({_names(one)}) and this one, where it runs "
             f"{loop.steps}, fails: what one tile hands to the next is wrong. When a tile raises the running max, "
             "everything summed so far (the running sum and the accumulator) was taken against the old max: "
             "multiply both by exp2((m_old - m_new) * scale) before adding the tile's own terms, and carry the max "
-            "from tile to tile (T.reduce_max with clear=False)."
+            "from tile to tile (T.reduce_max with clear=False).",
+            cause,
         )
     return (
         f"The case(s) where {loop.name} runs one step pass ({_names(one)}) and this one, where it runs "
         f"{loop.steps}, fails: what one step hands to the next is wrong: an accumulator cleared or overwritten "
         "inside the loop, a running value not carried or not rescaled, or an offset that does not move with the "
-        "loop variable."
+        "loop variable.",
+        cause,
     )
 
 
-def large_inputs(current: Graded, earlier: Sequence[Graded]) -> str:
+def large_inputs(current: Graded, earlier: Sequence[Graded]) -> tuple[str, Cause] | None:
     """The sentence when this case, with inputs scaled up (Case.scales), failed and every case graded before
     it with ordinary inputs passed, in a kernel that takes an exponential; else ""."""
     if not current.case.scales or current.tir is None or not _has_exp(current.tir):
-        return ""
+        return None
     ordinary = [g for g in earlier if not g.case.scales and g.result.status in (Status.PASSED, Status.FAILED)]
     if not ordinary or any(g.result.status != Status.PASSED for g in ordinary):
-        return ""
+        return None
+    facts = {"scales": dict(current.case.scales), "passing": [g.case.name for g in ordinary]}
     scaled = ", ".join(f"{name} x {factor:g}" for name, factor in current.case.scales.items())
     return (
         f"Only this case, whose inputs are large ({scaled}), fails, and the cases with ordinary inputs pass "
         f"({_names(ordinary)}): a value overflows float32 on the way (inf, then NaN). No exponent may be "
         "positive: subtract the row's max over every tile seen so far (T.reduce_max with clear=False, kept from "
-        "tile to tile) before T.exp / T.exp2."
+        "tile to tile) before T.exp / T.exp2.",
+        Cause(CauseKind.LARGE_INPUTS, facts),
     )
 
 
@@ -177,10 +183,11 @@ def add_pattern(current: Graded, earlier: Sequence[Graded]) -> None:
     result = current.result
     if result.status != Status.FAILED:
         return
-    sentence = large_inputs(current, earlier) or several_steps(current, earlier)
-    if not sentence:
+    found = large_inputs(current, earlier) or several_steps(current, earlier)
+    if found is None:
         return
-    if result.hint.startswith(LIKELY):
+    sentence, cause = found
+    if result.hint.startswith(LIKELY):  # a cause read from the TIR stays the cause
         result.details = result.details + [f"also: {sentence}"]
     else:
-        result.hint = sentence
+        result.hint, result.cause = sentence, cause

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from grader.outcome import CauseKind
 from grader.pipeline import tir_graph
 from grader.pipeline.build import BuildFailed, check_signature
 from grader.spec import Case, Kernel
@@ -69,7 +70,20 @@ FLAG = re.compile(
 
 
 def refused(sentence: str) -> BuildFailed:
-    return BuildFailed(sentence, "", "")
+    return BuildFailed(sentence, "", "", kind=CauseKind.REFUSED)
+
+
+# The causes a tracer's failed reply may name (the tracer runs the learner's code, so a kind outside these is
+# read as a build error; a learner who forges one only renames their own failure).
+TRACER_KINDS = frozenset(
+    {
+        CauseKind.BUILD_ERROR,
+        CauseKind.MISSING_KERNEL,
+        CauseKind.NOT_A_KERNEL,
+        CauseKind.LOAD_ERROR,
+        CauseKind.OUT_OF_MEMORY,
+    }
+)
 
 
 def load_tir(text: Any, kernel: Kernel) -> Any:
@@ -210,8 +224,12 @@ def admitted(kernel: Kernel, case: Case, traced: Traced) -> tuple[Any, dict[str,
         raise NotImplementedYet("not implemented yet")
     if status == "failed":
         text = lambda name, limit=2000: str(reply.get(name) or "")[:limit]  # noqa: E731
-        raise BuildFailed(text("summary", 600), text("location", 200), text("trace", 50000), text("hint", 600))
+        kind = text("kind", 40)
+        kind = kind if kind in TRACER_KINDS else CauseKind.BUILD_ERROR
+        raise BuildFailed(
+            text("summary", 600), text("location", 200), text("trace", 50000), text("hint", 600), kind=kind
+        )
     if status != "traced":
-        raise BuildFailed("the tracer gave an answer the grader does not understand", "", "")
+        raise refused("the tracer gave an answer the grader does not understand")
     tir = admit(load_tir(reply.get("tir"), kernel), kernel, case)
     return tir, admit_options(reply.get("options"), kernel)

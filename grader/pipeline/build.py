@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from grader.outcome import Cause, CauseKind
 from grader.spec import Case, Kernel
 
 # Compile-only target when no GPU is present: Hopper, the course's reference machine.
@@ -56,15 +57,33 @@ class Signature:
 
 
 class BuildFailed(Exception):
-    """TileLang rejected the kernel. ``summary`` is for the learner, ``trace`` for --verbose."""
+    """TileLang rejected the kernel. ``summary`` is for the learner, ``trace`` for --verbose. ``kind``: the
+    cause's kind (a grader.outcome.CauseKind value): a build error unless the raiser knows better (no kernel
+    of that name, a refusal at admission, ...); ``facts`` its facts."""
 
-    def __init__(self, summary: str, location: str, trace: str, hint: str = "", details: tuple[str, ...] = ()):
+    def __init__(
+        self,
+        summary: str,
+        location: str,
+        trace: str,
+        hint: str = "",
+        details: tuple[str, ...] = (),
+        kind: str = CauseKind.BUILD_ERROR,
+        facts: dict[str, Any] | None = None,
+    ):
         super().__init__(summary)
         self.summary = summary
         self.location = location
         self.trace = trace
         self.hint = hint
         self.details = details  # lines shown under the verdict: the generated CUDA line nvcc rejected, say
+        self.kind = CauseKind(kind)
+        self.facts = dict(facts or {})
+
+    @property
+    def cause(self) -> Cause:
+        where = {"location": self.location} if self.location else {}
+        return Cause(self.kind, {**where, **self.facts})
 
 
 def learner_location(error: BaseException, source: Path) -> str:
@@ -570,6 +589,7 @@ def check_signature(tir: Any, kernel: Kernel, case: Case | None = None) -> None:
             f"({', '.join(t.name for t in kernel.outputs)}) from T.empty, in that order.",
             "",
             "",
+            kind=CauseKind.SIGNATURE,
         )
     if case is None:
         return
@@ -583,6 +603,7 @@ def check_signature(tir: Any, kernel: Kernel, case: Case | None = None) -> None:
                 f"`{tensor.name}` is {want}: declare it as the stub does, with shape {declared}.",
                 "",
                 "",
+                kind=CauseKind.SIGNATURE,
             )
         if str(buffer.dtype) != tensor.dtype:
             raise BuildFailed(
@@ -591,6 +612,7 @@ def check_signature(tir: Any, kernel: Kernel, case: Case | None = None) -> None:
                 "with T.cast.",
                 "",
                 "",
+                kind=CauseKind.SIGNATURE,
             )
 
 
@@ -613,7 +635,7 @@ def compile_tir(
     except Exception as error:
         message = str(error)
         if "CUDA installation" in message or "nvcc" in message.lower() and "not found" in message.lower():
-            raise BuildFailed(NVCC_HELP, "", traceback.format_exc()) from error
+            raise BuildFailed(NVCC_HELP, "", traceback.format_exc(), kind=CauseKind.SETUP) from error
         raise explain(error, source, Signature.of(kernel) if kernel else None, tir=tir) from error
 
 

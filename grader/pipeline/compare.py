@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from grader.outcome import Cause, CauseKind
 from grader.spec import Tolerance
 
 SHOW_FIRST = 5
@@ -28,6 +29,7 @@ class Comparison:
     # (axis, k): the wrong elements are exactly the last k positions along one axis, all still NaN
     unwritten_end: tuple[int, int] | None = None
     hint: str = ""
+    cause: Cause | None = None  # the hint's cause, typed (None when every element is right)
     # Which tiles of the launch grid are wrong, for drawing: {"tile": [...], "wrong": [[0/1, ...]] or [0/1, ...],
     # "grid": tiles per axis, "cell": tiles per map cell along each axis (above 1 when merged)}
     tile_map: dict | None = None
@@ -69,6 +71,10 @@ def compare(
             max_rel_error=math.inf,
             details=[f"{name} has shape {tuple(actual.shape)}, expected {tuple(expected.shape)}"],
             hint="Check the shape given to T.empty for the output.",
+            cause=Cause(
+                CauseKind.WRONG_SHAPE,
+                {"output": name, "shape": list(actual.shape), "expected": list(expected.shape)},
+            ),
         )
     got = actual.detach().to(torch.float64)
     want = expected.detach().to(torch.float64)
@@ -113,26 +119,36 @@ def compare(
         result.tile_map = tiles.tile_map
     if bool((got == 0).all()):
         largest = want.abs().max().item()
-        result.hint = _underflow_hint(name, largest) if largest < TINY else _zero_hint(name)
+        if largest < TINY:
+            result.hint, kind, facts = _underflow_hint(name, largest), CauseKind.UNDERFLOW, {"largest": largest}
+        else:
+            result.hint, kind, facts = _zero_hint(name), CauseKind.ZEROS, {}
     else:
         result.unwritten_end = _unwritten_end(bad, nan)
-        result.hint = _hint(name, actual.dtype, result, tile, tiles.only_tail if tiles else False)
+        result.hint, kind, facts = _hint(name, actual.dtype, result, tile, tiles.only_tail if tiles else False)
         if not result.never_written and not result.infinite and not (tiles and tiles.only_tail):
-            result.hint = _clamp_hint(name, got, want, bad) or result.hint
+            clamp = _clamp_hint(name, got, want, bad)
+            if clamp is not None:
+                result.hint, kind, facts = clamp
+    where = {"tiles": tiles.facts} if tiles else {}
+    result.cause = Cause(kind, {"output": name, **facts, **where})
     return result
 
 
 CLAMP_MIN_WRONG = 4  # fewer wrong elements than this say too little to name a clamp
 
 
-def _clamp_hint(name: str, got: torch.Tensor, want: torch.Tensor, bad: torch.Tensor) -> str:
+Said = tuple[str, CauseKind, dict]  # a hint, and its cause's kind and facts
+
+
+def _clamp_hint(name: str, got: torch.Tensor, want: torch.Tensor, bad: torch.Tensor) -> Said | None:
     """A sentence when the wrong elements are exactly a clamp's, read from the values. With b the smallest
     expected value (a ReLU's 0; or the largest, for a clamp from above): every wrong element expected at b
     holds a value past it, the unclamped one (the clamp is missing); or every wrong one holds b where a
     value inside the range was expected (a clamp applied to an input or a partial result); or both at
-    once (T.min where T.max belongs). "" when the pattern does not hold."""
+    once (T.min where T.max belongs). None when the pattern does not hold."""
     if int(bad.sum().item()) < CLAMP_MIN_WRONG:
-        return ""
+        return None
     expected, actual = want[bad], got[bad]
     for low in (True, False):
         bound = (want.min() if low else want.max()).item()
@@ -141,37 +157,48 @@ def _clamp_hint(name: str, got: torch.Tensor, want: torch.Tensor, bad: torch.Ten
         unclamped = (expected == bound) & beyond
         cut = (actual == bound) & inside
         b, op, other = _fmt(bound), "T.max" if low else "T.min", "T.min" if low else "T.max"
+        side = {"bound": bound, "low": low}  # the clamp's bound, and whether it clamps from below
         if bool(unclamped.all()) and low and bound == 0:
             return (
                 f"Every wrong element of {name} should be 0 and holds a negative value instead, while the others "
                 "are right: the negative values were not clamped. Apply the ReLU, T.max(x, 0), to the result "
-                "before storing it."
+                "before storing it.",
+                CauseKind.CLAMP,
+                {**side, "pattern": "missing"},
             )
         if bool(unclamped.all()):
             return (
                 f"Every wrong element of {name} should be {b} and holds a value past it instead, while the others "
                 f"are right: the values past {b} were not clamped. Apply the clamp, {op}(x, {b}), to the result "
-                "before storing it."
+                "before storing it.",
+                CauseKind.CLAMP,
+                {**side, "pattern": "missing"},
             )
         if bool(cut.all()):
             return (
                 f"Every wrong element of {name} holds {b} where a value past it was expected, while the others are "
                 f"right: a clamp at {b} cuts values the result keeps. Clamp the final result once, not an input or a "
-                "partial result (a product of two negatives is positive)."
+                "partial result (a product of two negatives is positive).",
+                CauseKind.CLAMP,
+                {**side, "pattern": "cut"},
             )
         if bool((unclamped | cut).all()) and bool(unclamped.any()) and bool(cut.any()):
             kept = ~bad & (want > bound if low else want < bound)  # right, and inside the range
             if bool((got[kept] == bound).all()):  # every value inside was cut (the right ones are near b): min for max
                 return (
                     f"The wrong elements of {name} are clamped on the wrong side: those that should be {b} hold the "
-                    f"value past it, and every one past {b} holds {b}. Use {op}(x, {b}), not {other}."
+                    f"value past it, and every one past {b} holds {b}. Use {op}(x, {b}), not {other}.",
+                    CauseKind.CLAMP,
+                    {**side, "pattern": "wrong_side"},
                 )
             return (
                 f"The wrong elements of {name} are a clamp's: some that should be {b} hold the value past it, some "
                 f"that should be past {b} hold {b}. The clamp is applied to the wrong value (an input or a partial "
-                "result): clamp the final result once, before storing it."
+                "result): clamp the final result once, before storing it.",
+                CauseKind.CLAMP,
+                {**side, "pattern": "misplaced"},
             )
-    return ""
+    return None
 
 
 def _unwritten_end(bad: torch.Tensor, nan: torch.Tensor) -> tuple[int, int] | None:
@@ -217,6 +244,7 @@ class TileSummary:
     lines: list[str]  # for the learner: the wrong tiles listed, then a map of wrong and right ones
     only_tail: bool  # only partial (edge) tiles are wrong
     tile_map: dict | None  # None when the grid has more than two axes of several tiles (not drawn)
+    facts: dict  # for the cause: {"tile": sizes, "wrong": wrong tiles, "total": tiles}
 
 
 def _wrong_tiles(bad: torch.Tensor, tile: tuple[int | None, ...]) -> TileSummary | None:
@@ -245,14 +273,15 @@ def _wrong_tiles(bad: torch.Tensor, tile: tuple[int | None, ...]) -> TileSummary
     axes = list(range(per_tile.dim()))
     if len(axes) > 2:
         axes = [a for a in axes if per_tile.shape[a] > 1] or [axes[-1]]
+    facts = {"tile": sizes, "wrong": wrong_tiles, "total": total_tiles}
     if len(axes) > 2:
-        return TileSummary([text], only_tail, None)
+        return TileSummary([text], only_tail, None, facts)
     drawn = per_tile.reshape([per_tile.shape[a] for a in axes])
     cells = [math.ceil(g / MAP_CELLS) for g in drawn.shape]
     shown = _any_per_block(drawn, cells) if any(c > 1 for c in cells) else drawn
     grid = list(drawn.shape)
     tile_map = {"tile": [sizes[a] for a in axes], "grid": grid, "cell": cells, "wrong": shown.int().tolist()}
-    return TileSummary([text, *_map_lines(shown, cells)], only_tail, tile_map)
+    return TileSummary([text, *_map_lines(shown, cells)], only_tail, tile_map, facts)
 
 
 def _any_per_block(flags: torch.Tensor, block: list[int]) -> torch.Tensor:
@@ -281,7 +310,7 @@ def _map_lines(shown: torch.Tensor, cells: list[int]) -> list[str]:
     return [f"tile map (x wrong, . right{merged}; a row of marks per row of tiles):", *rows[:MAP_ROWS_SHOWN], *more]
 
 
-def _hint(name: str, dtype: torch.dtype, result: Comparison, tile: tuple[int | None, ...], only_tail: bool) -> str:
+def _hint(name: str, dtype: torch.dtype, result: Comparison, tile: tuple[int | None, ...], only_tail: bool) -> Said:
     """The likely cause, read from the pattern of the wrong elements. The output starts filled with NaN,
     so NaN marks an element never written (or computed from an uninitialised buffer); a finite wrong
     value marks an element written with the wrong number; an infinite one, a value that overflowed."""
@@ -290,7 +319,9 @@ def _hint(name: str, dtype: torch.dtype, result: Comparison, tile: tuple[int | N
         return (
             "Nothing was written to the output: every element still holds the NaN it starts as. Is the final "
             "T.copy into it there, at the right offset? (A result computed from a tile never cleared or "
-            "loaded is NaN too.)"
+            "loaded is NaN too.)",
+            CauseKind.NOTHING_WRITTEN,
+            {},
         )
     if result.infinite:
         kind = str(dtype).removeprefix("torch.")
@@ -298,54 +329,77 @@ def _hint(name: str, dtype: torch.dtype, result: Comparison, tile: tuple[int | N
         return (
             f"{result.infinite} element(s) of {name} are infinite: a value grew past the largest its type "
             f"holds{largest}, or was divided by 0. Compute in float32 (T.cast) and cast once when storing; "
-            "check divisors and what goes into T.exp."
+            "check divisors and what goes into T.exp.",
+            CauseKind.OVERFLOW,
+            {"infinite": result.infinite},
         )
     if result.unwritten_end is not None:
         axis, k = result.unwritten_end
         extent, block = result.shape[axis], tile[axis] if axis < len(tile) else None
         last = extent - (extent - 1) // block * block if block else None  # the last tile's length on this axis
         where = f" along dimension {axis}" if len(result.shape) > 1 else ""
+        end = {"axis": axis, "count": k}
         if last is not None and k < last:  # the block that owns them ran and wrote the rest of its tile
             return (
                 f"The last {k} element(s) of {name}{where} were never written, though their block wrote the rest "
                 "of its tile: a guard or loop bound stops short of the end (`i < N - 1` or `range(N - 1)` where "
-                "`i < N` or `range(N)` is meant)."
+                "`i < N` or `range(N)` is meant).",
+                CauseKind.UNWRITTEN_END,
+                {**end, "in_tile": True},
             )
         if last is None:
             return (
                 f"The last {k} element(s) of {name}{where} were never written and everything before them is right: "
-                "a guard, a loop bound or the number of blocks stops short of the end."
+                "a guard, a loop bound or the number of blocks stops short of the end.",
+                CauseKind.UNWRITTEN_END,
+                {**end, "in_tile": False},
             )
     if only_tail and values == 0:
         return (
             "The partial tiles at the edge were never written: launch enough blocks to cover the "
-            "output, T.ceildiv(size, BLOCK) rather than size // BLOCK."
+            "output, T.ceildiv(size, BLOCK) rather than size // BLOCK.",
+            CauseKind.UNCOVERED_TAIL,
+            {},
         )
     if only_tail:
         return (
             "Only the partial tiles at the edge are wrong: the sizes are not multiples of the "
-            "block, so every global read and write must be guarded (T.copy does this for you)."
+            "block, so every global read and write must be guarded (T.copy does this for you).",
+            CauseKind.UNGUARDED_TAIL,
+            {},
         )
     if nan and values == 0:
         return (
             f"{nan} elements still hold the NaN the output starts as and the rest are right: they were never "
-            "written. Check that the grid covers the whole output (T.ceildiv) and the store offsets."
+            "written. Check that the grid covers the whole output (T.ceildiv) and the store offsets.",
+            CauseKind.UNWRITTEN,
+            {"count": nan},
         )
     if nan:
         return (
             f"{nan} elements are NaN and {values} others have wrong values: NaN that spreads through the "
             "arithmetic comes from a buffer read before anything wrote it. Check that the accumulator is "
-            "cleared (T.clear) and every tile is loaded before it is used, then the offsets."
+            "cleared (T.clear) and every tile is loaded before it is used, then the offsets.",
+            CauseKind.NAN_SPREAD,
+            {"nan": nan, "values": values},
         )
     if result.max_rel_error < 0.05:
         return (
             "The errors are small but larger than rounding allows: is a sum accumulated in "
-            "float16? Accumulate in float32 and cast once at the end."
+            "float16? Accumulate in float32 and cast once at the end.",
+            CauseKind.IMPRECISE,
+            {"max_rel_error": result.max_rel_error},
         )
     if result.wrong >= 0.9 * result.total:
         return (
             "Nearly every element is wrong: check the formula against the spec, that each element is "
             "computed from the inputs at its own index (tile offsets are the block index times the block "
-            "size), and that any accumulator is cleared before its loop and is float32."
+            "size), and that any accumulator is cleared before its loop and is float32.",
+            CauseKind.WRONG_VALUES,
+            {"wrong": result.wrong, "total": result.total, "most": True},
         )
-    return "Some elements are wrong: compare the tile offsets and loop bounds with the spec."
+    return (
+        "Some elements are wrong: compare the tile offsets and loop bounds with the spec.",
+        CauseKind.WRONG_VALUES,
+        {"wrong": result.wrong, "total": result.total, "most": False},
+    )

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from grader import verified
-from grader.outcome import CaseResult, Status
+from grader.outcome import CaseResult, Cause, CauseKind, Status
 from grader.pipeline.context import Context, result_for
 from grader.spec import Case, Kernel
 
@@ -48,8 +48,9 @@ class Gpu:
         except Exception as error:  # an illegal address or a launch failure: the kernel's verdict
             message = f"the kernel crashed on the GPU: {summarize(error)}"
             hint = crash_hint(str(error), kernel_source(compiled))
-            failed = result_for(ctx, kernel, case, Status.CRASHED, message, hint=hint, trace=traceback.format_exc())
-            return Ran(failed)
+            cause = Cause(CauseKind.CRASHED, {"where": "gpu", "warp_specialized": hint == WARP_SPECIALIZED_FAULT})
+            trace = traceback.format_exc()
+            return Ran(result_for(ctx, kernel, case, Status.CRASHED, message, hint=hint, trace=trace, cause=cause))
         return Ran(side_effects=tuple(writes_outside(outs, [t.name for t in kernel.outputs])))
 
 
@@ -73,13 +74,32 @@ class Simulator:
                 reverse_blocks=reversed_blocks(kernel, case),
             )
         except SimulationError as error:
-            return Ran(result_for(ctx, kernel, case, Status.FAILED, str(error)))
+            return Ran(result_for(ctx, kernel, case, Status.FAILED, str(error), cause=simulation_cause(error)))
         except Unsupported as error:
             message = f"the CPU simulator does not support {error}; run on a GPU to check the numbers"
-            unsupported = result_for(ctx, kernel, case, Status.UNSUPPORTED, message)
+            cause = Cause(CauseKind.UNSUPPORTED)
+            unsupported = result_for(ctx, kernel, case, Status.UNSUPPORTED, message, cause=cause)
             unsupported.checked = verified.COMPILED  # built; its numbers unchecked
             return Ran(unsupported)
         return Ran()
+
+
+def simulation_cause(error: Any) -> Cause:
+    """The cause of a simulator's SimulationError: a race between blocks (its Race's facts), else a fault."""
+    race = error.race
+    if race is None:
+        return Cause(CauseKind.FAULT, {"line": error.line})
+    return Cause(
+        CauseKind.RACE,
+        {
+            "buffer": race.buffer,
+            "element": list(race.element),
+            "first": list(race.first),
+            "did_first": race.did_first,
+            "second": list(race.second),
+            "did_second": race.did_second,
+        },
+    )
 
 
 def backend_for(ctx: Context) -> Gpu | Simulator:
@@ -99,8 +119,8 @@ def execute_and_compare(ctx: Context, kernel: Kernel, case: Case, tir: Any, comp
         ran.failed.checked = ran.failed.checked or backend.checked
         return ran.failed
     result = compare_outputs(ctx, kernel, case, pristine, outputs)
-    side_effects = changed_inputs(pristine, inputs, [t.name for t in kernel.inputs]) + list(ran.side_effects)
-    result = with_side_effects(result, side_effects)
+    modified = changed_inputs(pristine, inputs, [t.name for t in kernel.inputs])
+    result = with_side_effects(result, modified + list(ran.side_effects), len(modified))
     result.checked = backend.checked
     return keep_failure(ctx, kernel, case, result, pristine, outputs)
 
@@ -113,6 +133,7 @@ def compare_outputs(ctx: Context, kernel: Kernel, case: Case, inputs: list, outp
     expected = reference_outputs(kernel, inputs)
     details: list[str] = []
     hint = ""
+    cause = None
     tile_map = None
     wrong = total = 0
     max_abs = max_rel = 0.0
@@ -123,7 +144,8 @@ def compare_outputs(ctx: Context, kernel: Kernel, case: Case, inputs: list, outp
         total += verdict.total
         max_abs, max_rel = max(max_abs, verdict.max_abs_error), max(max_rel, verdict.max_rel_error)
         details += verdict.details
-        hint = hint or verdict.hint
+        if not hint:
+            hint, cause = verdict.hint, verdict.cause
         if tile_map is None and verdict.tile_map is not None:
             tile_map = {"output": spec.name, **verdict.tile_map}
     status = Status.PASSED if wrong == 0 else Status.FAILED
@@ -136,6 +158,7 @@ def compare_outputs(ctx: Context, kernel: Kernel, case: Case, inputs: list, outp
         message,
         details=details,
         hint=hint,
+        cause=cause,
         max_abs_error=max_abs,
         max_rel_error=max_rel,
         wrong=wrong,
@@ -159,8 +182,9 @@ def kernel_source(compiled: Any) -> str:
         return ""
 
 
-def with_side_effects(result: CaseResult, side_effects: list[str]) -> CaseResult:
-    """Fail a result whose kernel wrote to an input or outside an output, saying so first."""
+def with_side_effects(result: CaseResult, side_effects: list[str], inputs_written: int = 0) -> CaseResult:
+    """Fail a result whose kernel wrote to an input or outside an output, saying so first. ``inputs_written``:
+    how many of ``side_effects`` (the first ones) are inputs written to; the others are stores past an output."""
     if not side_effects:
         return result
     result.status = Status.FAILED
@@ -170,6 +194,9 @@ def with_side_effects(result: CaseResult, side_effects: list[str]) -> CaseResult
         "A kernel may only store to its outputs (the tensors it returns), each index inside the output's shape: "
         "find the store to that tensor, or the index that runs past the end."
     )
+    if result.cause is None:
+        facts = {"inputs_written": inputs_written, "outside_outputs": len(side_effects) - inputs_written}
+        result.cause = Cause(CauseKind.SIDE_EFFECT, facts)
     return result
 
 

@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from grader import verified
-from grader.outcome import CaseResult, Status
+from grader.outcome import CaseResult, Cause, CauseKind, Status
 from grader.pipeline.context import Build, Context, result_for
 from grader.spec import Case, Kernel
 
@@ -27,14 +27,15 @@ def unfit_gate(ctx: Context, kernel: Kernel, case: Case, build: Build | None, co
     """No block parameters of this case fit this GPU: neither passed nor failed."""
     if case.unfit:
         message = f"not applicable on {ctx.device.profile.label}: {case.unfit}"
-        return result_for(ctx, kernel, case, Status.NOT_APPLICABLE, message)
+        cause = Cause(CauseKind.NOT_APPLICABLE, {"reason": "unfit"})
+        return result_for(ctx, kernel, case, Status.NOT_APPLICABLE, message, cause=cause)
     return None
 
 
 def setup_gate(ctx: Context, kernel: Kernel, case: Case, build: Build | None, compiled: Any) -> CaseResult | None:
     """This machine cannot grade at all (no compiler): not the kernel's fault."""
     if ctx.device.problem or build is None:
-        return result_for(ctx, kernel, case, Status.SETUP, ctx.device.problem)
+        return result_for(ctx, kernel, case, Status.SETUP, ctx.device.problem, cause=Cause(CauseKind.SETUP))
     return None
 
 
@@ -48,7 +49,8 @@ def empty_launch_gate(ctx: Context, kernel: Kernel, case: Case, build: Build, co
     empty = empty_launch(build.tir, case.sizes, case.params, kernel.inputs + kernel.outputs)
     if not empty:
         return None
-    return result_for(ctx, kernel, case, Status.FAILED, empty)  # found in the TIR: nothing ran
+    cause = Cause(CauseKind.EMPTY_LAUNCH)  # found in the TIR: nothing ran
+    return result_for(ctx, kernel, case, Status.FAILED, empty, cause=cause)
 
 
 def shared_memory_gate(ctx: Context, kernel: Kernel, case: Case, build: Build, compiled: Any) -> CaseResult | None:
@@ -72,21 +74,24 @@ def shared_memory_gate(ctx: Context, kernel: Kernel, case: Case, build: Build, c
             Status.NOT_APPLICABLE,
             f"not applicable on {profile.label}: at this case's block sizes it needs {-(-reference // 1024)} KiB of "
             f"shared memory per block; this GPU has {profile.shared_kib} KiB",
+            cause=Cause(CauseKind.NOT_APPLICABLE, {"reason": "shared_memory"}),
         )
     message = plan.too_much(profile.shared_per_block, f"a block on {profile.label}")
-    return result_for(ctx, kernel, case, Status.FAILED, message)
+    cause = Cause(CauseKind.SHARED_MEMORY, {"needed": plan.total, "available": profile.shared_per_block})
+    return result_for(ctx, kernel, case, Status.FAILED, message, cause=cause)
 
 
 def compile_only_gate(ctx: Context, kernel: Kernel, case: Case, build: Build, compiled: Any) -> CaseResult | None:
     """Built, and nothing here can run it: no GPU and no simulator, or a case too large to simulate."""
     # The renderer puts "compiled for {arch}: " before these, from the result's fields.
     if ctx.device.mode == "compile":
-        message = "TileLang accepts it (numbers need a GPU)"
+        message, reason = "TileLang accepts it (numbers need a GPU)", "no_gpu"
     elif ctx.device.mode == "cpu" and not case.simulate:
-        message = "too large to simulate (numbers need a GPU)"
+        message, reason = "too large to simulate (numbers need a GPU)", "too_large"
     else:
         return None
-    return result_for(ctx, kernel, case, Status.COMPILED, message, checked=verified.COMPILED)
+    cause = Cause(CauseKind.COMPILE_ONLY, {"reason": reason})
+    return result_for(ctx, kernel, case, Status.COMPILED, message, checked=verified.COMPILED, cause=cause)
 
 
 def run_gate(ctx: Context, kernel: Kernel, case: Case, build: Build, compiled: Any) -> CaseResult:
@@ -109,10 +114,11 @@ def built(ctx: Context, kernel: Kernel, case: Case, build: Build) -> Any:
     try:
         return build.compiled.result()
     except TracerGone as gone:
-        return result_for(ctx, kernel, case, gone.status, gone.message)
+        return result_for(ctx, kernel, case, gone.status, gone.message, cause=tracer_gone_cause(gone.status))
     except NotImplementedYet:
         message = f"not implemented yet: fill in the TODO of `{kernel.function}` in {ctx.source.name}"
-        return result_for(ctx, kernel, case, Status.NOT_IMPLEMENTED, message)
+        cause = Cause(CauseKind.NOT_IMPLEMENTED)
+        return result_for(ctx, kernel, case, Status.NOT_IMPLEMENTED, message, cause=cause)
     except BuildFailed as error:
         where = f" ({error.location})" if error.location else ""
         return result_for(
@@ -124,7 +130,18 @@ def built(ctx: Context, kernel: Kernel, case: Case, build: Build) -> Any:
             trace=error.trace,
             hint=error.hint,
             details=list(error.details),
+            cause=error.cause,
         )
+
+
+def tracer_gone_cause(status: str) -> Cause:
+    """The cause of a case the tracer gave no usable answer for, from the verdict it stands for: it hung
+    while importing or tracing the file, the kernel was given up after an earlier case, or the tracer died."""
+    if status == Status.TIMED_OUT:
+        return Cause(CauseKind.TIMED_OUT, {"phase": "tracing"})
+    if status == Status.NOT_RUN:
+        return Cause(CauseKind.NOT_RUN)
+    return Cause(CauseKind.CRASHED, {"where": "tracer"})
 
 
 def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Build | None) -> CaseResult:
@@ -163,14 +180,23 @@ def held_to_tir(result: CaseResult, kernel: Kernel, case: Case, tir: Any) -> Non
         reduce_restarts,
     )
 
-    causes = never_initialized(tir)
+    found = [(CauseKind.NEVER_INITIALIZED, s) for s in never_initialized(tir)]
     if result.status == Status.FAILED:
         shape = kernel.inputs + kernel.outputs
-        causes += added_to_but_never_set(tir) + corner_copies(tir)
-        causes += floor_problems(tir, case.sizes, case.params, shape) + reduce_restarts(tir)
-    fail_by_tir(result, causes, "the numbers happen to be right, but ", cause=True)
-    missed = [sentence for concept in kernel.concepts if (sentence := concept.check(tir))]
-    fail_by_tir(result, [f"the puzzle wants {m}" for m in missed], "the numbers are right, but ", cause=False)
+        found += [(CauseKind.ADDED_NEVER_SET, s) for s in added_to_but_never_set(tir)]
+        found += [(CauseKind.CORNER_COPY, s) for s in corner_copies(tir)]
+        found += [(CauseKind.ROUNDS_DOWN, s) for s in floor_problems(tir, case.sizes, case.params, shape)]
+        found += [(CauseKind.REDUCE_RESTART, s) for s in reduce_restarts(tir)]
+    causes = [Cause(kind) for kind, _ in found]
+    fail_by_tir(result, [s for _, s in found], "the numbers happen to be right, but ", cause=True, causes=causes)
+    misses = [missed for concept in kernel.concepts if (missed := concept.miss(tir))]
+    fail_by_tir(
+        result,
+        [f"the puzzle wants {m.sentence()}" for m in misses],
+        "the numbers are right, but ",
+        cause=False,
+        causes=[Cause(CauseKind.CONCEPT_MISS, {"wants": m.wants, "instead": m.instead}) for m in misses],
+    )
 
 
 def input_draw(ctx: Context, tir: Any, case: Case) -> int:
@@ -216,17 +242,23 @@ def reference_shared_memory(ctx: Context, kernel: Kernel, case: Case) -> int | N
         return None
 
 
-def fail_by_tir(result: CaseResult, sentences: list[str], right_numbers: str, cause: bool) -> None:
+def fail_by_tir(
+    result: CaseResult, sentences: list[str], right_numbers: str, cause: bool, causes: list[Cause] | None = None
+) -> None:
     """Fail a ran case for what its TIR shows (a concept missed, an accumulator never cleared), even
     when its numbers are right. On a case that failed anyway, the first sentence replaces the generic
-    hint when it is the ``cause`` of the mismatch; the others are listed."""
+    hint when it is the ``cause`` of the mismatch; the others are listed. ``causes``: the sentences' typed
+    causes, in order; the first becomes the result's where its sentence does."""
     if not sentences or result.status not in (Status.PASSED, Status.FAILED):
         return
+    first = causes[0] if causes else None
     listed = sentences[1:]
     if result.status == Status.PASSED:
         result.status, result.message = Status.FAILED, right_numbers + sentences[0]
+        result.cause = first
     elif cause:
         result.hint = "the likely cause: " + sentences[0]
+        result.cause = first
     else:
         listed = sentences
     result.details = result.details + [f"also: {s}" for s in listed]

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from grader import settings
-from grader.outcome import CaseResult
+from grader.outcome import CaseResult, Cause
 from grader.spec import Case, Kernel, Puzzle
 
 ENV = settings.HIDDEN_CASES
@@ -122,8 +122,9 @@ def is_hidden(case_name: str) -> bool:
 def public_view(result: CaseResult) -> CaseResult:
     """A hidden case's result as a learner may see it: the verdict, nothing that tells its sizes or data.
 
-    Its message says only whether it passed; details, hint, trace, tile map, error counts go; where it ran
-    and the arch stay (fields: the renderer says "simulated on CPU: " or "compiled for sm_90a: " from them).
+    Its message says only whether it passed; details, hint, trace, tile map, error counts and the cause's facts
+    go (its kind stays); where it ran and the arch stay (fields: the renderer says "simulated on CPU: " or
+    "compiled for sm_90a: " from them).
     Other cases' results are returned unchanged.
     """
     if not is_hidden(result.case):
@@ -148,4 +149,6 @@ def public_view(result: CaseResult) -> CaseResult:
         bench=None,
         profile=None,
         explanation=None,
+        cause=Cause(result.cause.kind) if result.cause else None,  # its facts could tell the sizes
+        structure=None,
     )

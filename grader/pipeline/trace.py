@@ -11,6 +11,7 @@ import difflib
 from pathlib import Path
 from typing import Any
 
+from grader.outcome import CauseKind
 from grader.pipeline.build import BuildFailed, NotImplementedYet, Signature, explain, function_end
 
 
@@ -34,7 +35,7 @@ def kernel_function(module: Any, kernel: Any, known: tuple[str, ...] = ()) -> An
 
     failed = getattr(module, CELL_ERRORS, {}).get(kernel.function)
     if failed is not None:
-        raise BuildFailed(failed[0], "", failed[1])
+        raise BuildFailed(failed[0], "", failed[1], kind=CauseKind.LOAD_ERROR)
     function = getattr(module, kernel.function, None)
     where = Path(getattr(module, "__file__", "the file")).name
     if function is None:
@@ -51,12 +52,15 @@ def kernel_function(module: Any, kernel: Any, known: tuple[str, ...] = ()) -> An
                 f"`{found}`: rename it `{kernel.function}` (the grader finds kernels by the stub's names).",
                 "",
                 "",
+                kind=CauseKind.MISSING_KERNEL,
+                facts={"renamed": found},
             )
         raise BuildFailed(
             f"{where} has no kernel named `{kernel.function}`: keep the stub's function, with its name "
             f"and its @tilelang.jit decorator, and fill in its TODO.",
             "",
             "",
+            kind=CauseKind.MISSING_KERNEL,
         )
     if not isinstance(function, JITImpl):
         raise BuildFailed(
@@ -65,6 +69,7 @@ def kernel_function(module: Any, kernel: Any, known: tuple[str, ...] = ()) -> An
             "(with torch, say) does not count. Keep the stub's @tilelang.jit decorator and its T.Kernel body.",
             "",
             "",
+            kind=CauseKind.NOT_A_KERNEL,
         )
     return function
 

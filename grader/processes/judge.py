@@ -435,12 +435,14 @@ def _grade(channel: Channel, ctx: Context, kernel: Kernel, case: Case, build: Bu
         from grader.pipeline.build import summarize
 
         if out_of_memory(error):
-            return result_for(ctx, kernel, case, Status.ERROR, OUT_OF_MEMORY, trace=traceback.format_exc())
+            cause = outcome.Cause(outcome.CauseKind.OUT_OF_MEMORY)
+            return result_for(ctx, kernel, case, Status.ERROR, OUT_OF_MEMORY, trace=traceback.format_exc(), cause=cause)
         message = (
             f"the grader hit an internal error on this case: {summarize(error)} (please report it; "
             "--verbose shows the trace)"
         )
-        return result_for(ctx, kernel, case, Status.ERROR, message, trace=traceback.format_exc())
+        cause = outcome.Cause(outcome.CauseKind.INTERNAL_ERROR)
+        return result_for(ctx, kernel, case, Status.ERROR, message, trace=traceback.format_exc(), cause=cause)
 
 
 def _profile(ctx: Context, kernel: Kernel, case: Case, build: Build) -> outcome.ProfileReport | None:
@@ -549,7 +551,7 @@ def trace_all(
                 loaded = tracer.wait_loaded(timeout)
             problem, trace = loaded
             if problem:
-                traced[key] = Traced(error=BuildFailed(problem, "", trace))
+                traced[key] = Traced(error=BuildFailed(problem, "", trace, kind=outcome.CauseKind.LOAD_ERROR))
                 continue
             reply = tracer.ask(kernel, known, arguments, timeout)
             traced[key] = Traced(reply=reply)

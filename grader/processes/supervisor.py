@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection
 from typing import Any, Protocol
 
-from grader.outcome import CaseResult, Status
+from grader.outcome import CaseResult, Cause, CauseKind, Status
 from grader.processes.protocol import (
     COMPILING,
     EXPLAINING,
@@ -181,6 +181,7 @@ class PuzzleRun:
         self.timings: dict[str, float] = {}
         self._fatal = ""  # why the last judge started gave no description
         self._fatal_status = Status.CRASHED
+        self._fatal_cause = Cause(CauseKind.CRASHED, {"where": "process"})
         self._died = False
         self._oom_at_start: int | None = None  # the out-of-memory killer's count when the judge started
         self._scratch = ""  # the judge's temporary folder (TMPDIR), deleted when it stops
@@ -197,10 +198,13 @@ class PuzzleRun:
         if isinstance(message, Described):
             return message
         self._fatal_status = Status.CRASHED
+        self._fatal_cause = Cause(CauseKind.CRASHED, {"where": "process"})
         if isinstance(message, Fatal):
             self._fatal = message.message
+            self._fatal_cause = Cause(CauseKind.SETUP)
         elif message is None and not self._died:  # alive, and silent past the limit of the grader's own work
             self._fatal_status, self._fatal = timeout_reason(self.compile_timeout, STARTING)
+            self._fatal_cause = Cause(CauseKind.TIMED_OUT, {"phase": STARTING})
         else:
             self._fatal = self._death_reason(when)
         self._stop()
@@ -278,7 +282,8 @@ class PuzzleRun:
     def _run(self) -> Iterator[CaseResult]:
         while self._pending:
             if self._conn is None and self._start("while starting") is None:
-                yield from self._give_up(self._pending[0][0], self._pending[0], self._fatal_status, self._fatal)
+                in_flight = self._pending[0]
+                yield from self._give_up(in_flight[0], in_flight, self._fatal_status, self._fatal, self._fatal_cause)
                 continue
             self._conn.send(encode(self._plan()))
             yield from self._drain()
@@ -295,15 +300,18 @@ class PuzzleRun:
                 alive = not self._died and self._process is not None and self._process.is_alive()
                 if alive:
                     status, reason = timeout_reason(self._limit(phase), phase)
+                    cause = Cause(CauseKind.TIMED_OUT, {"phase": phase})  # "": before the judge named a phase
                 else:
                     status, reason = Status.CRASHED, self._death_reason("while running this case")
+                    cause = Cause(CauseKind.CRASHED, {"where": "process"})
                 self._stop()
                 if status == Status.ERROR:  # a slow compile costs its own case: the next ones get a fresh judge
                     self._pending.remove(in_flight)
                     puzzle = (self.description or {}).get("id", self.request.puzzle_id)
-                    yield CaseResult(puzzle, *in_flight, status, {}, reason, self.request.kernel_file)
+                    source = self.request.kernel_file
+                    yield CaseResult(puzzle, *in_flight, status, {}, reason, source, cause=cause)
                     return
-                yield from self._give_up(in_flight[0], in_flight, status, reason)
+                yield from self._give_up(in_flight[0], in_flight, status, reason, cause)
                 return
             if isinstance(message, Phase):  # each phase has the whole of its own limit
                 phase = message.phase
@@ -330,6 +338,7 @@ class PuzzleRun:
                         None,
                         Status.NOT_RUN,
                         f"not run: `{result.kernel}` crashed on case {result.case}",
+                        Cause(CauseKind.NOT_RUN),
                     )
                     return
             elif isinstance(message, Done):
@@ -344,18 +353,19 @@ class PuzzleRun:
         return self.compile_timeout if phase in GRADER_PHASES else self.timeout
 
     def _give_up(
-        self, kernel: str, in_flight: tuple[str, str] | None, status: str, reason: str
+        self, kernel: str, in_flight: tuple[str, str] | None, status: str, reason: str, cause: Cause
     ) -> Iterator[CaseResult]:
-        """Mark the case in flight with ``status`` and the rest of that kernel as not run."""
+        """Mark the case in flight with ``status`` (and ``cause``) and the rest of that kernel as not run."""
         puzzle = (self.description or {}).get("id", self.request.puzzle_id)
         source = self.request.kernel_file
         for key in [k for k in self._pending if k[0] == kernel]:
             self._pending.remove(key)
             if key == in_flight:
-                yield CaseResult(puzzle, key[0], key[1], status, {}, reason, source)
+                yield CaseResult(puzzle, key[0], key[1], status, {}, reason, source, cause=cause)
             else:
                 note = reason if reason.startswith("not run") else f"not run: {reason}"
-                yield CaseResult(puzzle, key[0], key[1], Status.NOT_RUN, {}, note, source)
+                not_run = Cause(CauseKind.NOT_RUN)
+                yield CaseResult(puzzle, key[0], key[1], Status.NOT_RUN, {}, note, source, cause=not_run)
 
     def _death_reason(self, when: str) -> str:
         code = self._process.exitcode if self._process is not None else None

@@ -39,7 +39,8 @@ def answer(module: Any, source: Path, job: dict[str, Any]) -> dict[str, Any]:
         function = kernel_function(module, signature, tuple(job["known"]))
         tir = trace(function, signature, job["arguments"], source)
         if not isinstance(tir, tvm.tirx.PrimFunc):
-            raise BuildFailed(f"`{signature.function}` traced to a {type(tir).__name__}, not a kernel", "", "")
+            summary = f"`{signature.function}` traced to a {type(tir).__name__}, not a kernel"
+            raise BuildFailed(summary, "", "", kind="not_a_kernel")
         return {"status": "traced", "tir": tvm.ir.save_json(tir), "options": jit_options(function)}
     except NotImplementedYet:
         return {"status": "not_implemented"}
@@ -47,7 +48,8 @@ def answer(module: Any, source: Path, job: dict[str, Any]) -> dict[str, Any]:
         failed = error
     except Exception as error:
         if out_of_memory(error):
-            return {"status": "failed", "summary": f"tracing {OUT_OF_MEMORY}", "trace": traceback.format_exc()}
+            summary, trace = f"tracing {OUT_OF_MEMORY}", traceback.format_exc()
+            return {"status": "failed", "summary": summary, "trace": trace, "kind": "out_of_memory"}
         failed = explain(error, source, signature)
     return {
         "status": "failed",
@@ -55,6 +57,7 @@ def answer(module: Any, source: Path, job: dict[str, Any]) -> dict[str, Any]:
         "location": failed.location,
         "hint": failed.hint,
         "trace": failed.trace,
+        "kind": str(failed.kind),  # the judge takes it only from grader.pipeline.admit.TRACER_KINDS
     }
 
 
