@@ -42,6 +42,7 @@ from grader.course.sync import STUB_LINE, regions
 from grader.nbgrader.course import BEGIN, END
 from grader.pipeline.hidden import ENV, with_hidden_cases
 from grader.settings import hidden_cases_file
+from tests.test_hermetic import plant
 
 # One worker runs this file (pytest --dist loadgroup): its module fixture grades a whole course once, and
 # the tests that read that course must find it in their process. (Those tests are marked slow: conftest.py.)
@@ -215,6 +216,7 @@ import time as _time
 _hidden = _os.environ.get("TILELANG_ATTACK_HIDDEN", "")
 _seen = _os.path.exists(_hidden)  # the sandbox's root does not hold the file at all
 _course = _os.environ.get("TILELANG_ATTACK_COURSE", ".")
+_tmp = _os.environ.get("TILELANG_ATTACK_TMP", "/tmp")  # the graders' $TMPDIR
 # Graded while two other autogrades run: what of the classmates can be read, their modules, the judges' work
 # folders and reports? Looked for for a few seconds, so that their checks are under way meanwhile.
 _found = []
@@ -223,6 +225,7 @@ while _time.monotonic() < _until and not _found:
     for _pattern in (
         _course + "/submitted/*/*/*.ipynb", _course + "/autograded/*/*/*", _course + "/gradebook.db",
         "/tmp/tilelang-course-*/*", "/tmp/tilelang-course-*/*/*", "/tmp/*/result.json",
+        _tmp + "/tilelang-course-*/*", _tmp + "/tilelang-course-*/*/*", _tmp + "/*/result.json",
         _os.path.expanduser("~/.tilelang/cache/*"),
     ):
         for _path in _glob.glob(_pattern):
@@ -555,6 +558,14 @@ def graded(released: Released) -> Graded:
             "nbgrader_config.py": [course / "nbgrader_config.py"],
             "hidden cases": [hidden],
         }
+        # Issue 36's plants, where a student can put them: beside his notebook (nbgrader copies every file of a
+        # submission) and in the graders' $TMPDIR, which every local user can write. Each writes a marker if it runs.
+        markers = base / "planted-ran"
+        markers.mkdir()
+        plant(course / "submitted" / ATTACKER.name / ASSIGNMENT, markers, "submitted")
+        temporary = base / "tmpdir"
+        plant(temporary, markers, "tmpdir")
+        watched["$TMPDIR"] = [temporary]
         before = {name: fingerprint(paths) for name, paths in watched.items()}
         ran = base / "plain-cell-ran"
         env = {
@@ -562,6 +573,8 @@ def graded(released: Released) -> Graded:
             "TILELANG_ATTACK_COURSE": str(course),
             "TILELANG_ATTACK_HIDDEN": str(hidden),
             "TILELANG_ATTACK_RAN": str(ran),
+            "TILELANG_ATTACK_TMP": str(temporary),
+            "TMPDIR": str(temporary),
         }
         # Without a usable GPU and without being told cpu, autograde grades nobody (the GPU hidden on a GPU host).
         refuse = [sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT, "--student", "alice_solutions"]
@@ -578,6 +591,7 @@ def graded(released: Released) -> Graded:
     seconds["autograde (all, in parallel)"] = time.perf_counter() - started
     untouched = {name: fingerprint(paths) == before[name] for name, paths in watched.items()}
     untouched["no student cell ran"] = not ran.exists()
+    untouched["nothing planted ran"] = sorted(p.name for p in markers.iterdir()) == []
     daemons = alive_with(ATTACK_MARKER)
 
     started = time.perf_counter()
@@ -901,6 +915,26 @@ def test_config_names_are_nbgrader_options(tmp_path: Path):
     wrong.write_text(json.dumps({"cases": [{"puzzle": "02", "kernel": "sub", "sizes": {"N": 8}, "seed": 1}]}))
     assert make_course([str(course), "--puzzles", "02", "--hidden-cases", str(wrong)]) == 2
     assert make_course([str(course), "--puzzles", "42"]) == 2
+
+
+def test_a_config_that_cannot_import_the_grader_stops_nbgrader(tmp_path: Path):
+    """Where the grader cannot be imported (another environment, or a planted grader/ that shadows it), an
+    exception in nbgrader_config.py would be logged and nbgrader would go on with its default autograde
+    pipeline, whose Execute runs every student cell as the instructor (seen when the editable install was
+    stale). The config stops the command instead."""
+    from grader.nbgrader.course import main as make_course
+
+    course = tmp_path / "course"
+    assert make_course([str(course), "--puzzles", "02", "--assignment", "week1"]) == 0
+    load = (
+        "import sys; sys.modules['grader'] = None\n"  # `import grader` now raises ImportError
+        "from traitlets.config.loader import PyFileConfigLoader\n"
+        f"PyFileConfigLoader('nbgrader_config.py', path={str(course)!r}).load_config()\n"
+        "print('loaded')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", load], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "loaded" not in done.stdout, done.stdout + done.stderr
+    assert "the course's grader cannot be imported" in done.stderr, done.stderr
 
 
 @pytest.mark.gpu

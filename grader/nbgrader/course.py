@@ -197,9 +197,18 @@ unless told --JudgeChecks.device=cpu. The Instructor guide says more: {course_ro
 """
 
 import os
+import sys
 from pathlib import Path
 
-from grader.nbgrader.sanitize import safe_html_config
+try:
+    from grader.nbgrader.sanitize import safe_html_config
+except ImportError as missing:
+    # An exception would only be logged, and nbgrader would go on with its default pipeline, which runs every
+    # student cell as this user: stop instead (traitlets catches Exception, not SystemExit).
+    raise SystemExit(
+        f"nbgrader_config.py: the course's grader cannot be imported by {{sys.executable}} ({{missing}}); "
+        "install it into the environment that runs nbgrader (pip install -e COURSE)"
+    ) from None
 
 c = get_config()  # noqa: F821 (nbgrader provides it)
 
