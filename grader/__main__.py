@@ -1,6 +1,7 @@
 """Entry point: `python -m grader [ID ...]` grades; a few subcommands build course material.
 
 python -m grader notebooks [...]        # notebooks/ from the puzzle sources (grader.course.generate)
+python -m grader pictures [--check]     # notebooks/pictures/: what each reference block reads and writes
 python -m grader nbgrader-course DIR    # a ready nbgrader course directory (grader.nbgrader.course)
 python -m grader fit [--arch SM]        # every case's shared memory against each GPU's limit (grader.course.fit)
 python -m grader i18n update | check    # the translation catalogues i18n/LANG/*.po (grader.course.translations)

@@ -31,6 +31,7 @@ ROLES. Output is deterministic (cell ids are stable keys: see puzzle_notebook), 
 from __future__ import annotations
 
 import ast
+import base64
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -40,14 +41,19 @@ from pathlib import Path
 import nbformat
 from nbformat import NotebookNode
 
-from grader.discover import graded_kernels
+from grader.discover import course_root, graded_kernels
 
-ROLES = ("spec", "markdown", "setup", "code", "kernel", "check", "bench", "extra")
+ROLES = ("spec", "markdown", "setup", "code", "kernel", "check", "bench", "extra", "picture")
 MARKER = re.compile(r"^# %%(?P<rest>.*)$")
 NAME = re.compile(r"[^a-z0-9_]+")
 MARKDOWN_MARKS = {"[deep-dive]": "deep-dive", "[measured]": "measured"}
 DEEP_DIVE_HEADING = "Deep dive (optional): {title}"  # a deep dive's heading, after "## "
 MEASURED_LABEL = "What we measured"  # the summary line of a [measured] cell
+# The sentence above each kernel's picture (grader.course.access_pictures draws them; grader.po translates it)
+PICTURE_CAPTION = (
+    "Which elements of each tensor the reference kernel reads (light) and writes (dark) on a small case: "
+    "the first block in blue and, where there are more, the last block in orange."
+)
 BENCH_COMMENT = "# On a CUDA GPU: each kernel's large case timed against torch, as a table and a plot.\n"
 
 
@@ -252,13 +258,28 @@ def setup_source(puzzle_id: str) -> str:
     )
 
 
+def _same(text: str) -> str:
+    return text
+
+
+def picture_name(puzzle_id: str, kernel: str) -> str:
+    """The file name of a kernel's picture in notebooks/pictures/ (grader.course.access_pictures)."""
+    return f"p{puzzle_id}_{kernel}.svg"
+
+
+def pictures_folder(root: Path | None = None) -> Path:
+    return (root or course_root()) / "notebooks" / "pictures"
+
+
+def picture_cell_text(puzzle_id: str, kernel: str, say: Callable[[str], str] = _same) -> str:
+    """A picture cell's markdown: the caption, then the picture, an attachment of the cell (so that the notebook
+    shows it wherever it is copied: notebooks/zh_CN/, an nbgrader release, a temporary folder)."""
+    return f"{say(PICTURE_CAPTION)}\n\n![p{puzzle_id} {kernel}](attachment:{picture_name(puzzle_id, kernel)})"
+
+
 def _metadata(role: str, kernel: str = "") -> dict:
     info = {"role": role, "kernel": kernel} if kernel else {"role": role}
     return {"tilelang_course": info}
-
-
-def _same(text: str) -> str:
-    return text
 
 
 def deep_dive_heading(markdown: str, say: Callable[[str], str] = _same) -> str:
@@ -336,10 +357,17 @@ Prose = Callable[[str, str], str]
 
 
 def puzzle_notebook(
-    source: Path, puzzle_id: str, prose: Prose | None = None, say: Callable[[str], str] = _same
+    source: Path,
+    puzzle_id: str,
+    prose: Prose | None = None,
+    say: Callable[[str], str] = _same,
+    pictures: Path | None = None,
 ) -> NotebookNode:
     """The notebook of one puzzle module: spec, setup, the module's cells with a check after each
     graded kernel, and a bench cell. Deterministic: the same source gives the same notebook.
+
+    A kernel whose picture is in ``pictures`` (default: notebooks/pictures/) has it in a markdown cell right
+    above its cell (role "picture"; ``python -m grader pictures`` draws them).
 
     ``prose`` (default: the English as it is) gives each markdown cell's text before the deep-dive
     heading and the [measured] fold are put around it; ``say`` translates their fixed words
@@ -359,6 +387,8 @@ def puzzle_notebook(
         nonlocal section
         if role in ("spec", "setup", "bench"):
             key = role
+        elif role == "picture":
+            key = f"picture-{kernel}"
         elif role in ("kernel", "check", "code"):
             key = f"{role}-{name or kernel}"
             section = name or kernel
@@ -367,7 +397,7 @@ def puzzle_notebook(
             key = f"{section}-{'md' if role == 'markdown' else role}{counts[(section, role)]}"
         cell_id = re.sub(r"[^A-Za-z0-9_-]", "-", f"p{puzzle_id}-{key}")[:64]
         metadata = _metadata(role, kernel)
-        if kind == "markdown":
+        if kind == "markdown" and role != "picture":  # a picture's caption is translated by say(), not prose
             body = prose(cell_id, body) if prose is not None else body
             if mark == "deep-dive":
                 body = deep_dive_heading(body, say)
@@ -380,8 +410,12 @@ def puzzle_notebook(
         make = nbformat.v4.new_markdown_cell if kind == "markdown" else nbformat.v4.new_code_cell
         cell = make(body, metadata=metadata)
         cell["id"] = cell_id
+        if role == "picture":
+            svg = (folder / picture_name(puzzle_id, kernel)).read_bytes()
+            cell["attachments"] = {picture_name(puzzle_id, kernel): {"image/svg+xml": base64.b64encode(svg).decode()}}
         out.append(cell)
 
+    folder = pictures if pictures is not None else pictures_folder()
     rest = cells
     if cells and cells[0].kind == "spec":
         add("markdown", cells[0].text, "spec")
@@ -401,6 +435,8 @@ def puzzle_notebook(
         elif cell.kind == "extra":
             add("code", cell.text, "extra")
         else:
+            if cell.kernel and (folder / picture_name(puzzle_id, cell.kernel)).is_file():
+                add("markdown", picture_cell_text(puzzle_id, cell.kernel, say), "picture", cell.kernel)
             add("code", f"%%puzzle {name}\n{cell.text}", "kernel" if cell.kernel else "code", cell.kernel, name)
             if cell.kernel:
                 add("code", f'check("{cell.kernel}")', "check", cell.kernel)
