@@ -48,6 +48,7 @@ import os
 import re
 import sys
 import time
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -58,6 +59,7 @@ from traitlets import Bool, Enum, Float, Unicode
 
 from grader import settings, verified
 from grader.i18n import tr
+from grader.outcome import CaseResult
 
 PUZZLE_CELL = re.compile(r"\A%%puzzle[ \t]*(?P<name>[^\n]*)\n?")
 CHECK_ID = re.compile(r"^p(?P<puzzle>\d\d)_(?P<kernel>[A-Za-z0-9_]+)_check$")
@@ -100,6 +102,34 @@ CPU_HINT = (
     f"--JudgeChecks.device=cpu to nbgrader autograde (--device cpu to autograde-shard(s), {settings.DEVICE}=cpu "
     "to the Slurm script)"
 )
+
+
+def case_record(case: CaseResult, starts: list[tuple[int, str]], puzzle_id: str) -> dict[str, Any]:
+    """One graded case as the check cell's metadata keeps it for the class report (the module docstring's
+    schema). A hidden case's record tells no size: its sizes, counts and cause's facts are left out (the
+    judge's public view has already taken them from its message)."""
+    from grader.frontends import render
+    from grader.frontends.notebook import _where
+    from grader.pipeline.hidden import is_hidden
+
+    hidden = is_hidden(case.case)
+    shown = render.case_lines(case, layout=replace(render.NOTEBOOK, width=0))
+    line = _where(shown[0].strip(), starts, f"p{puzzle_id}_notebook.py") if shown else ""
+    bench = case.bench
+    timed = {"kernel_ms": bench.kernel_ms, "torch_ms": bench.torch_ms, "floor_ms": bench.floor_ms} if bench else {}
+    timed["bound"] = bench.bound if bench else ""
+    return {
+        "case": case.case,
+        "hidden": hidden,
+        "status": str(case.status),
+        "checked": case.checked,
+        "cause": {"kind": str(case.cause.kind), "facts": {} if hidden else case.cause.facts} if case.cause else None,
+        "wrong": None if hidden else case.wrong,
+        "total": None if hidden else case.total,
+        "sizes": {} if hidden else dict(case.sizes),
+        "line": line,
+        "bench": timed if bench and not hidden else None,
+    }
 
 
 class Refused(RuntimeError):
@@ -282,10 +312,15 @@ class JudgeChecks(NbGraderPreprocessor):
         )
         seconds = time.perf_counter() - started
         for cell, kernel in members:
+            records: list[dict[str, Any]] = []
+            structure = None
             if kernel in defined:
                 result = verdict(kernel, run, starts, puzzle_id, limit, self.case_count(puzzle_id, kernel))
                 lines, passed, summary = result.lines, result.passed, result.summary
                 checked = verified.counts(result.cases())
+                cases = [CaseResult.from_dict(case) for case in result.cases()]
+                records = [case_record(case, starts, puzzle_id) for case in cases]
+                structure = next((asdict(case.structure) for case in cases if case.structure), None)
             else:
                 summary = tr(f"{kernel}: no %%puzzle cell of this notebook defines it")
                 lines, passed, checked = [summary], False, verified.counts([])
@@ -297,6 +332,8 @@ class JudgeChecks(NbGraderPreprocessor):
                 "kernels_in_run": len(defined),
                 "device": self._device,
                 "checked": checked,  # grader.verified's counts: gpu, simulated, compiled
+                "cases": records,  # the schema is in this module's docstring
+                "structure": structure,
             }
             self.log.info(
                 "judge: p%s %s %s (%.1f s); %s",

@@ -24,7 +24,7 @@ from grader.pipeline.admit import Traced, admitted
 from grader.pipeline.build import OUT_OF_MEMORY, out_of_memory
 from grader.pipeline.context import Build, Context, result_for
 from grader.pipeline.grade import grade_case
-from grader.pipeline.hidden import public_view
+from grader.pipeline.hidden import is_hidden, public_view
 from grader.processes.protocol import (
     COMPILING,
     EXPLAINING,
@@ -203,6 +203,8 @@ def _serve(conn: Any, request: JudgeRequest, tracer: Any, guard: Any, started: f
         if ctx.profile and build is not None and build.tir is not None and case.bench:
             channel.send(Phase(PROFILING))
             result.profile = _profile(ctx, kernel, case, build)
+        if not any(r.structure for k, _, _, r in graded if k is kernel):
+            result.structure = _structure(case, build)
         graded.append((kernel, case, build, result))
         if ctx.explain and number == len(work) - 1:  # every verdict is known: explain the case they point to
             channel.send(Phase(EXPLAINING))
@@ -424,6 +426,19 @@ def _trace_and_build(
 def _graded(case: Case, build: Build | None, result: CaseResult) -> Graded:
     """A graded case as grader.pipeline.across reads it: the case, its TIR, its verdict."""
     return Graded(case, build.tir if build is not None else None, result)
+
+
+def _structure(case: Case, build: Build | None) -> outcome.Structure | None:
+    """The sketch of a public case's admitted TIR (the class report compares kernels by it); None for a hidden
+    case, one whose TIR was not admitted, or where TVM could not print it."""
+    from grader.pipeline.structure import of_tir
+
+    if build is None or build.tir is None or is_hidden(case.name):
+        return None
+    try:
+        return of_tir(build.tir, case.name)
+    except Exception:  # never part of a verdict: no sketch rather than no result
+        return None
 
 
 def _grade(channel: Channel, ctx: Context, kernel: Kernel, case: Case, build: Build | None) -> CaseResult:

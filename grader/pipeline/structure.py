@@ -1,0 +1,105 @@
+"""The shape of a kernel, for finding look-alike submissions: a sketch of its admitted TIR that renaming and
+small edits barely move.
+
+The admitted TIR, printed as TVMScript, is cut into tokens; every name the learner chose (a buffer, a loop
+variable, a let) becomes ``n0``, ``n1``, ... in the order it first appears, and each line starts with a token
+for its depth. The sketch is a bottom-k MinHash of the set of 5-token shingles: the K smallest 63-bit hashes.
+Two sketches estimate the Jaccard similarity of their shingle sets (exactly, where both sets are smaller
+than K). Renaming changes nothing; swapping two independent statements or adding a loop that does nothing
+changes only the shingles that cross them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import keyword
+import re
+from typing import Any
+
+from grader.outcome import Structure
+
+K = 128  # hashes kept per sketch
+SHINGLE = 5  # tokens per shingle
+HASH_BITS = 63
+
+TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\S')
+# Names the printer writes whatever the learner named things: Python's words and TVMScript's own
+FIXED = frozenset(keyword.kwlist) | {"T", "tirx", "tvm", "script", "float", "int", "bool", "range"}
+# Lines every kernel of a puzzle prints alike (the signature, the thread indices, the root block): left out,
+# so that what two kernels share is what their authors wrote, not the frame TileLang puts around it
+FRAME = re.compile(
+    r"^(#|@T\.prim_func|def |\w+ = T\.match_buffer\(|\w+: T\.int32 = T\.launch_thread_idx\(|T\.reads\(|T\.writes\("
+    r'|with T\.sblock\("tilelang_root"\):)'
+)
+
+
+# A loop of one step is its body, and a loop of none is nothing: a copy wrapped in either still reads as the copy
+TRIVIAL_LOOP = re.compile(r"^for \w+ in (?:range|T\.serial)\(([01])\):$")
+
+
+def tokens(text: str) -> list[str]:
+    """The text's tokens, the learner's names numbered by first appearance, a depth token opening each line.
+    Comment lines and the frame every kernel shares (FRAME) are left out, and so are loops of one step or
+    none (TRIVIAL_LOOP): the first's body counts one level up, the second's not at all."""
+    names: dict[str, str] = {}
+    out: list[str] = []
+    open_loops: list[tuple[int, bool]] = []  # (indent, whether its body is left out) of trivial loops around
+    for line in text.splitlines():
+        stripped = line.strip()
+        indent = len(line) - len(line.lstrip())
+        while open_loops and open_loops[-1][0] >= indent:
+            open_loops.pop()
+        if not stripped or FRAME.match(stripped) or any(skipped for _, skipped in open_loops):
+            continue
+        trivial = TRIVIAL_LOOP.match(stripped)
+        if trivial:
+            open_loops.append((indent, trivial.group(1) == "0"))
+            continue
+        out.append(f"@{indent // 4 - len(open_loops)}")
+        found = TOKEN.findall(stripped)
+        for i, token in enumerate(found):
+            out.append(_canonical(token, found, i, names))
+    return out
+
+
+def _canonical(token: str, found: list[str], i: int, names: dict[str, str]) -> str:
+    """A token as the sketch sees it: a learner's name numbered, anything else as printed."""
+    if not (token[0].isalpha() or token[0] == "_") or token in FIXED:
+        return token
+    after_dot = i > 0 and found[i - 1] == "."  # T.copy, T.float16: the language's own
+    keyword_argument = (
+        (i + 1 < len(found) and found[i + 1] == "=" and (i + 2 >= len(found) or found[i + 2] != "="))
+        and i > 0
+        and found[i - 1] in "(,"
+    )  # thread=, scope=: the call's own parameter names
+    if after_dot or keyword_argument:
+        return token
+    return names.setdefault(token, f"n{len(names)}")
+
+
+def _hash(shingle: tuple[str, ...]) -> int:
+    digest = hashlib.blake2b("\x1f".join(shingle).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> (64 - HASH_BITS)
+
+
+def sketch(text: str, case: str = "") -> Structure:
+    """The bottom-K MinHash sketch of ``text``'s token shingles (sorted ints below 2**63)."""
+    found = tokens(text)
+    shingles = {tuple(found[i : i + SHINGLE]) for i in range(max(1, len(found) - SHINGLE + 1))} if found else set()
+    hashes = sorted({_hash(s) for s in shingles})
+    return Structure(hashes[:K], len(found), case)
+
+
+def similarity(a: Structure, b: Structure) -> float:
+    """The estimated Jaccard similarity of two sketches' shingle sets, 0 to 1: of the K smallest hashes of
+    both together, the share that is in both. 0 where either is empty."""
+    if not a.sketch or not b.sketch:
+        return 0.0
+    first, second = set(a.sketch), set(b.sketch)
+    union = sorted(first | second)[:K]
+    return sum(1 for h in union if h in first and h in second) / len(union)
+
+
+def of_tir(tir: Any, case: str) -> Structure:
+    """The sketch of an admitted TIR, printed as TVMScript."""
+    return sketch(tir.script(), case)
