@@ -87,6 +87,7 @@ EXPECTED = {
     "fill_the_disk.py": (Status.ERROR, ("MiB, then: No space left on device", "MiB, then: File too large")),
     # stopped by the cap on tasks where one applies (test_a_fork_bomb_costs_only_its_own_check), else by its bound
     "fork_bomb.py": (Status.ERROR, "importing the file failed: RuntimeError: forked "),
+    "zero_the_reference.py": (Status.ERROR, "views one of its tensors at another offset, type or size"),
 }
 # Run with --no-sandbox, each of these gets what it came for: evidence that the attack is live (test_..._live).
 LIVE_UNCONFINED = {

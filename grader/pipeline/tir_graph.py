@@ -187,6 +187,7 @@ def check_graph(document: Any) -> None:
         raise Refused("did not trace to a kernel")
     for index, uses in string_uses(nodes).items():
         check_string(str(nodes[index]["data"]), uses)
+    check_views(nodes, document["root_index"])
 
 
 def check_node(node: Any, count: int) -> None:
@@ -270,6 +271,118 @@ def check_string(text: str, uses: set[str]) -> None:
         if not STRING_RULES[rule](text):
             article = "an" if rule[0] in "aeiou" else "a"
             raise Refused(f"holds the string {text[:40]!r} as {article} {rule}, which TileLang never makes")
+
+
+def check_views(nodes: list[dict[str, Any]], root: int) -> None:
+    """Refused unless every buffer is a tensor of the signature, one the kernel allocates, or a view of a tensor
+    that covers exactly its memory (T.reshape: the same type, offset and number of elements). TileLang guards
+    a global access by the shape of the buffer it is written through, so a view of C that starts a megabyte
+    before it, or runs on past its end, reads and writes the GPU's memory around C unguarded: the judge's own
+    copies of the inputs, which the reference is computed from."""
+    buffer_map = nodes[root]["data"].get("buffer_map")
+    params = nodes[buffer_map]["data"][1::2] if is_ref(buffer_map, len(nodes)) else []
+    tensors = {nodes[b]["data"].get("data"): b for b in params if nodes[b]["type"] == "tirx.Buffer"}
+    if len(tensors) != len(params):
+        raise Refused("declares two of its tensors over the same memory")
+    allocated = set()
+    for node in nodes:
+        if node["type"] == "tirx.AllocBuffer":
+            allocated.add(node["data"].get("buffer"))
+        elif node["type"] == "tirx.SBlock" and nodes[node["data"].get("alloc_buffers", 0)]["type"] == "ffi.Array":
+            allocated.update(nodes[node["data"]["alloc_buffers"]]["data"])
+    owned = {nodes[b]["data"].get("data") for b in allocated if nodes[b]["type"] == "tirx.Buffer"}
+    for index, node in enumerate(nodes):
+        if node["type"] != "tirx.Buffer" or index in params:
+            continue
+        data = node["data"].get("data")
+        tensor = tensors.get(data)
+        if tensor is None and data not in owned:
+            raise Refused("declares a buffer over memory that is neither one of its tensors nor one it allocates")
+        if tensor is not None and not same_memory(nodes, node["data"], nodes[tensor]["data"]):
+            raise Refused(
+                "views one of its tensors at another offset, type or size than the tensor's own (only T.reshape "
+                "to the same number of elements is allowed), which would reach memory outside it"
+            )
+
+
+def same_memory(nodes: list[dict[str, Any]], view: dict[str, Any], tensor: dict[str, Any]) -> bool:
+    """Whether a buffer over a tensor's data covers exactly the tensor's elements, in the same type."""
+    offsets = [factors(nodes, buffer.get("elem_offset")) for buffer in (view, tensor)]
+    return (
+        view.get("dtype") == tensor.get("dtype")
+        and offsets[0] == offsets[1] == (0, ())
+        and contiguous(nodes, view)
+        and contiguous(nodes, tensor)
+        and size(nodes, view.get("shape")) == size(nodes, tensor.get("shape"))
+        and size(nodes, view.get("shape")) is not None
+    )
+
+
+def contiguous(nodes: list[dict[str, Any]], buffer: dict[str, Any]) -> bool:
+    """No strides, or the row-major strides of the buffer's own shape (each the product of the extents after it)."""
+    strides, shape = buffer.get("strides"), buffer.get("shape")
+    if strides is None or not (is_ref(strides, len(nodes)) and nodes[strides]["type"] == "ffi.Array"):
+        return strides is None
+    steps = nodes[strides]["data"]
+    if not steps:
+        return True
+    extents = nodes[shape]["data"] if is_ref(shape, len(nodes)) and nodes[shape]["type"] == "ffi.Array" else None
+    if extents is None or len(extents) != len(steps):
+        return False
+    return all(factors(nodes, step) == size_of(nodes, extents[axis + 1 :]) for axis, step in enumerate(steps))
+
+
+def size(nodes: list[dict[str, Any]], shape: Any) -> tuple[int, tuple[str, ...]] | None:
+    """A shape's number of elements as (constant factor, sorted symbolic factors), or None if unreadable."""
+    if not is_ref(shape, len(nodes)) or nodes[shape]["type"] != "ffi.Array":
+        return None
+    return size_of(nodes, nodes[shape]["data"])
+
+
+def size_of(nodes: list[dict[str, Any]], extents: list[Any]) -> tuple[int, tuple[str, ...]] | None:
+    """The product of ``extents``, as ``size`` gives it."""
+    constant, symbols = 1, []
+    for extent in extents:
+        part = factors(nodes, extent)
+        if part is None:
+            return None
+        constant, symbols = constant * part[0], symbols + list(part[1])
+    return (constant, tuple(sorted(symbols))) if constant else (0, ())
+
+
+def factors(nodes: list[dict[str, Any]], ref: Any, depth: int = 0) -> tuple[int, tuple[str, ...]] | None:
+    """An index expression as a product: (constant, sorted symbolic factors); an absent offset is 0. A variable
+    is named by its node (the same variable is one node); any other expression by its own text, read whole."""
+    if ref is None:
+        return 0, ()
+    if not is_ref(ref, len(nodes)) or depth > 64:
+        return None
+    node = nodes[ref]
+    if node["type"] == "ir.IntImm":
+        return int(node["data"]["value"]), ()
+    if node["type"] in ("tirx.Var", "tirx.SizeVar"):
+        return 1, (f"var {ref}",)
+    if node["type"] == "tirx.Mul":
+        a, b = (factors(nodes, node["data"].get(side), depth + 1) for side in ("a", "b"))
+        if a is None or b is None:
+            return None
+        return (a[0] * b[0], tuple(sorted(a[1] + b[1]))) if a[0] and b[0] else (0, ())
+    return 1, (expression_key(nodes, ref),)
+
+
+def expression_key(nodes: list[dict[str, Any]], ref: int, depth: int = 0) -> str:
+    """A text equal for equal expressions (spans left out), so a factor like K - 1 matches itself."""
+    node = nodes[ref]
+    if node["type"] in ("tirx.Var", "tirx.SizeVar"):
+        return f"var {ref}"  # two variables of one name are two variables
+    if depth > 64 or node["type"] not in SCHEMA:
+        return f"{node['type']}:{node.get('data')!r}"
+    parts = [
+        f"{field}=" + (expression_key(nodes, value, depth + 1) if SCHEMA[node["type"]][field] == REF else repr(value))
+        for field, value in sorted(node["data"].items())
+        if field != "span" and is_ref(value, len(nodes)) or SCHEMA[node["type"]].get(field) in PLAIN
+    ]
+    return f"{node['type']}({', '.join(parts)})"
 
 
 def judge_names(document: dict[str, Any]) -> dict[str, str]:
