@@ -5,8 +5,8 @@ Each picture comes from the simulator's record of the reference kernel (solution
 (grader.pipeline.explain.record), on the kernel's smallest simulated case: block (0, ...) and, where the grid has
 more than one block, the last block. A row of panels per block, a panel per global tensor (inputs, then outputs):
 light cells were read, dark cells written. A 1-D tensor wraps every ``WRAP`` elements; a higher rank folds its
-leading axes into rows; a panel larger than ``MAX_CELLS`` a side pools elements into cells (a cell is coloured
-when the block touched any of its elements, and its title says how many elements a cell holds).
+axes into rows and columns (``as_rows``); a panel larger than ``MAX_CELLS`` a side pools elements into square
+cells (a cell is coloured when the block touched any of its elements; the title says how many a cell holds).
 
 The SVG text is written here, deterministic to the byte (no timestamps, no random ids), so that a change shows in
 a diff. Each file names, in a comment, the hash of what it was drawn from (the kernel's source, the case, this
@@ -63,20 +63,25 @@ class AccessRecorder(Recorder):
         super().__init__(func, tensors, want=tuple(blocks[0]), keep=(0, sys.maxsize))
         self.wanted = {tuple(b) for b in blocks}
         self.access = {tuple(b): BlockAccess(tuple(b), {}, {}) for b in blocks}
+        # each kernel argument's data -> (its name, its shape)
+        self.arguments = {b.data: (b.name, tuple(tensors[b.name].shape)) for b in func.buffer_map.values()}
 
     def recording(self) -> bool:
         return bool(self.block_vars) and self.block() in self.wanted
 
     def touch(self, buffer: Any, scope: str, shape: list[int], mode: str, boxes=(), mask=None, count=0) -> None:
-        if scope != "global" or mode not in ("read", "write"):
-            return  # block-local buffers are not drawn; "zero" reads lie past the tensor's edge
-        access = self.access[self.block()]
-        masks = access.reads if mode == "read" else access.writes
-        seen = masks.setdefault(buffer.name, torch.zeros(shape, dtype=torch.bool))
-        if mask is not None:
-            seen |= mask
+        if scope != "global" or mode not in ("read", "write") or buffer.data not in self.arguments:
+            return  # drawn: the kernel's arguments only (no block-local buffer, no workspace; "zero" reads lie past
+            # the tensor's edge)
+        seen = torch.zeros(shape, dtype=torch.bool) if mask is None else mask.clone()
         for box in boxes:
             seen[tuple(slice(box[2 * i], box[2 * i + 1]) for i in range(len(shape)))] = True
+        # a T.reshape or T.view of a kernel argument is another buffer over the same data: drawn as the argument
+        name, tensor_shape = self.arguments[buffer.data]
+        access = self.access[self.block()]
+        masks = access.reads if mode == "read" else access.writes
+        masks.setdefault(name, torch.zeros(tensor_shape, dtype=torch.bool))
+        masks[name] |= on_tensor(seen, tensor_shape)
 
     def guess_line(self, node: Any, kind: str) -> int:
         return 0  # the picture has no steps to show, so no source lines to find
@@ -84,6 +89,17 @@ class AccessRecorder(Recorder):
     def finish_touches(self, step: Any) -> None:
         self.pending = {}
         self.steps.clear()  # the steps themselves are not needed here
+
+
+def on_tensor(view: torch.Tensor, shape: tuple[int, ...]) -> torch.Tensor:
+    """Elements touched through a view (row-major over the same memory, as admit allows) as a mask of the
+    tensor's own shape; a view as a wider or narrower type covers several elements of the tensor, or a part."""
+    flat, count = view.reshape(-1), math.prod(shape)
+    if flat.numel() < count:  # a wider type: each element of the view covers several of the tensor
+        flat = flat.repeat_interleave(count // flat.numel())
+    elif flat.numel() > count:  # a narrower type: an element of the tensor is touched where any part of it is
+        flat = flat.reshape(count, -1).any(dim=1)
+    return flat.reshape(shape)
 
 
 def smallest_case(kernel: Any) -> Any:
@@ -127,7 +143,9 @@ def record(tir: Any, kernel: Any, case: Any, blocks: Sequence[tuple[int, ...]] |
 
 
 def as_rows(mask: torch.Tensor) -> torch.Tensor:
-    """A mask as the 2-D grid a panel shows: 1-D wrapped every WRAP elements, leading axes folded into rows."""
+    """A mask as the 2-D grid a panel shows: 1-D wrapped every WRAP elements; a higher rank split between two
+    axes, those before the split folded into rows and those after it into columns, where the grid comes out
+    closest to square (a 72 x 40 x 5 weight as 72 rows of 200, a 1 x 100 x 64 tensor as 100 rows of 64)."""
     if mask.dim() == 0:
         return mask.reshape(1, 1)
     if mask.dim() == 1:
@@ -136,7 +154,10 @@ def as_rows(mask: torch.Tensor) -> torch.Tensor:
         padded = torch.zeros(-(-n // width) * width, dtype=torch.bool)
         padded[:n] = mask
         return padded.reshape(-1, width)
-    return mask.reshape(-1, mask.shape[-1])
+    shape = list(mask.shape)
+    splits = range(1, len(shape))
+    split = min(splits, key=lambda k: abs(math.log(max(1, math.prod(shape[:k])) / max(1, math.prod(shape[k:])))))
+    return mask.reshape(math.prod(shape[:split]), math.prod(shape[split:]))
 
 
 def pooled(grid: torch.Tensor, cell: tuple[int, int]) -> torch.Tensor:
