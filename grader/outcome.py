@@ -209,11 +209,12 @@ class CauseKind(StrEnum):
     SEVERAL_STEPS = "several_steps"  # "loop", "steps", "online", "passing" (the one-step cases that pass)
     LARGE_INPUTS = "large_inputs"  # "scales" (input -> factor), "passing" (the ordinary cases that pass)
     # The admitted TIR (grader.pipeline.checks, the puzzle's concepts)
-    NEVER_INITIALIZED = "never_initialized"  # an accumulator nothing clears: "check"
-    ADDED_NEVER_SET = "added_never_set"  # "check"
-    CORNER_COPY = "corner_copy"  # "check"
-    ROUNDS_DOWN = "rounds_down"  # a count that rounds down (floor division of a size): "check"
-    REDUCE_RESTART = "reduce_restart"  # "check"
+    # (these five have no facts: grader.pipeline.checks says them in sentences only)
+    NEVER_INITIALIZED = "never_initialized"  # a buffer read or added into before anything sets it
+    ADDED_NEVER_SET = "added_never_set"  # an output added into atomically that nothing zeroes first
+    CORNER_COPY = "corner_copy"  # a tile copied from a corner where it should move with the loop
+    ROUNDS_DOWN = "rounds_down"  # a grid or loop count that rounds a size down (N // BLOCK)
+    REDUCE_RESTART = "reduce_restart"  # a reduction that clears what earlier tiles summed
     CONCEPT_MISS = "concept_miss"  # "wants", "instead" (None where the TIR names nothing)
     EMPTY_LAUNCH = "empty_launch"  # a grid extent of 0
     SHARED_MEMORY = "shared_memory"  # a block over the GPU's shared memory: "needed", "available" (bytes)
