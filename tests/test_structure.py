@@ -1,0 +1,140 @@
+"""grader.pipeline.structure: a kernel's admitted TIR as a sketch that renaming does not move, small edits move a
+little, and a differently built kernel of the same puzzle moves more. Traced in-process (no compile)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grader.discover import course_root
+from grader.pipeline.structure import K, of_tir, similarity, sketch, tokens
+from grader.pipeline.trace import kernel_function, trace_tir
+from grader.trace.frontend import load_learner
+from tests.inprocess import spec
+
+MATMUL = """
+import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit
+def matmul_shared(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, THREADS: int = 128):
+    M, N, K = T.const("M, N, K")
+    A: T.Tensor((M, K), T.float16)
+    B: T.Tensor((K, N), T.float16)
+    C = T.empty((M, N), T.float16)
+
+    with T.Kernel(T.ceildiv(N, BLOCK_N), T.ceildiv(M, BLOCK_M), threads=THREADS) as (bx, by):
+        A_tile = T.alloc_shared((BLOCK_M, BLOCK_K), T.float16)
+        B_tile = T.alloc_shared((BLOCK_K, BLOCK_N), T.float16)
+        acc = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float32)
+        T.clear(acc)
+        for k in T.serial(T.ceildiv(K, BLOCK_K)):
+            T.copy(A[by * BLOCK_M, k * BLOCK_K], A_tile)
+            T.copy(B[k * BLOCK_K, bx * BLOCK_N], B_tile)
+            T.gemm(A_tile, B_tile, acc)
+        T.copy(acc, C[by * BLOCK_M, bx * BLOCK_N])
+
+    return C
+"""
+ALLOCS = (
+    "        A_tile = T.alloc_shared((BLOCK_M, BLOCK_K), T.float16)\n",
+    "        B_tile = T.alloc_shared((BLOCK_K, BLOCK_N), T.float16)\n",
+)
+LOADS = (
+    "            T.copy(A[by * BLOCK_M, k * BLOCK_K], A_tile)\n",
+    "            T.copy(B[k * BLOCK_K, bx * BLOCK_N], B_tile)\n",
+)
+CLEAR = "        T.clear(acc)\n"
+
+
+def _renamed(text: str) -> str:
+    for old, new in (("A_tile", "left"), ("B_tile", "right"), ("acc", "total"), ("bx", "col"), ("by", "row")):
+        text = text.replace(old, new)
+    return text.replace("for k in", "for step in").replace("k * BLOCK_K", "step * BLOCK_K")
+
+
+def _reordered(text: str) -> str:
+    """The two tiles allocated, and loaded, in the other order: independent statements swapped."""
+    for first, second in (ALLOCS, LOADS):
+        text = text.replace(first + second, second + first)
+    return text
+
+
+VARIANTS = {
+    "renamed": _renamed(MATMUL),
+    "reordered": _reordered(MATMUL),
+    # a loop that clears the cleared accumulator again: it changes nothing the kernel computes
+    "no_op_loop": MATMUL.replace(CLEAR, CLEAR + "        for z in T.serial(4):\n            T.clear(acc)\n"),
+    # loops of one step and of none around what was there
+    "trivial_loops": MATMUL.replace(
+        CLEAR,
+        "        for z in T.serial(1):\n            T.clear(acc)\n"
+        "        for w in T.serial(0):\n            T.fill(acc, 1)\n",
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def sketches(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    kernel = spec("08").kernel("matmul_shared")
+    case = next(c for c in kernel.cases if c.simulate)
+    folder = tmp_path_factory.mktemp("structure")
+    right = course_root() / "tests" / "right" / "p08"
+
+    def traced(path: Path):
+        module, problem, _ = load_learner(path)
+        assert not problem, problem
+        return trace_tir(kernel_function(module, kernel), kernel, case, path)
+
+    files = {"original": MATMUL, **VARIANTS}
+    for name, text in files.items():
+        (folder / f"{name}.py").write_text(text)
+    tirs = {name: traced(folder / f"{name}.py") for name in files}
+    # two right kernels of the same puzzle built another way: the grid flattened, and staged through shared memory
+    for name in ("matmul_shared_flat_grid_divmod_alloc_var", "matmul_shared_slices_staged_store"):
+        tirs[name] = traced(right / f"{name}.py")
+    tirs["original_again"] = traced(folder / "original.py")
+    return {"tir": tirs, "sketch": {name: of_tir(tir, case.name) for name, tir in tirs.items()}, "case": case.name}
+
+
+def test_the_same_kernel_traced_twice_prints_the_same_tir(sketches: dict):
+    """The judge's names (tir_graph.judge_names) depend on the TIR alone, so its text does too."""
+    assert sketches["tir"]["original"].script() == sketches["tir"]["original_again"].script()
+
+
+def test_renamed_variables_give_the_same_sketch(sketches: dict):
+    original, renamed = sketches["sketch"]["original"], sketches["sketch"]["renamed"]
+    # The admitted TIR keeps plain names as the learner wrote them: the texts differ, the sketches do not
+    assert sketches["tir"]["original"].script() != sketches["tir"]["renamed"].script()
+    assert renamed.sketch == original.sketch and renamed.tokens == original.tokens
+    assert similarity(original, renamed) == 1.0
+    assert original.case == sketches["case"]
+
+
+def test_loops_of_one_step_or_none_are_not_seen(sketches: dict):
+    assert similarity(sketches["sketch"]["original"], sketches["sketch"]["trivial_loops"]) == 1.0
+
+
+def test_small_edits_stay_closer_than_a_kernel_built_another_way(sketches: dict):
+    got = {name: similarity(sketches["sketch"]["original"], s) for name, s in sketches["sketch"].items()}
+    assert 0.9 <= got["reordered"] < 1.0
+    assert 0.7 <= got["no_op_loop"] < 1.0
+    other_ways = [got["matmul_shared_flat_grid_divmod_alloc_var"], got["matmul_shared_slices_staged_store"]]
+    assert max(other_ways) < got["no_op_loop"] < got["reordered"]
+    assert min(other_ways) < 0.5
+
+
+def test_a_sketch_is_the_smallest_hashes_of_the_shingles():
+    text = "\n".join(f"x{i} = T.copy(a{i}, b)" for i in range(100))
+    made = sketch(text, "case")
+    assert len(made.sketch) == K and made.sketch == sorted(made.sketch) and all(0 <= h < 2**63 for h in made.sketch)
+    assert made.tokens == len(tokens(text))
+    assert similarity(made, made) == 1.0
+    # a name the learner chose is numbered where it first appears; the language's own names stay
+    assert tokens("for k in T.serial(8):\n    acc[k] = T.exp(acc[k])") == [
+        "@0", "for", "n0", "in", "T", ".", "serial", "(", "8", ")", ":",
+        "@1", "n1", "[", "n0", "]", "=", "T", ".", "exp", "(", "n1", "[", "n0", "]", ")",
+    ]  # fmt: skip
+    assert similarity(sketch(""), sketch("")) == 0.0
