@@ -27,15 +27,20 @@ from grader.outcome import GOOD
 SCHEMA = "tilelang-course class-report 1"
 
 # Look-alike submissions. Two kernels' structures are compared by the estimated Jaccard similarity of their
-# sketches (grader.pipeline.structure.similarity). The threshold sits above every similarity between two
-# independently written right kernels of one kernel in the course's right corpus (tests/right, measured by
-# tests/test_class_report.py::test_threshold_is_above_every_independent_right_pair, which says the figure),
-# and below what a renamed, reordered copy or a copy with a no-op loop scores against its source.
-SIMILARITY_THRESHOLD = 0.80
-# A TIR this short leaves little room for two people to write it differently: its kernels are not compared.
+# sketches (grader.pipeline.structure.similarity). Students who start from one stub and follow one set of hints
+# write kernels close to the course's reference, and so close to each other: a pair is flagged only where it is
+# SIMILARITY_THRESHOLD or more alike AND more alike, by REFERENCE_MARGIN, than either kernel is to the reference.
+# Both figures come from the course's right corpus (tests/right): of the pairs of right variants of one kernel
+# that differ in more than three lines each way (written apart), none is flagged; the closest are 0.77 alike and
+# 0.16 over the reference (dequant_matmul) and 0.91 alike and 0.08 over it (softmax). A renamed, reordered copy
+# of a row_sum_tiled scores 0.95 and 0.40. tests/test_class_report.py measures all of these.
+SIMILARITY_THRESHOLD = 0.85
+REFERENCE_MARGIN = 0.15
+# A TIR this short (tokens, without the frame every kernel shares) leaves little room for two people to write it
+# differently: vector add (76), the copies of puzzle 01 (71 to 120), outer_add (120). Their kernels are not compared.
 MIN_TOKENS = 150
-# A structure that this share of a kernel's compared students (and at least COMMON_MIN of them) have exactly is
-# the kernel's common form, the one most people write (or the reference): not flagged, only counted.
+# Without the reference's structure (it could not be traced): a structure that this share of a kernel's compared
+# students (and at least COMMON_MIN of them) have exactly is taken for the kernel's common form, not flagged.
 COMMON_SHARE = 0.25
 COMMON_MIN = 3
 
@@ -99,6 +104,7 @@ class KernelRecord:
     cases: tuple[CaseRecord, ...] | None = None  # None: this autograde did not record cases
     sketch: tuple[int, ...] | None = None  # None: no structure recorded (not admitted, or not recorded)
     tokens: int = 0
+    structure_case: str = ""  # the case whose TIR was sketched
     source: str = ""  # the %%puzzle cell(s) that define the kernel, as submitted
 
     @property
@@ -150,6 +156,7 @@ def notebook_records(student: str, notebook_name: str, notebook: Any) -> list[Ke
                 else None,
                 sketch=tuple(int(h) for h in sketch) if isinstance(sketch, list) else None,
                 tokens=int(structure.get("tokens", 0)) if structure else 0,
+                structure_case=str(structure.get("case", "")) if structure else "",
                 source=source,
             )
         )
@@ -182,19 +189,11 @@ def read_course(course: Path, assignment: str) -> tuple[list[KernelRecord], list
 
 
 def similarity(a: Sequence[int], b: Sequence[int]) -> float:
-    """Estimated Jaccard similarity of two bottom-k sketches (grader.pipeline.structure.similarity)."""
-    try:
-        from grader.pipeline.structure import similarity as estimate
-    except ImportError:  # TODO(issue 43): drop once grader.pipeline.structure lands
-        return _bottom_k_jaccard(a, b)
-    return float(estimate(list(a), list(b)))
+    """Estimated Jaccard similarity of two recorded sketches (grader.pipeline.structure.similarity)."""
+    from grader.outcome import Structure
+    from grader.pipeline.structure import similarity as estimate
 
-
-def _bottom_k_jaccard(a: Sequence[int], b: Sequence[int]) -> float:
-    first, second = set(a), set(b)
-    k = max(len(first), len(second))
-    union = sorted(first | second)[:k]
-    return sum(1 for h in union if h in first and h in second) / len(union) if union else 0.0
+    return float(estimate(Structure(list(a), 0, ""), Structure(list(b), 0, "")))
 
 
 # ------------------------------------------------------------------------------ the report's parts
@@ -382,23 +381,26 @@ def _clusters(members: list[str], edges: list[tuple[str, str, float]]) -> list[l
 
 def look_alikes(
     records: Sequence[KernelRecord],
+    reference: Sequence[int] | None = None,
     threshold: float = SIMILARITY_THRESHOLD,
+    margin: float = REFERENCE_MARGIN,
     min_tokens: int = MIN_TOKENS,
-    common_share: float = COMMON_SHARE,
-    common_min: int = COMMON_MIN,
 ) -> dict[str, Any]:
-    """One kernel's look-alike submissions, for review: clusters of students whose admitted TIR's structures are
-    at least ``threshold`` similar (single link), each with its pairs and their similarity.
+    """One kernel's look-alike submissions, for review: clusters of students (single link) whose admitted TIR's
+    structures are at least ``threshold`` similar and, where the reference's sketch is known, more similar to
+    each other by ``margin`` than either is to the reference. Each cluster lists its flagged pairs.
 
-    Left out: kernels without a recorded structure (an empty or unbuilt submission), and the kernel's common form,
-    the exact structure that at least ``common_share`` of the compared students (and ``common_min``) share: the
-    form most people write, or the reference's (a kernel like vector add has one natural right form; being
-    right is no sign of copying). Where the TIR is shorter than ``min_tokens`` tokens nothing is compared, and
-    ``status`` says so; where every compared kernel has the common form, ``status`` says that instead."""
+    Being right is no sign of copying: kernels at ``threshold`` or closer to the reference are listed as the
+    reference's form (a kernel like vector add has one natural right form), and two of them are flagged only by
+    the margin rule. Without the reference, the exact structure that COMMON_SHARE of the students share is
+    taken for the common form and left out. Left out too: kernels with no recorded structure (an empty or unbuilt
+    submission). Where the TIR is shorter than ``min_tokens`` tokens nothing is compared; ``status`` says which."""
     with_structure = [r for r in records if r.sketch]
     result: dict[str, Any] = {
         "status": "compared",
         "threshold": threshold,
+        "margin": margin if reference else None,
+        "reference": bool(reference),
         "compared": len(with_structure),
         "no_structure": sorted(r.student for r in records if r.recorded and not r.sketch),
         "common_form": [],
@@ -412,31 +414,81 @@ def look_alikes(
     if tokens < min_tokens:
         result["status"] = "too small"
         return result
-    forms: dict[tuple[int, ...], list[str]] = {}
-    for record in with_structure:
-        forms.setdefault(record.sketch or (), []).append(record.student)
-    common = max(forms.values(), key=len)
-    if len(common) >= max(common_min, math.ceil(common_share * len(with_structure))):
-        result["common_form"] = sorted(common)
+    to_reference = {r.student: similarity(r.sketch or (), reference) for r in with_structure} if reference else {}
+    if reference:
+        result["common_form"] = sorted(s for s, score in to_reference.items() if score >= threshold)
+        compared = with_structure
+    else:
+        forms: dict[tuple[int, ...], list[str]] = {}
+        for record in with_structure:
+            forms.setdefault(record.sketch or (), []).append(record.student)
+        common = max(forms.values(), key=len)
+        if len(common) >= max(COMMON_MIN, math.ceil(COMMON_SHARE * len(with_structure))):
+            result["common_form"] = sorted(common)
+        compared = [r for r in with_structure if r.student not in set(result["common_form"])]
     if len(result["common_form"]) == len(with_structure):
         result["status"] = "one form"
         return result
-    compared = [r for r in with_structure if r.student not in set(result["common_form"])]
     edges = []
     for i, a in enumerate(compared):
         for b in compared[i + 1 :]:
             score = similarity(a.sketch or (), b.sketch or ())
-            if score >= threshold:
+            nearest = max(to_reference.get(a.student, 0.0), to_reference.get(b.student, 0.0))
+            if score >= threshold and (not reference or score - nearest >= margin):
                 edges.append((a.student, b.student, round(score, 4)))
     sources = {r.student: r.source for r in compared}
     for members in _clusters([r.student for r in compared], edges):
         inside = set(members)
-        pairs = sorted(
-            ({"a": a, "b": b, "similarity": s} for a, b, s in edges if a in inside and b in inside),
-            key=lambda p: (-p["similarity"], p["a"], p["b"]),
-        )
+        pairs = [
+            {
+                "a": a,
+                "b": b,
+                "similarity": score,
+                "to_reference": [round(to_reference[a], 4), round(to_reference[b], 4)] if reference else None,
+            }
+            for a, b, score in edges
+            if a in inside and b in inside
+        ]
+        pairs.sort(key=lambda p: (-p["similarity"], p["a"], p["b"]))
         result["clusters"].append({"students": members, "pairs": pairs, "sources": {m: sources[m] for m in members}})
     return result
+
+
+def reference_structures(keys: Iterable[tuple[str, str, str]]) -> dict[tuple[str, str], tuple[int, ...]]:
+    """(puzzle, kernel) -> the sketch of the course's own kernel (solutions/) at ``case``, traced and admitted
+    in this process as the judge admits a learner's (trusted files only: grader.pipeline.trace.trace_tir).
+    ``keys``: (puzzle, kernel, case) triples. A kernel that cannot be traced here is left out."""
+    found: dict[tuple[str, str], tuple[int, ...]] = {}
+    keys = list(keys)
+    if not keys:
+        return found
+    from grader.discover import course_root, load_module, load_puzzle, puzzle_files
+    from grader.pipeline.structure import of_tir
+    from grader.pipeline.trace import kernel_function, trace_tir
+
+    files = puzzle_files(course_root() / "solutions")
+    modules: dict[str, Any] = {}
+    for puzzle_id, name, case_name in keys:
+        try:
+            if puzzle_id not in modules:
+                modules[puzzle_id] = load_module(files[puzzle_id])
+            module = modules[puzzle_id]
+            kernel = load_puzzle(module).kernel(name)
+            case = next((c for c in kernel.cases if c.name == case_name), kernel.cases[0])
+            tir = trace_tir(kernel_function(module, kernel), kernel, case, files[puzzle_id])
+            found[(puzzle_id, name)] = tuple(of_tir(tir, case.name).sketch)
+        except Exception:  # the report then compares by similarity alone, and says so
+            continue
+    return found
+
+
+def structure_cases(records: Iterable[KernelRecord]) -> list[tuple[str, str, str]]:
+    """(puzzle, kernel, case) of every kernel with a recorded structure: the case its sketches were made at."""
+    found: dict[tuple[str, str], str] = {}
+    for record in records:
+        if record.sketch and record.key not in found:
+            found[record.key] = record.structure_case
+    return [(puzzle, kernel, case) for (puzzle, kernel), case in found.items()]
 
 
 @dataclass(frozen=True)
@@ -446,6 +498,7 @@ class Options:
     name_students: bool = False  # the speed leaderboard names students (else "#rank")
     show_hidden_cases: bool = False  # hidden cases' names and sizes (else "hidden case")
     threshold: float = SIMILARITY_THRESHOLD
+    margin: float = REFERENCE_MARGIN
     min_tokens: int = MIN_TOKENS
 
 
@@ -455,10 +508,12 @@ def build_report(
     options: Options = Options(),
     not_graded: Sequence[str] = (),
     hidden_entries: Sequence[Mapping[str, Any]] = (),
+    references: Mapping[tuple[str, str], Sequence[int]] | None = None,
 ) -> dict[str, Any]:
     """The report's JSON document (REPORT_FIELDS): per kernel, pass shares, causes, where the cases were
     checked, speed on a GPU and look-alikes. ``hidden_entries``: the hidden cases file's entries, read only
-    where the instructor allows their names (grader.pipeline.hidden.read_entries)."""
+    where the instructor allows their names (grader.pipeline.hidden.read_entries). ``references``: (puzzle,
+    kernel) -> the reference kernel's sketch (reference_structures), for the look-alikes."""
     kernels = []
     for (puzzle, kernel), group in by_kernel(records).items():
         names, sizes = hidden_labels(puzzle, kernel, hidden_entries) if options.show_hidden_cases else (None, None)
@@ -470,7 +525,13 @@ def build_report(
                 "causes": causes(group),
                 "checked": checked_where(group),
                 "speed": speed(group, options.name_students),
-                "look_alikes": look_alikes(group, options.threshold, options.min_tokens),
+                "look_alikes": look_alikes(
+                    group,
+                    (references or {}).get((puzzle, kernel)),
+                    options.threshold,
+                    options.margin,
+                    options.min_tokens,
+                ),
             }
         )
     students = sorted({r.student for r in records})
@@ -481,6 +542,7 @@ def build_report(
             "name_students": options.name_students,
             "show_hidden_cases": options.show_hidden_cases,
             "threshold": options.threshold,
+            "margin": options.margin,
             "min_tokens": options.min_tokens,
             "common_share": COMMON_SHARE,
             "common_min": COMMON_MIN,
@@ -509,8 +571,8 @@ def hidden_labels(
 REPORT_FIELDS = {
     "schema": "this layout's name and version",
     "assignment": "the assignment",
-    "options": "name_students, show_hidden_cases, threshold (look-alike similarity), min_tokens, common_share, "
-    "common_min",
+    "options": "name_students, show_hidden_cases, threshold (look-alike similarity), margin (over the reference), "
+    "min_tokens, common_share, common_min",
     "students": "every student with an autograded notebook",
     "not_graded": "students who submitted and have no autograded notebook",
     "kernels[]": "puzzle, kernel, students, graded, passed, pass_share, not_recorded, cases_not_recorded, "
@@ -521,6 +583,7 @@ REPORT_FIELDS = {
     "kernels[].checked": "counts (gpu, simulated, compiled cases), devices, only_compiled, simulated",
     "kernels[].speed": "ranked[] (rank, student or null, case, kernel_ms, torch_ms, floor_ms, bound, vs_torch, "
     "roofline), cpu_not_ranked, failed_not_ranked",
-    "kernels[].look_alikes": "status (compared, too small, one form, not recorded), threshold, compared, "
-    "median_tokens, no_structure, common_form, clusters[] (students, pairs[] of a, b, similarity; sources)",
+    "kernels[].look_alikes": "status (compared, too small, one form, not recorded), threshold, margin, reference "
+    "(whether the reference's sketch was known), compared, median_tokens, no_structure, common_form (the reference's "
+    "or the common form: not flagged), clusters[] (students, pairs[] of a, b, similarity, to_reference; sources)",
 }

@@ -14,7 +14,7 @@ What the instructor may choose, in ``nbgrader_config.py`` (or by the flags of th
 
     c.ClassReport.name_students = True      # the speed leaderboard names students (default: ranks only)
     c.ClassReport.show_hidden_cases = True  # hidden cases by their names and sizes (default: "hidden case")
-    c.ClassReport.threshold = 0.8           # look-alike similarity (default: class_report.SIMILARITY_THRESHOLD)
+    c.ClassReport.threshold = 0.85          # look-alike similarity (default: class_report.SIMILARITY_THRESHOLD)
 
 No student code runs here, and nothing is graded again.
 """
@@ -298,32 +298,41 @@ def look_alike_section(found: Mapping[str, Any]) -> str:
     out = [f"<h3>{escape(tr('Look-alike submissions'))}</h3>"]
     status = found["status"]
     threshold = f"{found['threshold']:.2f}"
+
+    def note(text: str) -> None:
+        out.append(f'<p class="note">{escape(text)}</p>')
+
     if status == "not recorded":
-        out.append(f'<p class="note">{escape(tr("No structure was recorded for this kernel (not recorded)."))}</p>')
+        note(tr("No structure was recorded for this kernel (not recorded)."))
         return "\n".join(out)
     if status == "too small":
         tokens = found.get("median_tokens", 0)
-        said = tr(f"Too small to tell copies apart: its TIR has about {tokens} tokens. Nothing was compared.")
-        out.append(f'<p class="note">{escape(said)}</p>')
+        note(tr(f"Too small to tell copies apart: its TIR has about {tokens} tokens. Nothing was compared."))
         return "\n".join(out)
-    common = found["common_form"]
+    count = len(found["common_form"])
     if status == "one form":
-        said = tr(f"Every compared kernel has the same structure ({len(common)} students): nothing to tell apart.")
-        out.append(f'<p class="note">{escape(said)}</p>')
+        note(tr(f"Every compared kernel has the reference's or the common form ({count} students): nothing to flag."))
         return "\n".join(out)
-    if common:
-        said = tr(f"{len(common)} students share the kernel's common form (the usual or the reference's): not flagged.")
-        out.append(f'<p class="note">{escape(said)}</p>')
+    if found["reference"]:
+        margin = f"{found['margin']:.2f}"
+        note(tr(f"Flagged: pairs {threshold} or more alike, and {margin} more alike than either is to the reference."))
+        if count:
+            note(tr(f"{count} students wrote kernels close to the reference's: none is flagged for that alone."))
+    else:
+        note(tr(f"The reference could not be traced: pairs {threshold} or more alike are flagged."))
+        if count:
+            note(tr(f"{count} students share one exact form, the common one: not flagged."))
     if not found["clusters"]:
-        said = tr(f"No pair of kernels is {threshold} or more similar.")
-        out.append(f'<p class="note">{escape(said)}</p>')
+        note(tr("No pair of kernels is flagged."))
     for cluster in found["clusters"]:
         names = ", ".join(cluster["students"])
-        flagged = tr(f"For review, not a verdict: {names}")
-        out.append(f'<div class="review"><p class="who">{escape(flagged)}</p>')
+        out.append(f'<div class="review"><p class="who">{escape(tr(f"For review, not a verdict: {names}"))}</p>')
         for pair in cluster["pairs"][:6]:
             score = f"{pair['similarity']:.2f}"
             said = tr(f"similarity {score}")
+            if pair.get("to_reference"):
+                first, second = (f"{value:.2f}" for value in pair["to_reference"])
+                said = tr(f"similarity {score}; to the reference {first} and {second}")
             out.append(
                 f'<p>{escape(pair["a"])} – {escape(pair["b"])}: {escape(said)}</p><div class="sides">'
                 f"<pre>{escape(cluster['sources'].get(pair['a'], ''))}</pre>"
@@ -342,7 +351,6 @@ def page(report: Mapping[str, Any]) -> str:
     options = report["options"]
     assignment = report["assignment"]
     students = len(report["students"])
-    threshold = f"{options['threshold']:.2f}"
     title = tr(f"Class report: {assignment}")
     head = [
         "<!DOCTYPE html>",
@@ -356,9 +364,9 @@ def page(report: Mapping[str, Any]) -> str:
         said = tr("submitted, no autograded notebook")
         head.append(f'<p class="note">{escape(said)}: {_students(report["not_graded"])}</p>')
     said = tr(
-        f"Look-alikes: two kernels are flagged for review when the structures of their admitted TIR are {threshold} "
-        "or more similar (names and order do not count). The threshold sits above every pair of independently "
-        "written right kernels in the course's right corpus."
+        "Look-alikes are for review, never a verdict. The admitted TIR is compared, so names and the order of "
+        "independent statements do not count. The thresholds leave every pair of independently written right "
+        "kernels in the course's right corpus unflagged."
     )
     head.append(f'<p class="note">{escape(said)}</p>')
     links = " ".join(
@@ -416,11 +424,12 @@ def _cell(text: str) -> str:
 
 
 def write_report(
-    course: Path, assignment: str, out: Path, options: facts.Options, hidden_cases: str = ""
+    course: Path, assignment: str, out: Path, options: facts.Options, hidden_cases: str = "", reference: bool = True
 ) -> dict[str, Any]:
     records, not_graded = facts.read_course(course, assignment)
     entries = hidden_entries(hidden_cases) if options.show_hidden_cases else []
-    report = facts.build_report(assignment, records, options, not_graded, entries)
+    references = facts.reference_structures(facts.structure_cases(records)) if reference else {}
+    report = facts.build_report(assignment, records, options, not_graded, entries, references)
     out.mkdir(parents=True, exist_ok=True)
     (out / "class-report.json").write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
     (out / "class-report.html").write_text(page(report))
@@ -451,6 +460,11 @@ def parser() -> argparse.ArgumentParser:
         metavar="S",
         help=f"look-alike similarity, 0 to 1 (default {facts.SIMILARITY_THRESHOLD}; also c.ClassReport.threshold)",
     )
+    p.add_argument(
+        "--no-reference",
+        action="store_true",
+        help="do not trace the course's own kernels (solutions/) to tell their form from look-alikes",
+    )
     return p
 
 
@@ -475,9 +489,11 @@ def main(argv: Sequence[str]) -> int:
         threshold=threshold,
     )
     out = (args.out or course / "reports" / args.assignment).resolve()
-    report = write_report(course, args.assignment, out, options, str(chosen.get("hidden_cases", "")))
+    hidden = str(chosen.get("hidden_cases", ""))
+    report = write_report(course, args.assignment, out, options, hidden, reference=not args.no_reference)
     kernels = len(report["kernels"])
-    print(tr(f"class report of {args.assignment}: {len(report['students'])} student(s), {kernels} kernel(s)"))
+    students = len(report["students"])
+    print(tr(f"class report of {args.assignment}: {students} student(s), {kernels} kernel(s)"))
     for name in OUTPUTS:
         print(f"  {out / name}")
     return 0
