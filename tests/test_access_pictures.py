@@ -132,8 +132,9 @@ def test_the_fast_check_compares_the_recorded_hash_of_the_inputs(tmp_path: Path,
     assert f"{stale}: stale" in said and "p99_gone.svg: no graded kernel has this picture" in said
 
 
-def test_a_picture_wraps_1d_tensors_splits_higher_ranks_near_square_and_pools_large_ones():
-    assert pictures.as_rows(torch.ones(70, dtype=torch.bool)).shape == (3, 32)
+def test_a_picture_draws_1d_tensors_as_strips_splits_higher_ranks_near_square_and_pools_large_ones():
+    assert pictures.as_rows(torch.ones(70, dtype=torch.bool)).shape == (1, 70)
+    assert pictures.pool_of([1000]) == (1, 16) and pictures.pool_of([64]) == (1, 1)
     assert pictures.as_rows(torch.ones(72, 40, 5, dtype=torch.bool)).shape == (72, 200)
     assert pictures.as_rows(torch.ones(1, 100, 64, dtype=torch.bool)).shape == (100, 64)
     assert pictures.pool_of([127, 129]) == (3, 3) and pictures.pool_of([40, 32]) == (1, 1)

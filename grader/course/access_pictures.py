@@ -4,9 +4,9 @@
 Each picture comes from the simulator's record of the reference kernel (solutions/), as ``--explain`` makes it
 (grader.pipeline.explain.record), on the kernel's smallest simulated case: block (0, ...) and, where the grid has
 more than one block, the last block. A row of panels per block, a panel per global tensor (inputs, then outputs):
-light cells were read, dark cells written. A 1-D tensor wraps every ``WRAP`` elements; a higher rank folds its
-axes into rows and columns (``as_rows``); a panel larger than ``MAX_CELLS`` a side pools elements into square
-cells (a cell is coloured when the block touched any of its elements; the title says how many a cell holds).
+light cells were read, dark cells written. A 1-D tensor is a strip; a higher rank folds its axes into rows and
+columns (``as_rows``); a panel longer than ``MAX_CELLS`` pools elements into cells, square ones for a matrix (a
+cell is coloured when the block touched any of its elements; the title says how many a cell holds).
 
 The SVG text is written here, deterministic to the byte (no timestamps, no random ids), so that a change shows in
 a diff. Each file names, in a comment, the hash of what it was drawn from (the kernel's source, the case, this
@@ -34,8 +34,8 @@ from grader.course.notebooks import picture_name, pictures_folder
 from grader.discover import course_root, load_module, load_puzzle, normalize_id, puzzle_files
 from grader.pipeline.explain.record import Recorder
 
-VERSION = 1  # the drawing's version: bump it when the SVG's layout changes, so that --check --fast sees it
-WRAP = 32  # a 1-D tensor is drawn as rows of this many elements
+VERSION = 2  # the drawing's version: bump it when the SVG's layout changes, so that --check --fast sees it
+STRIP = 12  # the height of a 1-D tensor's strip, in pixels
 MAX_CELLS = 64  # a panel has at most this many cells a side (larger tensors pool elements into cells)
 PANEL = 128  # a panel's longest side, in pixels (cells are whole pixels, 2 to 12 of them)
 COLOURS = (("#9ecae1", "#08519c"), ("#fdae6b", "#a63603"))  # (read, written) for the first and the second block
@@ -143,17 +143,11 @@ def record(tir: Any, kernel: Any, case: Any, blocks: Sequence[tuple[int, ...]] |
 
 
 def as_rows(mask: torch.Tensor) -> torch.Tensor:
-    """A mask as the 2-D grid a panel shows: 1-D wrapped every WRAP elements; a higher rank split between two
-    axes, those before the split folded into rows and those after it into columns, where the grid comes out
-    closest to square (a 72 x 40 x 5 weight as 72 rows of 200, a 1 x 100 x 64 tensor as 100 rows of 64)."""
-    if mask.dim() == 0:
-        return mask.reshape(1, 1)
-    if mask.dim() == 1:
-        n = mask.shape[0]
-        width = min(n, WRAP)
-        padded = torch.zeros(-(-n // width) * width, dtype=torch.bool)
-        padded[:n] = mask
-        return padded.reshape(-1, width)
+    """A mask as the 2-D grid a panel shows: 1-D as one row; a higher rank split between two axes, those before
+    the split folded into rows and those after it into columns, where the grid comes out closest to square
+    (a 72 x 40 x 5 weight as 72 rows of 200, a 1 x 100 x 64 tensor as 100 rows of 64)."""
+    if mask.dim() <= 1:
+        return mask.reshape(1, -1)
     shape = list(mask.shape)
     splits = range(1, len(shape))
     split = min(splits, key=lambda k: abs(math.log(max(1, math.prod(shape[:k])) / max(1, math.prod(shape[k:])))))
@@ -170,10 +164,11 @@ def pooled(grid: torch.Tensor, cell: tuple[int, int]) -> torch.Tensor:
 
 
 def pool_of(shape: Sequence[int]) -> tuple[int, int]:
-    """How many elements a side a panel's cell holds: the same both ways, so that the panel keeps the shape."""
+    """How many elements a side a panel's cell holds: a strip's along it, a matrix's the same both ways (so that
+    the panel keeps the matrix's shape)."""
     rows, cols = as_rows(torch.zeros(tuple(shape), dtype=torch.bool)).shape
     side = max(1, -(-max(rows, cols) // MAX_CELLS))
-    return (side, side)
+    return (1, side) if len(shape) <= 1 else (side, side)
 
 
 def runs(row: list[bool]) -> list[tuple[int, int]]:
@@ -188,7 +183,7 @@ def runs(row: list[bool]) -> list[tuple[int, int]]:
     return out
 
 
-def _rects(grid: torch.Tensor, x: int, y: int, size: int, colour: str) -> list[str]:
+def _rects(grid: torch.Tensor, x: int, y: int, size: tuple[int, int], colour: str) -> list[str]:
     """A rectangle per run of True cells, runs of the same columns in consecutive rows merged into one."""
     boxes: list[list[int]] = []  # [row, start, length, rows]
     open_runs: dict[tuple[int, int], list[int]] = {}
@@ -204,16 +199,17 @@ def _rects(grid: torch.Tensor, x: int, y: int, size: int, colour: str) -> list[s
             found[(start, length)] = box
         open_runs = found
     return [
-        f'<rect x="{x + start * size}" y="{y + r * size}" width="{length * size}" height="{rows * size}" '
+        f'<rect x="{x + start * size[0]}" y="{y + r * size[1]}" width="{length * size[0]}" height="{rows * size[1]}" '
         f'fill="{colour}"/>'
         for r, start, length, rows in boxes
     ]
 
 
 def _title(name: str, shape: Sequence[int], cell: tuple[int, int]) -> str:
+    """The tensor's name and shape, and, where a cell holds several elements, how many ("▪ 4" or "▪ 3×3")."""
     text = f"{name} {'×'.join(str(n) for n in shape)}"
     if cell != (1, 1):
-        text += f" (▪ {cell[0]}×{cell[1]})"
+        text += f" (▪ {cell[1]})" if len(shape) <= 1 else f" (▪ {cell[0]}×{cell[1]})"
     return text
 
 
@@ -224,11 +220,12 @@ def svg(accesses: Sequence[BlockAccess], tensors: Sequence[tuple[str, Sequence[i
     for name, shape in tensors:
         cell = pool_of(shape)
         rows, cols = pooled(as_rows(torch.zeros(tuple(shape), dtype=torch.bool)), cell).shape
-        size = max(2, min(12, PANEL // max(rows, cols)))
+        side = max(2, min(12, PANEL // max(rows, cols)))
+        size = (side, STRIP if len(shape) <= 1 else side)  # a cell's width and height in pixels
         layouts.append((name, shape, cell, rows, cols, size))
     label_width, gap, title_height = 64, 16, 18
-    row_height = max(rows * size for *_, rows, _, size in layouts)
-    widths = [max(cols * size, 7 * len(_title(name, shape, cell))) for name, shape, cell, _, cols, size in layouts]
+    row_height = max(rows * size[1] for *_, rows, _, size in layouts)
+    widths = [max(cols * size[0], 7 * len(_title(name, shape, cell))) for name, shape, cell, _, cols, size in layouts]
     width = label_width + sum(widths) + gap * len(widths)
     height = title_height + len(accesses) * (row_height + gap)
     out = [
@@ -254,7 +251,7 @@ def svg(accesses: Sequence[BlockAccess], tensors: Sequence[tuple[str, Sequence[i
             out += _rects(reads & ~writes, x, y, size, read)
             out += _rects(writes, x, y, size, written)
             out.append(
-                f'<rect x="{x}" y="{y}" width="{cols * size}" height="{rows * size}" fill="none" '
+                f'<rect x="{x}" y="{y}" width="{cols * size[0]}" height="{rows * size[1]}" fill="none" '
                 f'stroke="{FRAME}" stroke-width="1"/>'
             )
             x += panel_width + gap
