@@ -30,6 +30,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from grader import verified
 from grader.i18n import tr
 from grader.nbgrader import class_report as facts
 
@@ -256,10 +257,7 @@ def kernel_section(kernel: Mapping[str, Any], options: Mapping[str, Any]) -> str
     checked = kernel["checked"]
     counts = checked["counts"]
     out.append(f"<h3>{escape(tr('Where the cases were checked'))}</h3>")
-    gpu, simulated, compiled = counts.get("gpu", 0), counts.get("simulated", 0), counts.get("compiled", 0)
-    out.append(
-        f"<p>{escape(tr(f'{gpu} case(s) on a GPU, {simulated} simulated on the CPU, {compiled} only compiled'))}</p>"
-    )
+    out.append(f"<p>{escape(tr(verified.line(name, counts)))}</p>")
     if checked["only_compiled"]:
         said = tr("only compiled, numbers not checked, for")
         out.append(f'<p class="note">{escape(said)}: {_students(checked["only_compiled"])}</p>')
