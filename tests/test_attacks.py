@@ -88,6 +88,7 @@ EXPECTED = {
     # stopped by the cap on tasks where one applies (test_a_fork_bomb_costs_only_its_own_check), else by its bound
     "fork_bomb.py": (Status.ERROR, "importing the file failed: RuntimeError: forked "),
     "zero_the_reference.py": (Status.ERROR, "views one of its tensors at another offset, type or size"),
+    "define_a_builtin.py": (Status.ERROR, "passes nvcc the flag '-DblockIdx=threadIdx'"),
 }
 # Run with --no-sandbox, each of these gets what it came for: evidence that the attack is live (test_..._live).
 LIVE_UNCONFINED = {
