@@ -252,6 +252,18 @@ class Cause:
 
     def __post_init__(self) -> None:
         self.kind = CauseKind(self.kind)
+        self.facts = _plain_facts(self.facts)
+
+
+def _plain_facts(value: Any) -> Any:
+    """Facts with every string made plain (a fact may hold a name or a location the learner's file chose)."""
+    if isinstance(value, str):
+        return plain(value)
+    if isinstance(value, dict):
+        return {plain(str(k)): _plain_facts(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain_facts(v) for v in value]
+    return value
 
 
 @dataclass

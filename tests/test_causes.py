@@ -8,6 +8,7 @@ tests/right/, where the corpus has none) on the one case that shows it.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -68,6 +69,7 @@ def test_a_wrong_kernel_names_its_cause(kind: CauseKind, name: str, kernel: str,
     assert result.status in (Status.FAILED, Status.ERROR)
     assert result.cause is not None and result.cause.kind == kind, (result.cause, result.hint)
     assert facts.items() <= result.cause.facts.items()
+    assert CaseResult.from_dict(json.loads(json.dumps(result.to_dict()))).cause == result.cause  # JSON as it is
 
 
 @pytest.mark.parametrize(("kind", "name", "kernel", "cases", "scales"), ACROSS, ids=[f"{a[0]}-{a[1]}" for a in ACROSS])

@@ -94,6 +94,21 @@ def wrong_and_shadows_check(source: str) -> str:
     return wrong_mul_relu(source) + "\n\n\ndef check(*args, **kwargs):\n    return None"
 
 
+def renamed_add(source: str) -> str:
+    """The solution with every name of its own changed: right, and the same admitted TIR but for the names."""
+    for old, new in (
+        ("as bx:", "as block:"),
+        ("bx * BLOCK + t", "block * BLOCK + lane"),
+        ("for t in", "for lane in"),
+        ("i = block", "index = block"),
+        ("if i < N:", "if index < N:"),
+        ("C[i] = A[i] + B[i]", "C[index] = A[index] + B[index]"),
+    ):
+        assert old in source, old
+        source = source.replace(old, new)
+    return source
+
+
 def raises_when_traced(source: str) -> str:
     """A name error inside the kernel body: TileLang's frontend raises when the grader traces it."""
     return source.replace("C[i] = A[i] + B[i]", "C[i] = A[i] + B[j]")
@@ -291,7 +306,7 @@ STUDENTS = (
     ),
     Student(
         "hank_breaks_check",
-        {"add": solved, "mul_relu": right_and_breaks_check, "add_fragments": solved},
+        {"add": renamed_add, "mul_relu": right_and_breaks_check, "add_fragments": solved},
         {"add": 1, "mul_relu": 1, "add_fragments": 1},
     ),
 )
@@ -736,6 +751,73 @@ def test_every_instructor_output_counts_how_each_kernel_was_checked(graded: Grad
     _, as_json = grader_status(graded.course, "--json")
     states = json.loads(as_json)
     assert states["alice_solutions"]["checked"] == {f"p02 {k}": expected_counts(k) for k in KERNELS}
+
+
+def judge_records(graded: Graded, student: str) -> dict[str, dict]:
+    """Kernel -> what the judge recorded in its check cell's metadata (grader.nbgrader.judge's schema)."""
+    notebook = nbformat.read(graded.course / "autograded" / student / ASSIGNMENT / NOTEBOOK, as_version=4)
+    return {
+        c.metadata["nbgrader"]["grade_id"].removeprefix("p02_").removesuffix("_check"): c.metadata["tilelang_course"][
+            "judge"
+        ]
+        for c in notebook.cells
+        if c.metadata.get("tilelang_course", {}).get("judge")
+    }
+
+
+def test_each_check_cell_records_its_cases_causes_and_structure(graded: Graded):
+    """What the class report reads: a record per case with its typed cause, and the sketch of the kernel's TIR."""
+    from grader.outcome import CauseKind, Status, Structure
+    from grader.pipeline.structure import similarity
+
+    alice, carol, bob = (judge_records(graded, s) for s in ("alice_solutions", "carol_partial", "bob_untouched"))
+    frank, hank = judge_records(graded, "frank_hidden"), judge_records(graded, "hank_breaks_check")
+    for kernel in KERNELS:
+        cases = alice[kernel]["cases"]
+        assert len(cases) == sum(expected_counts(kernel).values())
+        assert {c["checked"] for c in cases} == {"simulated", "compiled"}
+        for case in cases:
+            assert set(case) == {
+                "case",
+                "hidden",
+                "status",
+                "checked",
+                "cause",
+                "wrong",
+                "total",
+                "sizes",
+                "line",
+                "bench",
+            }
+            assert case["bench"] is None  # nothing is timed on the CPU
+            if case["status"] == Status.PASSED:
+                assert case["cause"] is None and case["line"].startswith("PASS"), case
+                assert case["wrong"] == (None if case["hidden"] else 0)
+            else:  # too large to simulate
+                assert case["status"] == Status.COMPILED
+                assert case["cause"] == {"kind": CauseKind.COMPILE_ONLY, "facts": {"reason": "too_large"}}
+        assert alice[kernel]["structure"]["case"] == cases[0]["case"]
+    # carol forgot the ReLU: every simulated case names the missing clamp at 0
+    failed = [c for c in carol["mul_relu"]["cases"] if c["status"] == Status.FAILED]
+    assert failed and all(c["cause"]["kind"] == CauseKind.CLAMP for c in failed), failed
+    assert all(c["cause"]["facts"]["pattern"] == "missing" and c["cause"]["facts"]["bound"] == 0 for c in failed)
+    assert all(c["line"].startswith("FAIL") and c["wrong"] > 0 and c["sizes"] for c in failed)
+    assert {c["cause"]["kind"] for c in bob["add"]["cases"]} == {CauseKind.NOT_IMPLEMENTED}
+    assert bob["add"]["structure"] is None  # a stub has no admitted TIR
+    # frank's add fails only the hidden case: its record tells the kind of cause, and nothing of its sizes
+    (hidden,) = [c for c in frank["add"]["cases"] if c["hidden"]]
+    assert hidden["case"].startswith("hidden_") and hidden["status"] == Status.FAILED
+    assert hidden["sizes"] == {} and hidden["wrong"] is None and hidden["total"] is None
+    assert hidden["cause"]["facts"] == {} and CauseKind(hidden["cause"]["kind"])
+    assert "hidden case" in hidden["line"] and not any(ch.isdigit() for ch in hidden["line"].split("hidden case")[1])
+    # hank's add is alice's with every name changed: the same sketch; carol's wrong mul_relu is not alice's
+    sketch = {name: Structure(**records["add"]["structure"]) for name, records in (("alice", alice), ("hank", hank))}
+    assert sketch["alice"].sketch == sketch["hank"].sketch and similarity(sketch["alice"], sketch["hank"]) == 1.0
+    assert all(0 <= h < 2**63 for h in sketch["alice"].sketch) and sketch["alice"].sketch == sorted(
+        sketch["alice"].sketch
+    )
+    wrong, right = Structure(**carol["mul_relu"]["structure"]), Structure(**alice["mul_relu"]["structure"])
+    assert similarity(wrong, right) < 1.0
 
 
 def test_release_holds_stubs_and_no_solution(graded: Graded):

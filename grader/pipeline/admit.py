@@ -229,9 +229,10 @@ def admitted(kernel: Kernel, case: Case, traced: Traced) -> tuple[Any, dict[str,
         text = lambda name, limit=2000: str(reply.get(name) or "")[:limit]  # noqa: E731
         kind = text("kind", 40)
         kind = kind if kind in TRACER_KINDS else CauseKind.BUILD_ERROR
-        raise BuildFailed(
-            text("summary", 600), text("location", 200), text("trace", 50000), text("hint", 600), kind=kind
-        )
+        renamed = text("renamed", 100)
+        facts = {"renamed": renamed} if kind == CauseKind.MISSING_KERNEL and IDENTIFIER.match(renamed) else {}
+        summary, location, hint = text("summary", 600), text("location", 200), text("hint", 600)
+        raise BuildFailed(summary, location, text("trace", 50000), hint, kind=kind, facts=facts)
     if status != "traced":
         raise refused("the tracer gave an answer the grader does not understand")
     tir = admit(load_tir(reply.get("tir"), kernel), kernel, case)

@@ -93,10 +93,10 @@ def simulation_cause(error: Any) -> Cause:
         CauseKind.RACE,
         {
             "buffer": race.buffer,
-            "element": list(race.element),
-            "first": list(race.first),
+            "element": [int(i) for i in race.element],
+            "first": [int(i) for i in race.first],
             "did_first": race.did_first,
-            "second": list(race.second),
+            "second": [int(i) for i in race.second],
             "did_second": race.did_second,
         },
     )

@@ -58,6 +58,7 @@ def answer(module: Any, source: Path, job: dict[str, Any]) -> dict[str, Any]:
         "hint": failed.hint,
         "trace": failed.trace,
         "kind": str(failed.kind),  # the judge takes it only from grader.pipeline.admit.TRACER_KINDS
+        "renamed": str(failed.facts.get("renamed", "")),  # and this only where it is an identifier
     }
 
 
