@@ -2,11 +2,12 @@
 (``python -m grader pictures``, notebooks/pictures/pNN_KERNEL.svg).
 
 Each picture comes from the simulator's record of the reference kernel (solutions/), as ``--explain`` makes it
-(grader.pipeline.explain.record), on the kernel's smallest simulated case: block (0, ...) and, where the grid has
-more than one block, the last block. A row of panels per block, a panel per global tensor (inputs, then outputs):
-light cells were read, dark cells written. A 1-D tensor is a strip; a higher rank folds its axes into rows and
-columns (``as_rows``); a panel longer than ``MAX_CELLS`` pools elements into cells, square ones for a matrix (a
-cell is coloured when the block touched any of its elements; the title says how many a cell holds).
+(grader.pipeline.explain.record), on the kernel's smallest simulated case (named at the top): block (0, ...)
+and, where the grid has more than one block, the last block. A row of panels per block, a panel per global tensor
+(inputs, then outputs): light cells were read, dark cells written. A 1-D tensor is a strip; a higher rank folds
+its axes into rows and columns (``as_rows``); a panel longer than ``MAX_CELLS`` pools elements into cells, square
+ones for a matrix (a cell is coloured when the block touched any of its elements; the title says how many a cell
+holds). A workspace the kernel allocates in global memory is not drawn; a view of an argument is drawn on it.
 
 The SVG text is written here, deterministic to the byte (no timestamps, no random ids), so that a change shows in
 a diff. Each file names, in a comment, the hash of what it was drawn from (the kernel's source, the case, this
@@ -34,7 +35,7 @@ from grader.course.notebooks import picture_name, pictures_folder
 from grader.discover import course_root, load_module, load_puzzle, normalize_id, puzzle_files
 from grader.pipeline.explain.record import Recorder
 
-VERSION = 2  # the drawing's version: bump it when the SVG's layout changes, so that --check --fast sees it
+VERSION = 3  # the drawing's version: bump it when the SVG's layout changes, so that --check --fast sees it
 STRIP = 12  # the height of a 1-D tensor's strip, in pixels
 MAX_CELLS = 64  # a panel has at most this many cells a side (larger tensors pool elements into cells)
 PANEL = 128  # a panel's longest side, in pixels (cells are whole pixels, 2 to 12 of them)
@@ -213,9 +214,9 @@ def _title(name: str, shape: Sequence[int], cell: tuple[int, int]) -> str:
     return text
 
 
-def svg(accesses: Sequence[BlockAccess], tensors: Sequence[tuple[str, Sequence[int]]], stamp: str) -> str:
-    """The picture: a row of panels per block (its index at the left), a panel per tensor (its name and shape
-    above it); ``stamp`` is the hash of what it was drawn from."""
+def svg(accesses: Sequence[BlockAccess], tensors: Sequence[tuple[str, Sequence[int]]], case: str, stamp: str) -> str:
+    """The picture: the case's name on top, then a row of panels per block (its index at the left), a panel per
+    tensor (its name and shape above it); ``stamp`` is the hash of what it was drawn from."""
     layouts = []
     for name, shape in tensors:
         cell = pool_of(shape)
@@ -223,7 +224,7 @@ def svg(accesses: Sequence[BlockAccess], tensors: Sequence[tuple[str, Sequence[i
         side = max(2, min(12, PANEL // max(rows, cols)))
         size = (side, STRIP if len(shape) <= 1 else side)  # a cell's width and height in pixels
         layouts.append((name, shape, cell, rows, cols, size))
-    label_width, gap, title_height = 64, 16, 18
+    label_width, gap, title_height = 64, 16, 36
     row_height = max(rows * size[1] for *_, rows, _, size in layouts)
     widths = [max(cols * size[0], 7 * len(_title(name, shape, cell))) for name, shape, cell, _, cols, size in layouts]
     width = label_width + sum(widths) + gap * len(widths)
@@ -233,10 +234,11 @@ def svg(accesses: Sequence[BlockAccess], tensors: Sequence[tuple[str, Sequence[i
         f'viewBox="0 0 {width} {height}" font-family="monospace" font-size="11">',
         f"<!-- drawn from sha256:{stamp} -->",
         f'<rect x="0" y="0" width="{width}" height="{height}" fill="#ffffff"/>',
+        f'<text x="4" y="12" fill="{FRAME}">{case}</text>',
     ]
     x = label_width
     for (name, shape, cell, *_), panel_width in zip(layouts, widths):
-        out.append(f'<text x="{x}" y="12" fill="{TEXT}">{_title(name, shape, cell)}</text>')
+        out.append(f'<text x="{x}" y="30" fill="{TEXT}">{_title(name, shape, cell)}</text>')
         x += panel_width + gap
     for index, access in enumerate(accesses):
         y = title_height + index * (row_height + gap)
@@ -316,7 +318,7 @@ def draw(subject: Subject) -> str:
     tir = trace_tir(kernel_function(load_module(path), kernel), kernel, case, path)
     accesses = record(tir, kernel, case)
     tensors = [(t.name, list(accesses[0].reads[t.name].shape)) for t in kernel.inputs + kernel.outputs]
-    return svg(accesses, tensors, subject.stamp())
+    return svg(accesses, tensors, case.name, subject.stamp())
 
 
 def stored_stamp(path: Path) -> str | None:

@@ -51,8 +51,8 @@ DEEP_DIVE_HEADING = "Deep dive (optional): {title}"  # a deep dive's heading, af
 MEASURED_LABEL = "What we measured"  # the summary line of a [measured] cell
 # The sentence above each kernel's picture (grader.course.access_pictures draws them; grader.po translates it)
 PICTURE_CAPTION = (
-    "Which elements of each tensor the reference kernel reads (light) and writes (dark) on a small case: "
-    "the first block in blue and, where there are more, the last block in orange."
+    "Which elements of each tensor the reference kernel reads (light) and writes (dark) on the small case named "
+    "at the top: the first block in blue and, where there are more, the last block in orange."
 )
 BENCH_COMMENT = "# On a CUDA GPU: each kernel's large case timed against torch, as a table and a plot.\n"
 
