@@ -32,6 +32,7 @@ import nbformat
 import pytest
 
 from grader.nbgrader.shards import FAILED, GRADED, MISSING, shard_students, statuses
+from tests.test_hermetic import plant
 from tests.test_nbgrader import (
     ATTACK_MARKER,
     Student,
@@ -113,6 +114,7 @@ CLASS: dict[str, tuple[Plan, float]] = {
         0,
     ),
 }
+ATTACKER = "zed_attacks"
 KILLED_SHARD = 1  # bob_untouched and gina_patches_check: cancelled during bob's autograde (zed sorts last)
 
 
@@ -361,6 +363,14 @@ def build_course(course: Path, *db: str) -> None:
             solutions = solution_sources(course / "source" / ASSIGNMENT / f"{notebook}.ipynb")
             handed = submission(release, solutions, Student(student, edits, {}, check_cells))
             nbformat.write(handed, folder / f"{notebook}.ipynb")
+        if student == ATTACKER:  # issue 36's plants beside his notebooks: nbgrader copies every file handed in
+            plant(folder, planted_markers(course.parent), f"{course.name}-submitted")
+
+
+def planted_markers(base: Path) -> Path:
+    """Where a planted file writes its marker if it ever runs."""
+    (base / "planted-ran").mkdir(exist_ok=True)
+    return base / "planted-ran"
 
 
 def exported(course: Path) -> list[dict[str, str]]:
@@ -398,19 +408,36 @@ def graded(slurm: Slurm, postgres: str, tmp_path_factory: pytest.TempPathFactory
     seconds["compile the solutions (from the start)"] = time.monotonic() - started
 
     watched = {f"{course.name} {what}": [course / what] for course in (sqlite, cluster) for what in ATTACKED}
+    # The graders' $TMPDIR, which every local user can write, holds the same plants.
+    temporary = base / "tmpdir"
+    plant(temporary, planted_markers(base), "tmpdir")
+    watched["$TMPDIR"] = [temporary]
     before = {name: fingerprint(paths) for name, paths in watched.items()}
     started = time.monotonic()
     with open(base / "sqlite-autograde.log", "w") as handle:  # the reference, alongside the array
         reference = subprocess.Popen(
             [sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT, "--JudgeChecks.device=cpu"],
             cwd=sqlite,
-            env={**os.environ, "TILELANG_ATTACK_COURSE": str(sqlite)},
+            env={
+                **os.environ,
+                "TILELANG_ATTACK_COURSE": str(sqlite),
+                "TMPDIR": str(temporary),
+                "TILELANG_ATTACK_TMP": str(temporary),
+            },
             stdout=handle,
             stderr=subprocess.STDOUT,
         )
     # sbatch hands its environment to the tasks: the attacker is told where the course is, as one who
     # knows the cluster's layout would be
-    slurm = Slurm(slurm.folder, {**slurm.env, "TILELANG_ATTACK_COURSE": str(cluster)})
+    slurm = Slurm(
+        slurm.folder,
+        {
+            **slurm.env,
+            "TILELANG_ATTACK_COURSE": str(cluster),
+            "TMPDIR": str(temporary),
+            "TILELANG_ATTACK_TMP": str(temporary),
+        },
+    )
     array = f"--array=0-{SHARDS - 1}%{AT_ONCE}"
     job = slurm.submit(array, "slurm/autograde.sbatch", ASSIGNMENT, cwd=cluster)
     first = shard_students(list(CLASS), KILLED_SHARD, SHARDS)[0]
@@ -426,6 +453,7 @@ def graded(slurm: Slurm, postgres: str, tmp_path_factory: pytest.TempPathFactory
     assert reference.wait(timeout=TASK_TIMEOUT) == 0, (base / "sqlite-autograde.log").read_text()[-5000:]
     seconds["single autograde on SQLite (from its start)"] = time.monotonic() - started
     untouched = {name: fingerprint(paths) == before[name] for name, paths in watched.items()}
+    untouched["nothing planted ran"] = sorted(p.name for p in planted_markers(base).iterdir()) == []
     print("\ncluster grading seconds:", {k: round(v, 1) for k, v in seconds.items()})
     return Run(sqlite, cluster, postgres, states, seconds, untouched, alive_with(ATTACK_MARKER))
 
