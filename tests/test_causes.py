@@ -3,7 +3,8 @@ numbers' pattern, the TIR, the simulator, the build), never from the hint's text
 
 Graded in-process on the CPU (tests.inprocess.grade_simulated: trace, admit, simulate, compare): for each
 cause kind reachable there, one known-wrong kernel of tests/wrong/ (or a one-line edit of a right kernel of
-tests/right/, where the corpus has none) on the one case that shows it.
+tests/right/, where the corpus has none) on the one case that shows it. What only the supervisor sees (a judge
+that goes silent or dies) comes from tests.test_supervisor's stand-in judges.
 """
 
 from __future__ import annotations
@@ -18,8 +19,12 @@ from grader.discover import course_root
 from grader.outcome import CaseResult, Cause, CauseKind, Status
 from grader.pipeline.compare import compare
 from grader.pipeline.hidden import public_view
+from grader.processes import supervisor
+from grader.processes.protocol import COMPILING, SIMULATING
 from grader.spec import Tolerance
 from tests.inprocess import grade_simulated
+from tests.test_supervisor import dies, grading, silent_in
+from tests.test_supervisor import graded as supervised
 
 ROOT = course_root()
 
@@ -170,3 +175,32 @@ def test_the_cause_travels_as_json_and_a_hidden_case_keeps_only_its_kind():
     result = CaseResult("02", "add", "hidden_1", Status.FAILED, {"N": 77}, "wrong", cause=cause)
     assert CaseResult.from_dict(result.to_dict()).cause == cause
     assert public_view(result).cause == Cause(CauseKind.RACE)
+
+
+# ----------------------------------------------------------------- what the supervisor sees of the judge
+
+
+@pytest.mark.parametrize(
+    ("phase", "cause"),
+    [
+        (SIMULATING, Cause(CauseKind.TIMED_OUT, {"phase": SIMULATING})),
+        (COMPILING, Cause(CauseKind.TIMED_OUT, {"phase": COMPILING})),
+        ("", Cause(CauseKind.TIMED_OUT, {"phase": ""})),
+    ],
+    ids=["simulating", "compiling", "no_phase"],
+)
+def test_a_silent_judge_times_out_in_the_phase_it_was_in(phase: str, cause: Cause):
+    """Stand-in judges (tests.test_supervisor): the case in flight is timed out for what it was doing; where it
+    is the learner's code that ran long, the rest of the kernel is not run."""
+    results, _ = supervised(grading(silent_in(phase)))
+    assert results[("add", "first")].cause == cause
+    second = results[("add", "second")]
+    assert second.cause == (None if phase == COMPILING else Cause(CauseKind.NOT_RUN)), second
+
+
+def test_a_judge_that_dies_is_a_crash_and_costs_its_kernel(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(supervisor, "oom_kills", lambda: 7)
+    results, _ = supervised(grading(dies(7)))
+    assert results[("add", "first")].cause == Cause(CauseKind.CRASHED, {"where": "process"})
+    assert results[("add", "second")].cause == Cause(CauseKind.NOT_RUN)
+    assert results[("mul", "only")].cause is None
