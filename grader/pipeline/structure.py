@@ -39,12 +39,13 @@ TRIVIAL_LOOP = re.compile(r"^for \w+ in (?:range|T\.serial)\(([01])\):$")
 
 def tokens(text: str) -> list[str]:
     """The text's tokens, the learner's names numbered by first appearance, a depth token opening each line.
-    Comment lines and the frame every kernel shares (FRAME) are left out, and so are loops of one step or
-    none (TRIVIAL_LOOP): the first's body counts one level up, the second's not at all."""
+    Comment lines and the frame every kernel shares (FRAME) are left out, and so are statements that do
+    nothing: ``pass``, a loop or branch with nothing in it, a loop of one step or none (TRIVIAL_LOOP; the
+    first's body counts one level up, the second's not at all)."""
     names: dict[str, str] = {}
     out: list[str] = []
     open_loops: list[tuple[int, bool]] = []  # (indent, whether its body is left out) of trivial loops around
-    for line in text.splitlines():
+    for line in _without_empty_statements(text.splitlines()):
         stripped = line.strip()
         indent = len(line) - len(line.lstrip())
         while open_loops and open_loops[-1][0] >= indent:
@@ -60,6 +61,24 @@ def tokens(text: str) -> list[str]:
         for i, token in enumerate(found):
             out.append(_canonical(token, found, i, names))
     return out
+
+
+def _without_empty_statements(lines: list[str]) -> list[str]:
+    """The lines without ``pass`` (printed ``T.evaluate(0)``) and without the loops and branches left with no body."""
+    kept = [line for line in lines if line.strip() != "T.evaluate(0)"]
+    while True:
+        opens_nothing = [
+            i
+            for i, line in enumerate(kept)
+            if line.rstrip().endswith(":") and (i + 1 == len(kept) or _indent(kept[i + 1]) <= _indent(line))
+        ]
+        if not opens_nothing:
+            return kept
+        kept = [line for i, line in enumerate(kept) if i not in set(opens_nothing)]
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
 
 
 def _canonical(token: str, found: list[str], i: int, names: dict[str, str]) -> str:
