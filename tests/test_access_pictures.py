@@ -1,5 +1,6 @@
-"""A picture per graded kernel (grader/course/access_pictures.py): every kernel has one, beside its kernel cell in
-both languages; a picture shows what the reference really reads and writes; drawing is byte-stable."""
+"""A picture per graded kernel (grader/course/access_pictures.py): every kernel has one, right above its kernel cell
+in both languages (a data URL of the stored SVG); a picture shows what the reference really reads and writes;
+drawing is byte-stable."""
 
 from __future__ import annotations
 
@@ -56,10 +57,10 @@ def test_each_kernel_cell_has_its_picture_right_above_it(puzzle_id: str, lang: s
         role, above, cell = cells[index - 1]
         assert (role, above, cell.cell_type) == ("picture", kernel, "markdown")
         name = picture_name(puzzle_id, kernel)
-        svg = (pictures_folder() / name).read_bytes()
-        assert cell.attachments[name]["image/svg+xml"] == base64.b64encode(svg).decode()
+        url = "data:image/svg+xml;base64," + base64.b64encode((pictures_folder() / name).read_bytes()).decode()
         caption = PICTURE_CAPTION if lang == "en" else tr(PICTURE_CAPTION, lang)
-        assert cell.source == f"{caption}\n\n![p{puzzle_id} {kernel}](attachment:{name})"
+        assert cell.source == f"{caption}\n\n![p{puzzle_id} {kernel}]({url})"  # the stored SVG, byte for byte
+        assert "attachments" not in cell  # JupyterLab draws no SVG attachment
     if lang != "en":  # the caption is translated, not left in English
         assert tr(PICTURE_CAPTION, lang) != PICTURE_CAPTION
 

@@ -271,10 +271,12 @@ def pictures_folder(root: Path | None = None) -> Path:
     return (root or course_root()) / "notebooks" / "pictures"
 
 
-def picture_cell_text(puzzle_id: str, kernel: str, say: Callable[[str], str] = _same) -> str:
-    """A picture cell's markdown: the caption, then the picture, an attachment of the cell (so that the notebook
-    shows it wherever it is copied: notebooks/zh_CN/, an nbgrader release, a temporary folder)."""
-    return f"{say(PICTURE_CAPTION)}\n\n![p{puzzle_id} {kernel}](attachment:{picture_name(puzzle_id, kernel)})"
+def picture_cell_text(puzzle_id: str, kernel: str, svg: bytes, say: Callable[[str], str] = _same) -> str:
+    """A picture cell's markdown: the caption, then the picture as a data URL, so that the notebook shows it
+    wherever it is copied (notebooks/zh_CN/, an nbgrader release, a temporary folder). Not a cell attachment:
+    JupyterLab renders attachments of PNG, JPEG, GIF, BMP and WebP only, never SVG."""
+    url = "data:image/svg+xml;base64," + base64.b64encode(svg).decode("ascii")
+    return f"{say(PICTURE_CAPTION)}\n\n![p{puzzle_id} {kernel}]({url})"
 
 
 def _metadata(role: str, kernel: str = "") -> dict:
@@ -410,9 +412,6 @@ def puzzle_notebook(
         make = nbformat.v4.new_markdown_cell if kind == "markdown" else nbformat.v4.new_code_cell
         cell = make(body, metadata=metadata)
         cell["id"] = cell_id
-        if role == "picture":
-            svg = (folder / picture_name(puzzle_id, kernel)).read_bytes()
-            cell["attachments"] = {picture_name(puzzle_id, kernel): {"image/svg+xml": base64.b64encode(svg).decode()}}
         out.append(cell)
 
     folder = pictures if pictures is not None else pictures_folder()
@@ -436,7 +435,8 @@ def puzzle_notebook(
             add("code", cell.text, "extra")
         else:
             if cell.kernel and (folder / picture_name(puzzle_id, cell.kernel)).is_file():
-                add("markdown", picture_cell_text(puzzle_id, cell.kernel, say), "picture", cell.kernel)
+                svg = (folder / picture_name(puzzle_id, cell.kernel)).read_bytes()
+                add("markdown", picture_cell_text(puzzle_id, cell.kernel, svg, say), "picture", cell.kernel)
             add("code", f"%%puzzle {name}\n{cell.text}", "kernel" if cell.kernel else "code", cell.kernel, name)
             if cell.kernel:
                 add("code", f'check("{cell.kernel}")', "check", cell.kernel)
