@@ -820,6 +820,49 @@ def test_each_check_cell_records_its_cases_causes_and_structure(graded: Graded):
     assert similarity(wrong, right) < 1.0
 
 
+def test_class_report_reads_the_autograde(graded: Graded, tmp_path: Path):
+    """``python -m grader class-report`` on the graded course: from the judge's records only, per kernel, who
+    passed, the causes by kind, where the cases were checked, nobody ranked (graded on the CPU), no hidden case's
+    name unless asked for, and no look-alikes flagged where students kept the reference's kernel."""
+    from grader.__main__ import main
+    from grader.outcome import CauseKind
+
+    out = tmp_path / "report"
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert main(["class-report", ASSIGNMENT, "--course", str(graded.course), "--out", str(out)]) == 0
+    report = json.loads((out / "class-report.json").read_text())
+    page = (out / "class-report.html").read_text()
+    assert report["students"] == sorted(s.name for s in STUDENTS) and report["not_graded"] == []
+    kernels = {k["kernel"]: k for k in report["kernels"]}
+    assert list(kernels) == list(KERNELS)
+    for kernel, part in kernels.items():
+        passing = sorted(s.name for s in STUDENTS if s.expected[kernel])
+        assert (part["graded"], part["passed"]) == (len(STUDENTS), len(passing)), kernel
+        failing = {s for c in part["causes"] for s in c["students"]}
+        assert failing == {s.name for s in STUDENTS} - set(passing), kernel  # every failing student has a cause
+        assert part["speed"]["ranked"] == [] and part["speed"]["cpu_not_ranked"] == sorted(report["students"])
+        assert "alice_solutions" in part["checked"]["only_compiled"]  # its large cases were only compiled
+        assert part["look_alikes"]["clusters"] == [], (kernel, part["look_alikes"])
+    causes = {c["kind"]: c["students"] for c in kernels["add"]["causes"]}
+    assert "bob_untouched" in causes[CauseKind.NOT_IMPLEMENTED] and "erin_hangs" in causes[CauseKind.TIMED_OUT]
+    hidden = [c for c in kernels["add"]["cases"] if c["hidden"]]
+    failing_add = sorted(s.name for s in STUDENTS if not s.expected["add"])
+    assert [(c["case"], c["failed_students"]) for c in hidden] == [("hidden case", failing_add)]
+    assert kernels["add"]["look_alikes"]["status"] == "too small"  # vector add has one natural form
+    assert SECRET not in page and SECRET not in (out / "class-report.json").read_text()
+    assert "<script" not in page and "<svg" not in page  # nothing timed on the CPU: no plot
+    named = tmp_path / "named"
+    with contextlib.redirect_stdout(printed):
+        assert (
+            main(
+                ["class-report", ASSIGNMENT, "--course", str(graded.course), "--out", str(named), "--show-hidden-cases"]
+            )
+            == 0
+        )
+    assert SECRET in (named / "class-report.html").read_text()  # the instructor asked for the hidden cases' names
+
+
 def test_release_holds_stubs_and_no_solution(graded: Graded):
     text = (graded.course / "release" / ASSIGNMENT / NOTEBOOK).read_text()
     assert BEGIN not in text and "BEGIN SOLUTION" not in text
