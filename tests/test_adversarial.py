@@ -457,6 +457,52 @@ def test_stores_outside_the_output_are_caught_by_the_guard_bands():
     assert mutated.message == "modified input A: the kernel must only read it"
 
 
+def test_the_reference_is_computed_before_the_launch_and_kept_in_host_memory(monkeypatch):
+    """A kernel that writes past its buffers on the GPU can zero what the judge keeps there: a copy of B that the
+    reference was computed from after the launch let A @ 0 agree with zeros (tests/attacks/zero_the_reference.py,
+    refused at admission since; this is the judge's own defence). The reference is computed before the launch,
+    and it and the inputs' copies are moved to host memory (recorded here as every Tensor.to the judge makes)."""
+    import grader.pipeline.execute as execute
+    import grader.pipeline.inputs as inputs_module
+    from grader.devices import Device
+    from grader.pipeline.build import COMPILE_ONLY_TARGET
+    from grader.pipeline.context import Context
+    from tests.inprocess import spec
+
+    puzzle = spec("02")
+    kernel, case = puzzle.kernel("add"), puzzle.kernel("add").case(CASE)
+    ctx = Context(puzzle, ADVERSARIAL / "zeros.py", Device("cuda", "gpu", COMPILE_ONLY_TARGET), False, 0)
+    events: list[str] = []
+    reference = inputs_module.reference_outputs
+    recorded = lambda k, xs: events.append("reference") or reference(k, xs)  # noqa: E731
+    monkeypatch.setattr(inputs_module, "reference_outputs", recorded)
+
+    class Launch(execute.Gpu):  # the GPU backend with the inputs where this machine has them
+        where = "cpu"
+
+    monkeypatch.setattr(execute, "backend_for", lambda ctx: Launch())
+    monkeypatch.setattr(inputs_module, "launch", lambda kernel, inputs, outputs: kernel(*inputs, *outputs))
+    moved_to: list[str] = []
+    to = torch.Tensor.to
+
+    def recorded_to(self, *args, **kwargs):
+        moved_to.append(str(args[0]) if args else str(kwargs.get("device")))
+        return to(self, *args, **kwargs)
+
+    def zeros_b_and_stores_zeros(A, B, C):
+        events.append("launch")
+        B.zero_()
+        C.zero_()
+
+    monkeypatch.setattr(torch.Tensor, "to", recorded_to)
+    result = execute.execute_and_compare(ctx, kernel, case, None, zeros_b_and_stores_zeros)
+    monkeypatch.undo()
+    assert events == ["reference", "launch"]
+    assert moved_to.count("cpu") >= len(kernel.inputs) + len(kernel.outputs), moved_to  # the copies, the reference
+    assert result.status == Status.FAILED
+    assert "modified input B: the kernel must only read it" in [result.message, *result.details]
+
+
 @pytest.mark.gpu
 def test_right_numbers_without_the_taught_construct_fail_on_the_gpu(warm_grade):
     run = warm_grade(

@@ -108,29 +108,31 @@ def backend_for(ctx: Context) -> Gpu | Simulator:
 
 def execute_and_compare(ctx: Context, kernel: Kernel, case: Case, tir: Any, compiled: Any) -> CaseResult:
     """Run the case on this machine's backend and fold every output's comparison into one verdict."""
-    from grader.pipeline.inputs import changed_inputs, make_inputs, poisoned_outputs
+    from grader.pipeline.inputs import changed_inputs, make_inputs, poisoned_outputs, reference_outputs
 
     backend = backend_for(ctx)
     inputs = make_inputs(kernel, case, backend.where, ctx.seed_offset + ctx.draw)
-    pristine = [x.clone() for x in inputs]
+    # Everything the verdict is computed from is made before the launch and kept in host memory: a kernel can
+    # write past its own buffers on the GPU, and a copy of B kept there, or a reference computed after the launch,
+    # could be zeroed with B so that A @ 0 agrees with zeros (tests/attacks/zero_the_reference.py).
+    expected = [want.to("cpu") for want in reference_outputs(kernel, inputs)]
+    pristine = [x.to("cpu", copy=True) for x in inputs]
     outputs = poisoned_outputs(kernel, case, backend.where)
     ran = backend.run(ctx, kernel, case, tir, compiled, inputs, outputs)
     if ran.failed is not None:
         ran.failed.checked = ran.failed.checked or backend.checked
         return ran.failed
-    result = compare_outputs(ctx, kernel, case, pristine, outputs)
-    modified = changed_inputs(pristine, inputs, [t.name for t in kernel.inputs])
+    result = compare_outputs(ctx, kernel, case, expected, outputs)
+    modified = changed_inputs(pristine, [x.to("cpu") for x in inputs], [t.name for t in kernel.inputs])
     result = with_side_effects(result, modified + list(ran.side_effects), len(modified))
     result.checked = backend.checked
-    return keep_failure(ctx, kernel, case, result, pristine, outputs)
+    return keep_failure(ctx, kernel, case, result, pristine, expected, outputs)
 
 
-def compare_outputs(ctx: Context, kernel: Kernel, case: Case, inputs: list, outputs: list) -> CaseResult:
-    """Compare every output with the float64 reference and fold the verdicts into one result."""
+def compare_outputs(ctx: Context, kernel: Kernel, case: Case, expected: list, outputs: list) -> CaseResult:
+    """Compare every output with its float64 reference (computed before the launch) into one result."""
     from grader.pipeline.compare import compare
-    from grader.pipeline.inputs import reference_outputs
 
-    expected = reference_outputs(kernel, inputs)
     details: list[str] = []
     hint = ""
     cause = None
@@ -208,15 +210,13 @@ def crash_hint(message: str, source: str) -> str:
 
 
 def keep_failure(
-    ctx: Context, kernel: Kernel, case: Case, result: CaseResult, inputs: list, outputs: list
+    ctx: Context, kernel: Kernel, case: Case, result: CaseResult, inputs: list, expected: list, outputs: list
 ) -> CaseResult:
     """With --save-failures, write a failed case's tensors and say how to replay it."""
     if not ctx.save_failures or result.status != Status.FAILED:
         return result
     from grader.pipeline.failures import save_failure
-    from grader.pipeline.inputs import reference_outputs
 
-    expected = reference_outputs(kernel, inputs)
     path, command = save_failure(
         Path(ctx.save_failures),
         ctx.puzzle.id,
