@@ -163,7 +163,7 @@ def speed_svg(points: Sequence[Mapping[str, Any]], name_students: bool) -> str:
     def x_roof(value: float) -> float:
         return left + span * min(max(value, 0.0), 1.0)
 
-    height = 2 * strip + 50
+    height = 2 * strip + 62  # two strips, their tick labels below each
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
         f'font-size="11" font-family="sans-serif">'
@@ -266,6 +266,11 @@ def kernel_section(kernel: Mapping[str, Any], options: Mapping[str, Any]) -> str
     speed = kernel["speed"]
     if speed["ranked"]:
         out.append(speed_svg(speed["ranked"], bool(options.get("name_students"))))
+        said = tr(
+            "One dot per passing kernel timed on a GPU. Top: torch's time over the kernel's (right of 1x: faster "
+            "than torch). Bottom: the roofline's time over the kernel's (100%: as fast as the hardware allows)."
+        )
+        out.append(f'<p class="note">{escape(said)}</p>')
         out.append("<table><tr>")
         for head in ("#", tr("student"), "kernel ms", "torch ms", "vs torch", "roofline"):
             out.append(f"<th>{escape(head)}</th>")
@@ -315,11 +320,13 @@ def look_alike_section(found: Mapping[str, Any]) -> str:
         margin = f"{found['margin']:.2f}"
         note(tr(f"Flagged: pairs {threshold} or more alike, and {margin} more alike than either is to the reference."))
         if count:
-            note(tr(f"{count} students wrote kernels close to the reference's: none is flagged for that alone."))
+            said = tr(f"{count} students wrote kernels close to the reference's: none is flagged for that alone.")
+            out.append(f'<p class="note">{escape(said)} {_students(found["common_form"])}</p>')
     else:
         note(tr(f"The reference could not be traced: pairs {threshold} or more alike are flagged."))
         if count:
-            note(tr(f"{count} students share one exact form, the common one: not flagged."))
+            said = tr(f"{count} students share one exact form, the common one: not flagged.")
+            out.append(f'<p class="note">{escape(said)} {_students(found["common_form"])}</p>')
     if not found["clusters"]:
         note(tr("No pair of kernels is flagged."))
     for cluster in found["clusters"]:
