@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import ast
 import hashlib
+import html
 import json
 import math
 import re
@@ -234,11 +235,11 @@ def svg(accesses: Sequence[BlockAccess], tensors: Sequence[tuple[str, Sequence[i
         f'viewBox="0 0 {width} {height}" font-family="monospace" font-size="11">',
         f"<!-- drawn from sha256:{stamp} -->",
         f'<rect x="0" y="0" width="{width}" height="{height}" fill="#ffffff"/>',
-        f'<text x="4" y="12" fill="{FRAME}">{case}</text>',
+        f'<text x="4" y="12" fill="{FRAME}">{html.escape(case)}</text>',
     ]
     x = label_width
     for (name, shape, cell, *_), panel_width in zip(layouts, widths):
-        out.append(f'<text x="{x}" y="30" fill="{TEXT}">{_title(name, shape, cell)}</text>')
+        out.append(f'<text x="{x}" y="30" fill="{TEXT}">{html.escape(_title(name, shape, cell))}</text>')
         x += panel_width + gap
     for index, access in enumerate(accesses):
         y = title_height + index * (row_height + gap)
