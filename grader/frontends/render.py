@@ -180,6 +180,15 @@ def _summary(kernel: str, cases: list[CaseResult]) -> tuple[bool, str]:
                 f"{kernel}: not checked: the CPU simulator cannot run it "
                 f"({cases[statuses.index(Status.UNSUPPORTED)].message}), and a GPU checks the numbers"
             )
+        if Status.UNSUPPORTED in statuses:
+            # Simulated on some cases, not on others: a kernel could take a construct the simulator lacks on the
+            # very cases it gets wrong (a tail), so a case the course simulates and this one could not earns no pass.
+            unchecked = cases[statuses.index(Status.UNSUPPORTED)]
+            return False, (
+                f"{kernel}: not checked on case {unchecked.case}: the CPU simulator cannot run it there "
+                f"({unchecked.message}), though it ran {checked[verified.SIMULATED]} other case(s); "
+                "a GPU checks the numbers"
+            )
         built, simulated = checked[verified.COMPILED], checked[verified.SIMULATED]
         unfit = statuses.count(Status.NOT_APPLICABLE)
         also = f"; {unfit} not applicable on this GPU" if unfit else ""
