@@ -385,6 +385,21 @@ def test_usage_errors_exit_2_with_one_sentence(argv, says):
     assert "Traceback" not in completed.stdout + completed.stderr
 
 
+def test_a_link_to_the_reference_is_not_graded(tmp_path: Path):
+    """A repository cloned for grading keeps its symbolic links: a link named p08_matrix.py, or a folder link, to
+    the course's solutions/ graded the reference under the learner's name (the red team: 5 passed, hidden too)."""
+    (tmp_path / "p08_matrix.py").symlink_to(ROOT / "solutions" / "p08_matrix.py")
+    (tmp_path / "linked").symlink_to(ROOT / "solutions")
+    for path in (tmp_path / "p08_matrix.py", tmp_path / "linked" / "p08_matrix.py"):
+        completed = subprocess.run(
+            [sys.executable, "-m", "grader", "08", "--file", str(path), "-k", "gemv", "--device", "cpu"],
+            cwd=ROOT, capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+        assert completed.returncode == 2, completed.stdout + completed.stderr
+        assert "is a symbolic link (or lies behind one): grade the file itself" in completed.stderr
+        assert "PASS" not in completed.stdout
+
+
 # ------------------------------------------------------------------------------ on the GPU (the lead runs these)
 
 

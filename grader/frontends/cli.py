@@ -110,6 +110,12 @@ def targets(args: argparse.Namespace, root: Path) -> list[tuple[str, Path]]:
     if args.file is not None:
         if not args.file.is_file():
             raise UsageError(f"there is no file {args.file}")
+        reference = (root / "solutions").resolve()
+        linked_in = args.file.resolve().is_relative_to(reference) and not args.file.absolute().is_relative_to(reference)
+        if args.file.is_symlink() or linked_in:
+            # A repository cloned for grading keeps its links: one could grade the course's reference, or a
+            # classmate's file, under the learner's name.
+            raise UsageError(f"{args.file} is a symbolic link (or lies behind one): grade the file itself")
         puzzle_id = ids[0] if ids else puzzle_id_of(args.file)
         if puzzle_id is None or len(ids) > 1:
             raise UsageError("with --file, name exactly one puzzle id, e.g. python -m grader 08 --file my_p08.py")
