@@ -11,6 +11,8 @@ tests/test_adversarial.py`); they are skipped without CUDA.
 from __future__ import annotations
 
 import hashlib
+import json
+import os
 import re
 import shlex
 import shutil
@@ -398,6 +400,25 @@ def test_a_link_to_the_reference_is_not_graded(tmp_path: Path):
         assert completed.returncode == 2, completed.stdout + completed.stderr
         assert "is a symbolic link (or lies behind one): grade the file itself" in completed.stderr
         assert "PASS" not in completed.stdout
+
+
+def test_a_hidden_case_keeps_its_sizes_out_of_the_terminal_and_the_json(tmp_path: Path):
+    """CI on students' repositories prints the CLI's output where they read it: a hidden case's line and its JSON
+    result say whether it passed, never its sizes (the red team read M=777 K=333 in both)."""
+    hidden = tmp_path / "hidden.json"
+    case = {"puzzle": "08", "kernel": "gemv", "sizes": {"M": 53, "K": 47}, "params": {"BLOCK_M": 64, "BLOCK_K": 32}}
+    case.update(seed=4242, simulate=True)
+    hidden.write_text(json.dumps({"cases": [case]}))
+    report = tmp_path / "report.json"
+    argv = ["08", "--solutions", "-k", "gemv", "--exact", "--case", "hidden_1", "--device", "cpu"]
+    argv += ["--json", str(report)]
+    env = {**os.environ, "TILELANG_COURSE_HIDDEN_CASES": str(hidden)}
+    done = subprocess.run([sys.executable, "-m", "grader", *argv], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert done.returncode == 0 and "PASS  hidden_1" in done.stdout, done.stdout + done.stderr
+    line = next(line for line in done.stdout.splitlines() if "hidden_1" in line)
+    assert "M=" not in line and "53" not in line and "47" not in line, line
+    (result,) = json.loads(report.read_text())["results"]
+    assert result["case"] == "hidden_1" and result["sizes"] == {}, result
 
 
 # ------------------------------------------------------------------------------ on the GPU (the lead runs these)

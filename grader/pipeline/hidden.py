@@ -137,6 +137,7 @@ def public_view(result: CaseResult) -> CaseResult:
     return dataclasses.replace(
         result,
         message=f"a hidden case {verdict} (its sizes and numbers are not shown)",
+        sizes={},
         details=[],
         hint="",
         trace="",

@@ -502,7 +502,7 @@ def _describe(puzzle: Puzzle) -> dict[str, Any]:
                 "cases": [
                     {
                         "name": c.name,
-                        "sizes": dict(c.sizes),
+                        "sizes": {} if is_hidden(c.name) else dict(c.sizes),  # a hidden case's sizes stay here
                         "params": dict(c.params),
                         "bench": c.bench,
                         "simulate": bool(c.simulate),  # where there is no GPU: simulated, or too large and compiled
