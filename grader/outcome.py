@@ -9,7 +9,7 @@ from typing import Any
 
 # What a terminal or a browser would obey rather than show: C0/C1 control characters but tab and newline
 # (escape sequences, carriage return, backspace) and the bidirectional overrides that reorder a line.
-CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def plain(text: str) -> str:

@@ -338,3 +338,13 @@ def test_a_pass_of_a_quick_check_names_the_large_cases_it_did_not_compile():
     assert report.not_compiled_lines(runs) == [
         f"1 large case(s) not compiled in this quick check: {command} compiles them too"
     ]
+
+
+def test_plain_removes_every_character_that_reorders_or_breaks_a_line():
+    """Bidi marks and overrides (the Arabic letter mark too, which the red team found kept) and the Unicode line
+    and paragraph separators could make a learner's text display as a line the grader did not print."""
+    from grader.outcome import plain
+
+    marks = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u2028\u2029\x1b\r\x00"
+    assert plain(f"x{marks}y") == "xy"
+    assert plain("列 C[3] = 1.5, 期望 2\tok\n") == "列 C[3] = 1.5, 期望 2\tok\n"
