@@ -469,3 +469,49 @@ def test_the_page_speaks_chinese(monkeypatch: pytest.MonkeyPatch, report: dict):
     monkeypatch.setenv("TILELANG_COURSE_LANG", "zh_CN")
     page = report_page.page(report)
     assert "班级报告" in page and "最常见的原因" in page and "GPU 上的速度" in page
+
+
+# ------------------------------------------------------------------------------ on a GPU
+
+
+@pytest.mark.gpu
+def test_speed_on_a_gpu_ranks_the_bench_figures_of_gpu_runs(grade, tmp_path: Path):
+    """On a GPU: four right row_sum_tiled kernels graded with --bench, each case kept as the judge keeps it in a
+    check cell (grader.nbgrader.judge.case_record). The report ranks all four by their measured time, with torch's
+    time and the roofline beside it, and draws them; a fifth, the same figures recorded as a CPU run, is not ranked."""
+    from grader import verified
+    from grader.nbgrader.judge import case_record
+    from grader.outcome import GOOD, CaseResult
+
+    names = ("first_tile_clears", "macro_peeled", "reduce_each_tile", "split_columns_atomic")
+    batch = []
+    for name in names:
+        path = RIGHT / f"row_sum_tiled_{name}.py"
+        run = grade(PUZZLE, "--file", str(path), "-k", KERNEL, "--bench")
+        results = [CaseResult.from_dict(r) for r in run.doc["results"] if r["kernel"] == KERNEL]
+        assert results and all(r.status in GOOD and r.checked == "gpu" for r in results), run.out + run.err
+        judge = {"passed": True, "seconds": 1.0, "kernels_in_run": 1, "device": "cuda"}
+        judge |= {
+            "checked": verified.counts(results),
+            "cases": [case_record(r, [(1, KERNEL)], PUZZLE) for r in results],
+        }
+        batch.append((name, kernel_text(path), judge))
+    batch.append(("graded_on_cpu", batch[0][1], {**batch[0][2], "device": "cpu"}))
+    report = facts.build_report(ASSIGNMENT, records(batch), facts.Options(name_students=True))
+    speed = kernel_part(report)["speed"]
+    ranked = speed["ranked"]
+    assert sorted(p["student"] for p in ranked) == sorted(names) and speed["cpu_not_ranked"] == ["graded_on_cpu"]
+    assert [p["kernel_ms"] for p in ranked] == sorted(p["kernel_ms"] for p in ranked)
+    for point in ranked:
+        assert point["kernel_ms"] > 0 and point["torch_ms"] > 0 and point["floor_ms"] > 0, point
+        assert point["vs_torch"] == round(point["torch_ms"] / point["kernel_ms"], 4)
+        assert 0 < point["roofline"] <= 1.05 and point["bound"] in ("memory", "compute"), point
+    page = report_page.page(report)
+    assert page.count("<circle") == 2 * len(names)  # one dot a kernel on each strip
+    print(
+        "\n".join(
+            f"{p['rank']} {p['student']}: {p['kernel_ms']:.4f} ms, {p['vs_torch']:.2f}x torch, "
+            f"{100 * p['roofline']:.0f}% of the roofline ({p['bound']})"
+            for p in ranked
+        )
+    )

@@ -220,6 +220,13 @@ def case_label(case: CaseRecord, hidden_names: Mapping[str, str] | None) -> str:
     return hidden_names.get(case.case, case.case)
 
 
+def case_sizes(case: CaseRecord, hidden_sizes: Mapping[str, Mapping[str, int]] | None) -> dict[str, int]:
+    """A case's sizes on the page: a hidden case's only from the hidden cases file, where the instructor allows."""
+    if not case.hidden:
+        return dict(case.sizes)
+    return dict((hidden_sizes or {}).get(case.case, {}))
+
+
 def pass_shares(
     records: Sequence[KernelRecord],
     hidden_names: Mapping[str, str] | None = None,
@@ -239,11 +246,7 @@ def pass_shares(
                 {
                     "case": case_label(case, hidden_names),
                     "hidden": case.hidden,
-                    "sizes": dict(case.sizes)
-                    if not case.hidden
-                    else dict((hidden_sizes or {}).get(case.case, {}))
-                    if hidden_names is not None
-                    else {},
+                    "sizes": case_sizes(case, hidden_sizes if hidden_names is not None else None),
                     "order": number,
                     "graded": 0,
                     "failed": 0,
