@@ -141,17 +141,14 @@ raise RuntimeError("SEEN " + json.dumps({{
 def test_the_forked_tracer_is_sandboxed_and_holds_nothing_of_the_judge(warm_grade, warm_server, tmp_path):
     """What the tracer forked from a warm judge sees, sent back as its error line (the only way out)."""
     learner = tmp_path / "look_around.py"
-    hidden = tmp_path / "hidden.json"
-    hidden.write_text('{"cases": []}')
-    learner.write_text(LOOK_AROUND.format(hidden=str(hidden), socket=str(Path(warm_server.path).parent)))
-    env = {"TILELANG_COURSE_HIDDEN_CASES": str(hidden), "GITHUB_TOKEN": "secret"}
+    learner.write_text(LOOK_AROUND.format(hidden="/nonexistent", socket=str(Path(warm_server.path).parent)))
+    env = {"GITHUB_TOKEN": "secret"}  # no hidden cases: with them the tracer is not forked (the test below)
     run = warm_grade("08", "--file", str(learner), "-k", "gemv", "--exact", "--case", "square_256", env=env)
     (result,) = run.results("gemv")
     seen = json.loads(result["message"].split("SEEN ", 1)[1])
     assert set(seen["fds"]) <= {0, 1, 2, 3, max(seen["fds"])}  # the listing's own descriptor is the last
     assert seen["env"] == []
     assert seen["processes"] == [1]  # no other process (the judge, the server, the notebook) can be seen
-    assert seen["hidden"] is None  # the hidden cases file is not in the sandbox's root
     assert seen["socket_folder"] is None  # nor is the warm server's socket
     # Of the host's root, the system's folders and those on the way to Python, the course's grader, the file and
     # the (empty) HOME
@@ -159,6 +156,40 @@ def test_the_forked_tracer_is_sandboxed_and_holds_nothing_of_the_judge(warm_grad
     assert set(seen["root"]) <= {part for path in on_the_way for part in path.parts[1:2]}
     # Of /tmp, only the folders on the way to the graded file and the tracer's work folder: no classmate's file
     assert seen["tmp"] == [learner.name]
+
+
+READ_THE_JUDGE = """
+import gc, json, sys
+from pathlib import Path
+
+cases = [
+    (case.name, dict(case.sizes))
+    for thing in gc.get_objects() if type(thing).__name__ == "Puzzle"
+    for kernel in thing.kernels for case in kernel.cases
+]
+raise RuntimeError("SEEN " + json.dumps({{
+    "cases": cases,
+    "modules": sorted(n for n, m in sys.modules.items() if "solutions" in str(getattr(m, "__file__", "") or "")),
+    "hidden": Path({hidden!r}).exists(),
+}}))
+""" + (ROOT / "tests" / "attacks" / "patch_compare.py").read_text().split('"""', 2)[2]
+
+
+def test_with_hidden_cases_a_warm_check_traces_in_a_fresh_tracer_that_holds_none_of_the_judge(warm_grade, tmp_path):
+    """A tracer forked from a warm judge holds the judge's memory: its puzzle, every case with its sizes, and the
+    course's spec module (the red team walked the frames to ('hidden_1', {'M': 777, 'K': 333})). Where hidden
+    cases are named, the tracer starts as a fresh interpreter instead."""
+    hidden = tmp_path / "grading-machine" / "hidden.json"
+    hidden.parent.mkdir()
+    case = {"puzzle": "08", "kernel": "gemv", "sizes": {"M": 777, "K": 333}, "seed": 1, "simulate": True}
+    hidden.write_text(json.dumps({"cases": [case]}))
+    learner = tmp_path / "read_the_judge.py"
+    learner.write_text(READ_THE_JUDGE.format(hidden=str(hidden)))
+    env = {"TILELANG_COURSE_HIDDEN_CASES": str(hidden)}
+    run = warm_grade("08", "--file", str(learner), "-k", "gemv", "--exact", "--case", "square_256", env=env)
+    (result,) = run.results("gemv")
+    seen = json.loads(result["message"].split("SEEN ", 1)[1])
+    assert seen == {"cases": [], "modules": [], "hidden": False}, seen
 
 
 def test_the_server_runs_nothing_for_a_client_without_its_secret(warm_server, tmp_path):

@@ -174,7 +174,9 @@ class Tracer:
         read_end, write_end = os.pipe()
         self.output = tempfile.TemporaryFile()  # the tracer's stdout and stderr: never read as a verdict
         hide = sandbox.hidden_paths() if self.confine else None
-        if os.environ.get(settings.WARM):
+        # Forked from a warm judge only where no hidden case is named: a fork holds the judge's memory, whose
+        # puzzle lists every case with its sizes (and whose spec module is the course's own).
+        if os.environ.get(settings.WARM) and settings.hidden_cases_file() is None:
             self.process = ForkedTracer.start(
                 self.source, work, write_end, self.output.fileno(), self.memory_limit_gb, hide
             )
