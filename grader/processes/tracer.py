@@ -79,8 +79,9 @@ def _limit_resources(memory_limit_gb: float) -> None:
 class ForkedTracer:
     """The tracer forked from a warm judge (grader.frontends.warm) rather than started as a new interpreter, with
     what the cold start gives it: its own session, the limits, a scrubbed environment, a temporary
-    working directory, and no descriptor but its job pipe, its output file and its reply pipe. It is
-    forked before the judge has loaded the puzzle's cases, so its memory holds none of them."""
+    working directory, and no descriptor but its job pipe, its output file and its reply pipe. Its memory is the
+    judge's: the puzzle's public cases and the course's spec module, which a learner's own copy of the course
+    holds anyway. Where hidden cases are named, Tracer.start starts a fresh interpreter instead."""
 
     REPLY_FD = 3
 
