@@ -25,6 +25,7 @@ import argparse
 import csv
 import json
 import math
+import sys
 from collections.abc import Mapping, Sequence
 from html import escape
 from pathlib import Path
@@ -403,7 +404,7 @@ def write_csvs(report: Mapping[str, Any], records: Sequence[facts.KernelRecord],
             for cause in k["causes"]:
                 out.writerow(
                     [k["puzzle"], k["kernel"], cause["kind"], cause["cases"], len(cause["students"])]
-                    + [";".join(cause["students"]), cause["example"], _cell(cause["line"])]
+                    + [_cell(";".join(cause["students"])), _cell(cause["example"]), _cell(cause["line"])]
                 )
     with open(folder / "students.csv", "w", newline="") as handle:
         out = csv.writer(handle)
@@ -416,7 +417,7 @@ def write_csvs(report: Mapping[str, Any], records: Sequence[facts.KernelRecord],
             benched = [c.bench for c in r.cases or () if c.bench and c.checked == "gpu"]
             bench = benched[-1] if benched and r.device == "cuda" else {}
             out.writerow(
-                [r.student, r.puzzle, r.kernel, r.recorded, r.passed, r.device]
+                [_cell(r.student), r.puzzle, r.kernel, r.recorded, r.passed, r.device]
                 + [r.checked.get(kind, 0) for kind in ("gpu", "simulated", "compiled")]
                 + [";".join(c.case for c in failed), ";".join(sorted({facts.cause_key(c) for c in failed}))]
                 + [bench.get("kernel_ms", ""), bench.get("torch_ms", ""), bench.get("floor_ms", "") or ""]
@@ -443,7 +444,11 @@ def write_report(
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m grader class-report", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python -m grader class-report",
+        description="One HTML page, one JSON file and CSVs from one autograde: per kernel, who passed and why not, "
+        "the speed on a GPU and look-alike submissions. No student code runs.",
+    )
     p.add_argument("assignment", metavar="ASSIGNMENT", help="the assignment's name, e.g. ps1")
     p.add_argument("--course", type=Path, metavar="DIR", help="the course directory (default: this folder)")
     p.add_argument("--out", type=Path, metavar="DIR", help="where to write (default: DIR/reports/ASSIGNMENT)")
@@ -477,14 +482,17 @@ def main(argv: Sequence[str]) -> int:
     args = parser().parse_args(list(argv))
     course = (args.course or Path.cwd()).resolve()
     if not (course / "nbgrader_config.py").is_file():
-        print(f"grader: no nbgrader_config.py in {course}: run from the course directory or give --course")
+        print(
+            f"grader: no nbgrader_config.py in {course}: run from the course directory or give --course",
+            file=sys.stderr,
+        )
         return 2
     chosen = configured(course)
     threshold = (
         args.threshold if args.threshold is not None else float(chosen.get("threshold", facts.SIMILARITY_THRESHOLD))
     )
     if not 0 < threshold <= 1:
-        print("grader: --threshold takes a similarity above 0 and at most 1")
+        print("grader: --threshold takes a similarity above 0 and at most 1", file=sys.stderr)
         return 2
     options = facts.Options(
         name_students=bool(args.name_students if args.name_students is not None else chosen.get("name_students")),
