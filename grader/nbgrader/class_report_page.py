@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from grader import verified
-from grader.i18n import tr
+from grader.i18n import current, tr
 from grader.nbgrader import class_report as facts
 
 OUTPUTS = ("class-report.html", "class-report.json", "kernels.csv", "causes.csv", "students.csv")
@@ -360,7 +360,7 @@ def page(report: Mapping[str, Any]) -> str:
     title = tr(f"Class report: {assignment}")
     head = [
         "<!DOCTYPE html>",
-        '<html><head><meta charset="utf-8">',
+        f'<html lang="{"zh-CN" if current() == "zh_CN" else "en"}"><head><meta charset="utf-8">',
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
         f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>",
         f"<h1>{escape(title)}</h1>",
