@@ -172,14 +172,14 @@ def test_a_never_written_element_reads_nan_after_the_json_a_notebook_reads(tmp_p
     # The record travels to a notebook as the grader's JSON, whose NaN would be null: the view then said
     # "C[0] = None, expected 7.65566" where the terminal said nan.
     from grader.frontends import explain_view, render
-    from grader.frontends.notebook import _read_json
     from grader.outcome import CaseResult
+    from grader.processes.launch import read_json
 
     explanation = explained("08", "gemv", "odd_127x129", WRONG / "p08" / "gemv_tail_dropped.py")
     assert explanation.target["got"] == "nan" and isinstance(explanation.target["expected"], float)
     case = CaseResult("08", "gemv", "odd_127x129", "failed", {"M": 127}, checked="simulated", explanation=explanation)
     render.write_json(tmp_path / "out.json", {"results": [case.to_dict()], "runs": []})
-    back = CaseResult.from_dict(_read_json(tmp_path / "out.json")["results"][0]).explanation
+    back = CaseResult.from_dict(read_json(tmp_path / "out.json")["results"][0]).explanation
     said = explain_view.target_text(back, lang="en")
     assert " = nan, expected " in said and "None" not in said, said
     assert said == explain_view.target_text(explanation, lang="en")  # as the terminal says it

@@ -262,16 +262,17 @@ def grader_document(explained: bool) -> dict:
 
 def test_explain_in_a_notebook_records_the_first_failed_case_and_shows_the_view(monkeypatch, capsys):
     from grader.frontends import notebook
+    from grader.processes import launch
 
     calls, shown = [], []
 
     def run_grader(puzzle_id, module, kernels, extra, timeout, device, **_):
         calls.append(extra)
         explained = "--case" in extra
-        return notebook.GraderRun(grader_document(explained), 1, "", 0.1)
+        return launch.GraderRun(grader_document(explained), 1, "", 0.1)
 
     monkeypatch.setattr(notebook, "_magics", FakeMagics)
-    monkeypatch.setattr(notebook, "_run_grader", run_grader)
+    monkeypatch.setattr(launch, "run_grader", run_grader)
     monkeypatch.setattr("IPython.display.display", shown.append)
     result = notebook.explain("gemv", block=(1, 0))
     first = ["--explain", "gemv", "--block", "1,0"]
@@ -283,9 +284,10 @@ def test_explain_in_a_notebook_records_the_first_failed_case_and_shows_the_view(
 
 def test_explain_in_a_notebook_says_why_there_is_no_view(monkeypatch, capsys):
     from grader.frontends import notebook
+    from grader.processes import launch
 
     monkeypatch.setattr(notebook, "_magics", FakeMagics)
-    monkeypatch.setattr(notebook, "_run_grader", lambda *a, **k: notebook.GraderRun(grader_document(False), 1, "", 0.1))
+    monkeypatch.setattr(launch, "run_grader", lambda *a, **k: launch.GraderRun(grader_document(False), 1, "", 0.1))
     result = notebook.explain("gemv", case="small")
     assert result.explanation is None
     assert "explain: nothing to show for gemv: max abs err 0" in capsys.readouterr().out
@@ -321,6 +323,7 @@ class TwoCellMagics(FakeMagics):
 
 def test_explain_in_a_notebook_names_the_lines_of_the_learners_cell_and_says_nan(monkeypatch, capsys, tmp_path):
     from grader.frontends import notebook, render
+    from grader.processes import launch
 
     def run_grader(puzzle_id, module, kernels, extra, timeout, device, **_):
         document = grader_document("--case" in extra)
@@ -328,11 +331,11 @@ def test_explain_in_a_notebook_names_the_lines_of_the_learners_cell_and_says_nan
             target = {"buffer": "y", "index": [64], "got": "nan", "expected": 2.0}
             document["results"][2]["explanation"]["target"] = target
         render.write_json(tmp_path / "out.json", document)  # the JSON the notebook reads
-        return notebook.GraderRun(notebook._read_json(tmp_path / "out.json"), 1, "", 0.1)
+        return launch.GraderRun(launch.read_json(tmp_path / "out.json"), 1, "", 0.1)
 
     shown = []
     monkeypatch.setattr(notebook, "_magics", TwoCellMagics)
-    monkeypatch.setattr(notebook, "_run_grader", run_grader)
+    monkeypatch.setattr(launch, "run_grader", run_grader)
     monkeypatch.setattr("IPython.display.display", shown.append)
     notebook.explain("gemv")
     page = html.unescape(shown[0].data)

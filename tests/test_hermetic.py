@@ -118,12 +118,12 @@ def test_nothing_planted_runs_in_a_check_typed_at_the_terminal(tmp_path: Path):
 
 
 def test_nothing_planted_runs_in_a_check_the_course_starts(tmp_path: Path, monkeypatch):
-    """The route of a notebook's check() and of nbgrader's JudgeChecks (grader.frontends.notebook._run_grader),
+    """The route of a notebook's check() and of nbgrader's JudgeChecks (grader.processes.launch.run_grader),
     whose module sits in $TMPDIR: the same plants, and the ones only a process the course starts can be kept
     from (HOME's user site, PYTHONSTARTUP, the current folder and $TMPDIR on PYTHONPATH)."""
     import tempfile
 
-    from grader.frontends.notebook import _run_grader
+    from grader.processes.launch import run_grader
 
     graded, here, markers, env = planted_course(tmp_path)
     env["HOME"] = str(tmp_path / "home")
@@ -133,7 +133,7 @@ def test_nothing_planted_runs_in_a_check_the_course_starts(tmp_path: Path, monke
         monkeypatch.setenv(name, value)
     monkeypatch.setattr(tempfile, "tempdir", None)  # found again from TMPDIR
     monkeypatch.chdir(here)
-    run = _run_grader("08", ZEROS_GEMV, ["gemv"], ["--case", CASE], 600, "cpu")
+    run = run_grader("08", ZEROS_GEMV, ["gemv"], ["--case", CASE], 600, "cpu")
     assert sorted(p.name for p in markers.iterdir()) == [], run.output
     assert run.returncode == 1, run.output
     (result,) = [r for r in run.document["results"] if r["kernel"] == "gemv"]

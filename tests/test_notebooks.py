@@ -614,15 +614,15 @@ def test_bench_table_and_plot_read_the_graders_json(capsys):
 
 
 def test_grader_locations_point_at_notebook_cells():
-    from grader.frontends.notebook import _where
+    from grader.frontends.notebook import lines_in_cells
 
     starts = [(1, "part1"), (12, "copy_tiles")]
     text = "TypeError: Mismatched type (/tmp/x/p01_notebook.py:20); see p01_notebook.py"
-    assert _where(text, starts, "p01_notebook.py") == (
+    assert lines_in_cells(text, starts, "p01_notebook.py") == (
         "TypeError: Mismatched type (line 10 of cell %%puzzle copy_tiles); see this notebook"
     )
     advice = "p01_notebook.py:5: syntax error: invalid syntax. Python cannot read the file: fix line 5 (a bracket"
-    assert _where(advice, starts, "p01_notebook.py").endswith("fix line 6 of cell %%puzzle part1 (a bracket")
+    assert lines_in_cells(advice, starts, "p01_notebook.py").endswith("fix line 6 of cell %%puzzle part1 (a bracket")
 
 
 def test_puzzle_cells_are_recorded_in_first_run_order_and_rerun_in_place(capsys):
@@ -665,8 +665,8 @@ def test_a_check_killed_at_its_limit_leaves_nothing_in_the_learners_tmpdir(monke
     which the front end deletes. Warm too: the server's imports fixed its temporary folder before the check."""
     import tempfile
 
-    from grader.frontends import notebook
     from grader.frontends.warm import WarmGrader
+    from grader.processes import launch
 
     learner_tmp = Path(tempfile.mkdtemp(prefix="tc-"))  # short: the warm server's socket lives in it
     monkeypatch.setenv("TMPDIR", str(learner_tmp))
@@ -674,7 +674,7 @@ def test_a_check_killed_at_its_limit_leaves_nothing_in_the_learners_tmpdir(monke
     server = WarmGrader() if warm else None
     try:
         module = "import time\ntime.sleep(600)\n"  # the trace never ends; its own limit (120 s) is far away
-        run = notebook._run_grader("01", module, ["copy_serial"], [], 12.0, "cpu", case_timeout=120.0, warm=server)
+        run = launch.run_grader("01", module, ["copy_serial"], [], 12.0, "cpu", case_timeout=120.0, warm=server)
         if server is not None:
             server.stop()
         assert run.returncode is None and run.seconds >= 12.0

@@ -139,7 +139,8 @@ def test_a_pass_with_cases_only_compiled_exits_3_and_says_what_was_not_checked(g
     assert "compiled for sm_90a: too large to simulate (numbers need a GPU)" in run.out
     # the CLI and a notebook's check() print each case's verdict in the same words from the same result
     from grader.frontends import render
-    from grader.frontends.notebook import GraderRun, verdict
+    from grader.frontends.notebook import verdict
+    from grader.processes.launch import GraderRun
 
     checked = verdict("add", GraderRun(run.doc, 0, "", 1.0), [], "02", 60.0)
     assert checked.passed and "3 case(s) simulated on the CPU, 2 only compiled for sm_90a" in checked.summary
@@ -168,7 +169,8 @@ def test_a_quick_check_simulates_the_small_cases_and_names_the_large_ones_it_did
     assert f"2 large case(s) not compiled in this quick check: {command} compiles them too" in run.out
     assert "BUILT" not in run.out
     # a notebook's check() says it from the same JSON, in its own words for how to compile them
-    from grader.frontends.notebook import GraderRun, verdict
+    from grader.frontends.notebook import verdict
+    from grader.processes.launch import GraderRun
 
     checked = verdict("add", GraderRun(run.doc, 3, "", 1.0), [], "02", 60.0)
     assert checked.passed and checked.summary == (
@@ -258,7 +260,8 @@ def test_autograde_shards_refuse_without_a_gpu_unless_told_cpu(tmp_path: Path, c
 
 def test_a_judged_run_that_reports_fewer_cases_than_the_spec_scores_nothing():
     """A grader run cut short (one case of fifteen came back, all passed) must not score the kernel."""
-    from grader.frontends.notebook import GraderRun, verdict
+    from grader.frontends.notebook import verdict
+    from grader.processes.launch import GraderRun
 
     one = CaseResult("02", "add", "small_1024", "passed", {}, "max abs err 0", checked="simulated").to_dict()
     run = GraderRun({"results": [one], "runs": []}, 0, "", 1.0)

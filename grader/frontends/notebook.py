@@ -21,28 +21,22 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import io
-import json
 import logging
 import os
 import re
-import signal
-import subprocess
-import tempfile
-import time
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 
 from grader import settings
-from grader.discover import CELL_END, course_root, normalize_id
+from grader.discover import CELL_END, normalize_id
 from grader.frontends import render
 from grader.i18n import hint_lines, tr
 from grader.outcome import CaseResult, Status
-from grader.processes import hermetic
+from grader.processes import launch
 
 CHECK_TIMEOUT_S = 120.0
 TIMEOUT_ENV = settings.CHECK_TIMEOUT  # seconds: the default limit of every check (slow machines)
@@ -182,7 +176,7 @@ class CheckFailed(Exception):
 
 
 @contextlib.contextmanager
-def _quiet() -> Iterator[None]:
+def quiet() -> Iterator[None]:
     """Hold back anything this process would write to stderr while a check runs."""
     disabled = logging.root.manager.disable
     logging.disable(logging.CRITICAL)
@@ -194,87 +188,7 @@ def _quiet() -> Iterator[None]:
         logging.disable(disabled)
 
 
-@dataclass
-class GraderRun:
-    document: dict[str, Any] | None
-    returncode: int | None  # None: stopped at the time limit
-    output: str
-    seconds: float
-
-
-def _run_grader(
-    puzzle_id: str,
-    module: str,
-    kernels: list[str],
-    extra: list[str],
-    timeout: float,
-    device: str,
-    case_timeout: float | None = None,
-    env_extra: dict[str, str] | None = None,
-    warm: Any = None,
-) -> GraderRun:
-    """``python -m grader`` on the module in a child process group, killed whole at the time limit;
-    forked from ``warm`` (a grader.frontends.warm.WarmGrader) when it is running, else a fresh interpreter."""
-    root = course_root()
-    with tempfile.TemporaryDirectory(prefix="tilelang-course-check-") as folder:
-        source = Path(folder) / f"p{puzzle_id}_notebook.py"
-        source.write_text(module)
-        report = Path(folder) / "result.json"
-        case_timeout = case_timeout or settings.case_timeout(timeout)
-        arguments = [puzzle_id, "--file", str(source), "-k", ",".join(kernels), "--exact", "--json", str(report)]
-        arguments += ["--device", device, "--timeout", f"{case_timeout:g}", *extra]
-        env = {**os.environ, "TILELANG_PRINT_ON_COMPILATION": "0", "PYTHONWARNINGS": "ignore", **(env_extra or {})}
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
-        env.pop("MPLBACKEND", None)
-        env = hermetic.environment(env, cwd=folder)
-        command = hermetic.command("grader", *arguments, env=env, cwd=folder)
-        # The grader's and its judges' temporary folders inside this one: a check killed at its limit leaves
-        # nothing in the learner's $TMPDIR (the sandboxed tracer sees neither: it gets an empty /tmp). Set only
-        # now: the learner's $TMPDIR is one of the folders the lines above keep off the grader's path.
-        scratch = Path(folder) / "tmp"
-        scratch.mkdir()
-        env["TMPDIR"] = str(scratch)
-        started = time.perf_counter()
-        if warm is not None and warm.alive() and not env_extra:
-            answer = warm.run(arguments, env, folder, timeout)
-            document = _read_json(report) if answer.returncode is not None else None
-            return GraderRun(document, answer.returncode, answer.output, time.perf_counter() - started)
-        child = subprocess.Popen(
-            command, cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True
-        )
-        try:
-            output, _ = child.communicate(timeout=timeout)
-            code: int | None = child.returncode
-        except subprocess.TimeoutExpired:
-            _kill_group(child)
-            try:  # bounded too: a process outside the group could hold the pipe open
-                output, _ = child.communicate(timeout=10)
-            except subprocess.TimeoutExpired:
-                output = b""
-            code = None
-        finally:
-            if child.returncode is None:  # interrupted (the stop button): stop the grader and its workers
-                _kill_group(child)
-                child.wait()
-        document = _read_json(report) if code is not None else None
-        return GraderRun(document, code, output.decode(errors="replace"), time.perf_counter() - started)
-
-
-def _read_json(path: Path) -> dict[str, Any] | None:
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):  # no report, or a truncated one: the caller says the grader gave no verdict
-        return None
-
-
-def _kill_group(child: subprocess.Popen) -> None:
-    """Kill the grader and every process it started (its own session); only while it is unreaped,
-    so the group id cannot belong to anyone else."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(child.pid, signal.SIGKILL)
-
-
-def _where(text: str, starts: list[tuple[int, str]], module_name: str) -> str:
+def lines_in_cells(text: str, starts: list[tuple[int, str]], module_name: str) -> str:
     """Point ``p08_notebook.py:57`` at the notebook cell: ``line 12 of cell %%puzzle gemv``.
 
     Line numbers count the cell's ``%%puzzle`` line, as JupyterLab numbers the cell's lines.
@@ -306,11 +220,13 @@ def _in_cells(explanation: Any, starts: list[tuple[int, str]], module_name: str)
 
     why = re.sub(r"\bline (\d+)(?= \(step )", step_line, explanation.why)  # grader.pipeline.explain's labels
     return dataclasses.replace(
-        explanation, why=_where(why, starts, module_name), problem=_where(explanation.problem, starts, module_name)
+        explanation,
+        why=lines_in_cells(why, starts, module_name),
+        problem=lines_in_cells(explanation.problem, starts, module_name),
     )
 
 
-def _show_tile_map(cases: list[dict[str, Any]]) -> None:
+def show_tile_map(cases: list[dict[str, Any]]) -> None:
     """A small heat map of the wrong tiles of the first failed case that has one (needs matplotlib)."""
     tile_map = next((c["tile_map"] for c in cases if c.get("status") == "failed" and c.get("tile_map")), None)
     if tile_map is None:
@@ -352,7 +268,7 @@ def check(
     simulates the small cases and leaves the cases too large to simulate uncompiled (its last line counts them);
     ``full=True`` compiles them too.
     """
-    with _quiet():
+    with quiet():
         result = _check(kernel, default_timeout() if timeout is None else timeout, device, full)
     if strict and not result.passed:
         raise CheckFailed(result.summary, result)
@@ -378,7 +294,7 @@ def hint(kernel: str, level: int = 1, *, puzzle: str = "") -> None:
 GREEN, RED, PLAIN = "\x1b[32m", "\x1b[31m", "\x1b[0m"  # JupyterLab and terminals colour stream output
 
 
-def _print_verdict(result: CheckResult) -> None:
+def print_verdict(result: CheckResult) -> None:
     """The case lines, then the summary line in green (passed) or red."""
     lines = list(result.lines or [result.summary])
     colour = GREEN if result.passed else RED
@@ -399,13 +315,13 @@ def _check(kernel: str, timeout: float, device: str, full: bool = False) -> Chec
             f"{kernel}: no cell defines it yet: run the cell that starts with %%puzzle {kernel}, then this one"
         )
         result = CheckResult(kernel, False, summary, [summary])
-        _print_verdict(result)
+        print_verdict(result)
         return result
     extra = ["--full"] if full else []
-    run = _run_grader(magics.puzzle_id, module, [kernel], extra, timeout, device, warm=magics.warm)
+    run = launch.run_grader(magics.puzzle_id, module, [kernel], extra, timeout, device, warm=magics.warm)
     result = verdict(kernel, run, starts, magics.puzzle_id, timeout)
-    _print_verdict(result)
-    _show_tile_map(result.cases())
+    print_verdict(result)
+    show_tile_map(result.cases())
     return result
 
 
@@ -416,7 +332,7 @@ def defines_kernel(module: str, kernel: str) -> bool:
 
 def verdict(
     kernel: str,
-    run: GraderRun,
+    run: launch.GraderRun,
     starts: list[tuple[int, str]],
     puzzle_id: str,
     timeout: float,
@@ -433,7 +349,7 @@ def verdict(
     if where is None:
 
         def where(line: str) -> str:
-            return _where(line, starts, module_name)
+            return lines_in_cells(line, starts, module_name)
 
     if run.returncode is None:
         summary = tr(
@@ -512,14 +428,14 @@ def bench(*kernels: str, timeout: float = BENCH_TIMEOUT_S, device: str = "auto",
     Keyword arguments are block parameters for the timed cases, e.g. ``bench("matmul_pipelined",
     BLOCK_N=128, STAGES=4)``: your kernel at your parameters (checked on that case first); the graded
     cases keep theirs."""
-    with _quiet():
+    with quiet():
         if device not in ("auto", "cuda") or not _gpu_available():
             print(tr("Benchmarks need a CUDA GPU: here the checks above compiled and simulated the kernels instead."))
             return BenchResult()
         magics = _magics()
         module, _ = magics.module_text()
         extra = ["--bench", *(f"--param={name}={value}" for name, value in params.items())]
-        run = _run_grader(magics.puzzle_id, module, list(kernels), extra, timeout, "cuda")
+        run = launch.run_grader(magics.puzzle_id, module, list(kernels), extra, timeout, "cuda")
         if run.document is None:
             reason = f"no answer within {timeout:g} s" if run.returncode is None else "the grader stopped"
             print(f"bench: {reason}; run python -m grader {magics.puzzle_id} --bench for details")
@@ -549,12 +465,12 @@ def profile(kernel: str, *, static: bool = False, timeout: float = PROFILE_TIMEO
     """Why ``kernel`` takes its time: its bench case beside the course's own kernel. On a GPU from Nsight
     Compute's counters (``static=True``, or no GPU: an estimate from the kernel's TIR and ptxas), closing with
     what to try. Keyword arguments are block parameters, as for bench(). It never changes a grade."""
-    with _quiet():
+    with quiet():
         magics = _magics()
         module, _ = magics.module_text()
         extra = ["--profile", kernel, *(["--static"] if static else [])]
         extra += [f"--param={name}={value}" for name, value in params.items()]
-        run = _run_grader(magics.puzzle_id, module, [kernel], extra, timeout, "auto")
+        run = launch.run_grader(magics.puzzle_id, module, [kernel], extra, timeout, "auto")
         if run.document is None:
             reason = f"no answer within {timeout:g} s" if run.returncode is None else "the grader stopped"
             print(f"profile: {reason}; run python -m grader {magics.puzzle_id} --profile {kernel} for details")
@@ -597,7 +513,7 @@ def explain(
     first simulated one; ``block`` (``1`` or ``(1, 0)``) defaults to the block that wrote the first wrong
     element, else the first block. It never changes a grade."""
     limit = max(default_timeout(), EXPLAIN_TIMEOUT_S) if timeout is None else timeout
-    with _quiet():
+    with quiet():
         magics = _magics()
         module, starts = magics.module_text(keep=kernel)
         module_name = f"p{magics.puzzle_id}_notebook.py"
@@ -613,7 +529,7 @@ def explain(
         block,
         limit,
         warm=magics.warm,
-        where=lambda text: _where(text, starts, module_name),
+        where=lambda text: lines_in_cells(text, starts, module_name),
         record=lambda explanation: _in_cells(explanation, starts, module_name),
         cells=lambda line: _cell_line(line, starts),
     )
@@ -640,15 +556,17 @@ def explain_module(
     from grader.frontends import explain_view
 
     where = where or (lambda text: text)
-    with _quiet():
+    with quiet():
         where_arg = ",".join(str(b) for b in block) if isinstance(block, (tuple, list)) else block
         extra = ["--explain", kernel, *(["--block", str(where_arg)] if where_arg is not None else [])]
         cases = ["--case", case] if case else []
-        run = _run_grader(puzzle_id, module, [kernel], extra + cases, limit, "cpu", warm=warm)
+        run = launch.run_grader(puzzle_id, module, [kernel], extra + cases, limit, "cpu", warm=warm)
         chosen = _explained_case(run.document, kernel, case)
         if chosen is not None and chosen.explanation is None and not case:
             # that run graded every case and recorded none: record the chosen one alone
-            run = _run_grader(puzzle_id, module, [kernel], [*extra, "--case", chosen.case], limit, "cpu", warm=warm)
+            run = launch.run_grader(
+                puzzle_id, module, [kernel], [*extra, "--case", chosen.case], limit, "cpu", warm=warm
+            )
             chosen = _explained_case(run.document, kernel, chosen.case)
         if run.document is None:
             reason = f"no answer within {limit:g} s" if run.returncode is None else "the grader stopped"

@@ -19,6 +19,7 @@ from typing import Any
 from grader.discover import normalize_id
 from grader.frontends import notebook, render
 from grader.i18n import tr
+from grader.processes import launch
 
 # A check of a planted kernel offers no "see inside" call: explain("outer_add") would show the learner's own kernel.
 PLANTED = dataclasses.replace(render.NOTEBOOK, see_inside="")
@@ -64,16 +65,16 @@ def check_source(
     puzzle_id = _puzzle(puzzle)
     limit = notebook.default_timeout() if timeout is None else timeout
     where = _lines(puzzle_id)
-    with notebook._quiet():
+    with notebook.quiet():
         if not notebook.defines_kernel(source, kernel):
             result = notebook.CheckResult(kernel, False, tr(f"the source defines no function {kernel}"))
             print(result.summary)
             return result
         extra = ["--case", case] if case else []
-        run = notebook._run_grader(puzzle_id, source, [kernel], extra, limit, "cpu", warm=_warm())
+        run = launch.run_grader(puzzle_id, source, [kernel], extra, limit, "cpu", warm=_warm())
         result = notebook.verdict(kernel, run, [], puzzle_id, limit, layout=PLANTED, where=where)
-        notebook._print_verdict(result)
-        notebook._show_tile_map(result.cases())
+        notebook.print_verdict(result)
+        notebook.show_tile_map(result.cases())
     return result
 
 

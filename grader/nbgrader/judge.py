@@ -109,12 +109,12 @@ def case_record(case: CaseResult, starts: list[tuple[int, str]], puzzle_id: str)
     schema). A hidden case's record tells no size: its sizes, counts and cause's facts are left out (the
     judge's public view has already taken them from its message)."""
     from grader.frontends import render
-    from grader.frontends.notebook import _where
+    from grader.frontends.notebook import lines_in_cells
     from grader.pipeline.hidden import is_hidden
 
     hidden = is_hidden(case.case)
     shown = render.case_lines(case, layout=replace(render.NOTEBOOK, width=0))
-    line = _where(shown[0].strip(), starts, f"p{puzzle_id}_notebook.py") if shown else ""
+    line = lines_in_cells(shown[0].strip(), starts, f"p{puzzle_id}_notebook.py") if shown else ""
     bench = case.bench
     timed = {"kernel_ms": bench.kernel_ms, "torch_ms": bench.torch_ms, "floor_ms": bench.floor_ms} if bench else {}
     timed["bound"] = bench.bound if bench else ""
@@ -290,14 +290,15 @@ class JudgeChecks(NbGraderPreprocessor):
     def _judge(
         self, puzzle_id: str, module: str, starts: list[tuple[int, str]], members: list[tuple[NotebookNode, str]]
     ) -> None:
-        from grader.frontends.notebook import GraderRun, _run_grader, defines_kernel, verdict
+        from grader.frontends.notebook import defines_kernel, verdict
+        from grader.processes.launch import GraderRun, run_grader
 
         defined = [k for _, k in members if defines_kernel(module, k)]
         env = {**self._sandbox, **({settings.HIDDEN_CASES: self.hidden_cases} if self.hidden_cases else {})}
         limit = self.timeout * len(defined)  # the whole run: each kernel its check's time
         started = time.perf_counter()
         run = (
-            _run_grader(
+            run_grader(
                 puzzle_id,
                 module,
                 defined,
