@@ -206,3 +206,82 @@ def test_the_pipeline_reads_no_environment_and_prints_nothing():
                 pytest.fail(f"{name}:{node.lineno} reads the environment")
             if isinstance(node, ast.Call) and getattr(node.func, "id", "") in ("print", "input"):
                 pytest.fail(f"{name}:{node.lineno} prints")
+
+
+# Imports of another grader module's private names that stay, each with why ((importer, "module._name") pairs).
+PRIVATE_IMPORTS_ALLOWED: dict[tuple[str, str], str] = {
+    # across's "same element in every block" check walks the TIR with checks' own walkers; grader/pipeline/ was
+    # under a red team's edits when this test came (issue 42): give the walkers a public home there next.
+    ("grader.pipeline.across", "grader.pipeline.checks._loops"): "checks' TIR walker, shared within the pipeline",
+    ("grader.pipeline.across", "grader.pipeline.checks._global_accesses"): "checks' TIR walker, as above",
+}
+
+
+def _dotted(node: ast.AST) -> str:
+    """``a.b.c`` of a Name/Attribute chain, "" for anything else."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base else ""
+    return ""
+
+
+def private_names_used(name: str, text: str | None = None) -> set[str]:
+    """The ``_private`` names of other grader modules that module ``name`` (its file's text, else ``text``)
+    imports (``from grader.x import _y``) or reads off an imported grader module (``x._y``), as "grader.x._y"."""
+    path = MODULES.get(name, GRADER / "frontends" / "probe.py")
+    tree = ast.parse(path.read_text() if text is None else text)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    bound: dict[str, str] = {}  # a local name -> the grader module it is
+    found: set[str] = set()
+
+    def private(attr: str) -> bool:
+        return attr.startswith("_") and not attr.startswith("__")
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in MODULES:
+                    bound[alias.asname or alias.name] = alias.name
+                    if alias.asname is None:  # import grader.x.y binds grader, read as the dotted chain
+                        bound[alias.name] = alias.name
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(parts + ([node.module] if node.module else []))
+            for alias in node.names:
+                if f"{base}.{alias.name}" in MODULES:
+                    bound[alias.asname or alias.name] = f"{base}.{alias.name}"
+                elif base in MODULES and base != name and private(alias.name):
+                    found.add(f"{base}.{alias.name}")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and private(node.attr):
+            owner = bound.get(_dotted(node.value), "")
+            if owner and owner != name:
+                found.add(f"{owner}.{node.attr}")
+    return found
+
+
+def test_the_private_name_check_sees_both_forms():
+    text = (
+        "from grader.frontends.notebook import _magics, check\nfrom grader.frontends import notebook as nb\n"
+        "from . import render as r\nimport grader.frontends.render\n"
+        "nb._results({})\nnb.__doc__\ngrader.frontends.render._wrap\nr._pad\n"
+    )
+    found = private_names_used("grader.frontends.probe", text)
+    assert found == {
+        "grader.frontends.notebook._magics",
+        "grader.frontends.notebook._results",
+        "grader.frontends.render._wrap",
+        "grader.frontends.render._pad",
+    }
+
+
+def test_no_module_uses_another_modules_private_names():
+    """A ``_name`` is its module's own: a front end (or anything else) that needs another module's helper gets a
+    public name for it, so moving or changing a private helper never breaks a caller elsewhere."""
+    used = {(name, target) for name in MODULES for target in private_names_used(name)}
+    assert {pair for pair in used if pair not in PRIVATE_IMPORTS_ALLOWED} == set()
+    assert set(PRIVATE_IMPORTS_ALLOWED) <= used, "an allowed exception no longer happens: remove it"

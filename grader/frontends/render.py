@@ -19,7 +19,7 @@ from typing import Any
 
 from grader import verified
 from grader.devices import DEFAULT, PROFILES
-from grader.i18n import _columns, tr, wrap_wide
+from grader.i18n import text_columns, tr, wrap_wide
 from grader.outcome import GOOD, CaseResult, Status
 
 LABELS = {
@@ -371,7 +371,7 @@ def _stall(reason: str, translate: Callable[[str], str]) -> str:
 
 def _padded(text: str, width: int) -> str:
     """``text`` and spaces to ``width`` terminal columns (a CJK character takes two)."""
-    return text + " " * max(0, width - _columns(text))
+    return text + " " * max(0, width - text_columns(text))
 
 
 def profile_lines(results: list[CaseResult], translate: Callable[[str], str] = tr) -> list[str]:
@@ -402,8 +402,8 @@ def profile_lines(results: list[CaseResult], translate: Callable[[str], str] = t
         mine = {f.key: _figure(p.yours.get(f.key), f.unit, translate) for f in shown}
         theirs = {f.key: _figure(p.reference.get(f.key), f.unit, translate) for f in shown}
         yours = translate("yours")
-        width = max((_columns(text) for text in labels.values()), default=10)
-        column = max(12, _columns(yours), *(_columns(text) for text in mine.values()))
+        width = max((text_columns(text) for text in labels.values()), default=10)
+        column = max(12, text_columns(yours), *(text_columns(text) for text in mine.values()))
         lines.append(f"  {'':{width}}  {_padded(yours, column)}  {translate('course kernel')}")
         for f in shown:
             lines.append(f"  {_padded(labels[f.key], width)}  {_padded(mine[f.key], column)}  {theirs[f.key]}")

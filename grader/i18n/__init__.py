@@ -306,7 +306,7 @@ def hint_text(puzzle_id: str, kernel: str, level: int, english: str, lang: str |
     return entry.msgstr if entry is not None and entry.done else english
 
 
-def _columns(text: str) -> int:
+def text_columns(text: str) -> int:
     import unicodedata
 
     return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
@@ -319,7 +319,7 @@ def wrap_wide(text: str, width: int, first: int | None = None) -> list[str]:
     tokens = re.findall(r" +|[\x21-\x7e]+|.", text)
     lines, line = [], ""
     for token in tokens:
-        if line and _columns(line + token.rstrip()) > (width if lines or first is None else first):
+        if line and text_columns(line + token.rstrip()) > (width if lines or first is None else first):
             lines.append(line.rstrip())
             line = ""
         if not line and token.isspace():
