@@ -336,7 +336,7 @@ def test_zh_cn_solution_notebook_passes_every_check_in_chinese(executed_zh, puzz
 def test_chinese_hints_wrap_by_columns_and_never_inside_code():
     text = "用 T.alloc_fragment((BLOCK,), T.float16) 分配 a、b、c；" * 6
     lines = i18n.wrap_wide(text, 40)
-    assert all(i18n._columns(line) <= 40 for line in lines)
+    assert all(i18n.text_columns(line) <= 40 for line in lines)
     assert "".join(lines).replace(" ", "") == text.replace(" ", "")
     assert all("T.alloc_fragment((BLOCK,)," in line for line in lines if "alloc" in line)
 
@@ -434,10 +434,10 @@ def test_profile_report_in_chinese(chinese):
     assert rows["profiler 下的用时"] == ("1,457.3 us", "116.7 us")
     # the columns line up on screen: a CJK character takes two columns (grader.i18n.wrap_wide's measure)
     table = [line for line in gpu[1:] if not line.startswith("  -")]
-    yours = {i18n._columns(line[: line.index(TABLE_ROW.match(line).group(2))]) for line in table[1:]}
-    theirs = {i18n._columns(line[: line.rindex(TABLE_ROW.match(line).group(3))]) for line in table[1:]}
-    assert yours == {i18n._columns(table[0][: table[0].index("你的")])}
-    assert theirs == {i18n._columns(table[0][: table[0].index("课程的")])}
+    yours = {i18n.text_columns(line[: line.index(TABLE_ROW.match(line).group(2))]) for line in table[1:]}
+    theirs = {i18n.text_columns(line[: line.rindex(TABLE_ROW.match(line).group(3))]) for line in table[1:]}
+    assert yours == {i18n.text_columns(table[0][: table[0].index("你的")])}
+    assert theirs == {i18n.text_columns(table[0][: table[0].index("课程的")])}
     advice = [line for line in gpu if line.startswith("  - ")]
     assert advice == [
         "  - 在 profiler 下，你的 kernel 用时 1,457.3 us，课程的 kernel 用时 116.7 us（12.49x）。",
