@@ -465,6 +465,42 @@ def test_the_command_writes_the_page_the_json_and_the_csvs(klass: list, tmp_path
     ]
 
 
+def test_only_the_notebooks_autograde_wrote_are_read(tmp_path: Path):
+    """nbgrader copies a submission's other files into autograded/ as they are, and finds the notebooks it leaves
+    out with glob's *.ipynb, which skips a name starting with a dot. mallory's stub fails; her ".judge.ipynb",
+    copied untouched, holds a forged record: passed, 0.0001 ms on a GPU. The report reads neither it nor a notebook
+    the assignment does not have."""
+    from nbgrader.utils import find_all_files
+
+    course = tmp_path / "course"
+    (course / "source" / ASSIGNMENT).mkdir(parents=True)
+    nbformat.write(notebook(STUB, None), course / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb")
+    submitted = course / "submitted" / "mallory" / ASSIGNMENT
+    submitted.mkdir(parents=True)
+    forged = student("mallory", STUB, device="cuda", kernel_ms=0.0001, structure=None)[2]
+    for name in (".judge.ipynb", "extra.ipynb"):
+        nbformat.write(notebook(STUB, forged), submitted / name)
+    # what nbgrader's autograde copies of the submission as it is (BaseConverter.init_assignment's call)
+    copied = [Path(f).name for f in find_all_files(str(submitted), ["*.ipynb"])]
+    assert copied == [".judge.ipynb"]
+    folder = course / "autograded" / "mallory" / ASSIGNMENT
+    folder.mkdir(parents=True)
+    for name in (".judge.ipynb", "extra.ipynb"):  # extra.ipynb: as a later nbgrader might copy it
+        (folder / name).write_bytes((submitted / name).read_bytes())
+    failing = {c: ("not_implemented", CauseKind.NOT_IMPLEMENTED) for c in (*CASES, "hidden_1")}
+    nbformat.write(
+        notebook(STUB, student("mallory", STUB, failing=failing, structure=None)[2]), folder / f"{NOTEBOOK}.ipynb"
+    )
+    found, _ = facts.read_course(course, ASSIGNMENT)
+    assert [(r.student, r.notebook, r.passed) for r in found] == [("mallory", NOTEBOOK, False)]
+    part = kernel_part(facts.build_report(ASSIGNMENT, found))
+    assert (part["graded"], part["passed"], part["speed"]["ranked"]) == (1, 0, [])
+    # without source/, only the dot name is left out
+    (course / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb").unlink()
+    (course / "source" / ASSIGNMENT).rmdir()
+    assert sorted(r.notebook for r in facts.read_course(course, ASSIGNMENT)[0]) == ["extra", NOTEBOOK]
+
+
 def test_the_page_speaks_chinese(monkeypatch: pytest.MonkeyPatch, report: dict):
     monkeypatch.setenv("TILELANG_COURSE_LANG", "zh_CN")
     page = report_page.page(report)

@@ -171,9 +171,12 @@ def read_course(course: Path, assignment: str) -> tuple[list[KernelRecord], list
     records: list[KernelRecord] = []
     graded = set()
     autograded = course / "autograded"
+    assigned = assignment_notebooks(course, assignment)
     for folder in sorted(autograded.glob(f"*/{assignment}")) if autograded.is_dir() else []:
         student = folder.parent.name
         for path in sorted(folder.glob("*.ipynb")):
+            if not autograded_by_nbgrader(path, assigned):
+                continue
             try:
                 notebook = nbformat.read(path, as_version=4)
             except (OSError, ValueError):
@@ -183,6 +186,26 @@ def read_course(course: Path, assignment: str) -> tuple[list[KernelRecord], list
     submitted = course / "submitted"
     waiting = sorted(p.parent.name for p in submitted.glob(f"*/{assignment}") if p.parent.name not in graded)
     return records, waiting
+
+
+def assignment_notebooks(course: Path, assignment: str) -> set[str] | None:
+    """The names of the assignment's notebooks in the instructor's source/ (the notebooks nbgrader autogrades),
+    or None where that folder is gone."""
+    source = course / "source" / assignment
+    if not source.is_dir():
+        return None
+    return {p.name for p in source.glob("*.ipynb") if not p.name.startswith(".")}
+
+
+def autograded_by_nbgrader(path: Path, assigned: set[str] | None) -> bool:
+    """Whether ``path`` is a notebook autograde wrote, not a file of the submission copied as it was. nbgrader
+    copies every file of a submission but its notebooks, which it finds with glob's ``*.ipynb``, and glob skips
+    a name starting with a dot: a student's ``.x.ipynb`` lands in autograded/ untouched, with whatever judge
+    records its check cells carry (a forged pass and a 0.0001 ms bench). Only the assignment's own notebooks
+    are read; a dot name never."""
+    if path.name.startswith(".") or path.is_symlink() or not path.is_file():
+        return False
+    return assigned is None or path.name in assigned
 
 
 # ------------------------------------------------------------------------------ similarity
