@@ -404,6 +404,81 @@ class GradeOptions:
         return cls(**got)
 
 
+# ------------------------------------------------------------------------------------- instructor options
+# An instructor's grading (nbgrader's JudgeChecks, autograde-shard(s), the Slurm task) runs on a GPU, or on the CPU
+# when told: DEVICES' words, without auto (no GPU is refused, not worked around) or compile (nothing would run).
+GRADING_DEVICES = ("cuda", "cpu")
+DEFAULT_JUDGE_TIMEOUT_S = 240.0  # seconds one kernel's check may take under JudgeChecks, compiles included
+
+
+@dataclass(frozen=True)
+class InstructorOption:
+    """One option of an instructor's grading: ``trait`` is its name on nbgrader's JudgeChecks
+    (``--JudgeChecks.<trait>``, ``c.JudgeChecks.<trait>``), ``flag`` its flag on ``autograde-shard(s)`` ("" where
+    those do not take it). grader.nbgrader.judge builds the traits and grader.nbgrader.shards the flags from
+    these records, so both take the same words with the same defaults."""
+
+    trait: str
+    flag: str
+    help: str
+    default: Any
+    type: type = str  # str, float or bool (a bool's flag is store_true)
+    choices: tuple[str, ...] | None = None
+    env: str = ""  # the environment name that says it too (what the shards set for every autograde they start)
+
+    def add_to(self, add_argument: Callable[..., Any]) -> None:
+        """Declare this option's flag with argparse's ``add_argument``, stored under the trait's name."""
+        if self.type is bool:
+            add_argument(self.flag, dest=self.trait, action="store_true", help=self.help)
+        else:
+            add_argument(
+                self.flag, dest=self.trait, type=self.type, choices=self.choices, default=self.default, help=self.help
+            )
+
+
+INSTRUCTOR_OPTIONS: tuple[InstructorOption, ...] = (
+    InstructorOption(
+        "device",
+        "--device",
+        f"cuda (the default; also set by {DEVICE}): refuse to grade where no CUDA GPU is usable; cpu: grade "
+        "without one (small cases simulated on the CPU, the rest only compiled)",
+        default=None,
+        choices=GRADING_DEVICES,
+        env=DEVICE,
+    ),
+    InstructorOption(
+        "timeout",
+        "",
+        "seconds one kernel's check may take, compiles included (each case gets settings.case_timeout of it)",
+        default=DEFAULT_JUDGE_TIMEOUT_S,
+        type=float,
+    ),
+    InstructorOption(
+        "no_sandbox",
+        "--no-sandbox",
+        "grade even where this machine cannot make the sandbox: the student's code then runs with the grading "
+        f"user's rights (also set by {SANDBOX}=off)",
+        default=False,
+        type=bool,
+        env=SANDBOX,
+    ),
+    InstructorOption(
+        "hidden_cases",
+        "",
+        "the hidden-cases file on the grading machine (given to the grader only)",
+        default="",
+    ),
+)
+
+INSTRUCTOR_OPTION = {option.trait: option for option in INSTRUCTOR_OPTIONS}
+
+
+def grading_device(given: str | None) -> str:
+    """An instructor's device: as given (a JudgeChecks trait, a shard's --device), else $TILELANG_COURSE_DEVICE,
+    else cuda. A word outside GRADING_DEVICES (from the environment) comes back as it is, for the caller to refuse."""
+    return given or os.environ.get(DEVICE, "") or "cuda"
+
+
 def hidden_cases_file() -> Path | None:
     """The instructor's hidden cases file, as $TILELANG_COURSE_HIDDEN_CASES names it (None when unset or empty).
     The processes read it here and hand the path to the pipeline, which reads no environment."""

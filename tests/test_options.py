@@ -192,13 +192,12 @@ def test_every_environment_name_is_declared_once():
 def test_the_old_module_names_are_aliases():
     from grader import i18n
     from grader.frontends import notebook, warm
-    from grader.nbgrader import shards
     from grader.pipeline import hidden
     from grader.processes import sandbox
 
     assert hidden.ENV == settings.HIDDEN_CASES and i18n.ENV == settings.LANG and warm.WARM_ENV == settings.WARM
     assert sandbox.ENV == settings.SANDBOX and sandbox.HIDE_ENV == settings.SANDBOX_HIDE
-    assert shards.DEVICE_ENV == settings.DEVICE and notebook.JUDGE_AFTER_ENV == settings.JUDGE_AFTER
+    assert notebook.JUDGE_AFTER_ENV == settings.JUDGE_AFTER
     assert notebook.TIMEOUT_ENV == settings.CHECK_TIMEOUT and notebook.WARM_SWITCH_ENV == settings.WARM_GRADER
 
 
@@ -244,3 +243,56 @@ def test_compile_jobs_reads_its_variable_else_the_usable_cpus(monkeypatch):
     assert settings.compile_jobs() == 1  # never no compile at all
     monkeypatch.setenv(settings.COMPILE_JOBS, "many")
     assert settings.compile_jobs() == settings.usable_cpus() == len(os.sched_getaffinity(0))
+
+
+def test_the_instructors_options_come_from_one_table():
+    """nbgrader's JudgeChecks traits and autograde-shard(s)' flags are built from settings.INSTRUCTOR_OPTIONS: the
+    same names (courses' configs and scripts use them), defaults, choices and help; one device vocabulary."""
+    from nbgrader.preprocessors import NbGraderPreprocessor
+
+    from grader.nbgrader import shards
+    from grader.nbgrader.judge import JudgeChecks
+
+    table = settings.INSTRUCTOR_OPTION
+    assert set(table) == {"device", "timeout", "no_sandbox", "hidden_cases"}  # nbgrader_config.py's names
+    assert set(settings.GRADING_DEVICES) < set(settings.DEVICES)  # the grader's own words, fewer of them
+    assert table["device"].choices == settings.GRADING_DEVICES
+    traits = JudgeChecks.class_traits(config=True)
+    for name, option in table.items():
+        trait = traits[name]
+        assert (trait.default_value, trait.help) == (option.default, option.help), name
+        assert tuple(getattr(trait, "values", None) or ()) == (option.choices or ()), name
+    inherited = NbGraderPreprocessor.class_traits(config=True)
+    assert {name for name in traits if name not in inherited} == set(table)  # no trait declared apart
+    shard, shards_at_once = shards.shard_parser(), shards.shards_parser()
+    for parser, argv in ((shard, ["ps1", "--shard", "0", "--shards", "1"]), (shards_at_once, ["ps1", "--shards", "1"])):
+        taken = {action.dest: action for action in parser._actions if action.dest in table}
+        assert set(taken) == {name for name, option in table.items() if option.flag}
+        for name, action in taken.items():
+            option = table[name]
+            assert action.option_strings == [option.flag] and action.help == option.help
+            assert (action.default, action.choices) == (option.default, option.choices), name
+        args = parser.parse_args(argv)
+        assert (args.device, args.no_sandbox) == (table["device"].default, table["no_sandbox"].default)
+        assert parser.parse_args([*argv, "--device", "cpu", "--no-sandbox"]).device == "cpu"
+
+
+def test_the_instructors_device_falls_back_to_the_environment_then_cuda(monkeypatch):
+    monkeypatch.delenv(settings.DEVICE, raising=False)
+    assert settings.grading_device(None) == "cuda" and settings.grading_device("cpu") == "cpu"
+    monkeypatch.setenv(settings.DEVICE, "cpu")
+    assert settings.grading_device(None) == "cpu" and settings.grading_device("cuda") == "cuda"
+
+
+def test_only_settings_names_the_devices_or_declares_an_instructor_option():
+    """No second vocabulary: the device words are written in settings alone, no module declares a --device flag
+    of its own (the CLI's comes from settings.OPTIONS), and no nbgrader module a --no-sandbox flag. (The CLI's own
+    --no-sandbox, a learner's switch outside OPTIONS, is left for the step that puts it there.)"""
+    for path in (ROOT / "grader").rglob("*.py"):
+        if path.name == "settings.py":
+            continue
+        text = path.read_text()
+        assert not re.search(r"""\(["']cuda["'], ["']cpu["']""", text), path
+        assert not re.search(r"""add_argument\(\s*["']--device["']""", text), path
+        if "nbgrader" in path.parts:
+            assert not re.search(r"""add_argument\(\s*["']--no-sandbox["']""", text), path

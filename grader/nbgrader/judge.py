@@ -192,25 +192,24 @@ def refuse(error: Refused, course: Path, assignment: str, log: Any = None) -> No
     raise SystemExit(2)
 
 
+def instructor_trait(name: str) -> Any:
+    """The configurable trait of ``settings.INSTRUCTOR_OPTION[name]``: its default, choices and help."""
+    option = settings.INSTRUCTOR_OPTION[name]
+    if option.choices is not None:
+        trait = Enum(option.choices, default_value=option.default, allow_none=option.default is None, help=option.help)
+    else:
+        trait = {float: Float, bool: Bool, str: Unicode}[option.type](option.default, help=option.help)
+    return trait.tag(config=True)
+
+
 class JudgeChecks(NbGraderPreprocessor):
     """Set every check cell's outputs from the trusted grader's verdict on the notebook's kernels."""
 
-    timeout = Float(240.0, help="seconds one kernel's check may take, compiles included").tag(config=True)
-    hidden_cases = Unicode("", help="the hidden-cases file on the grading machine (given to the grader only)").tag(
-        config=True
-    )
-    device = Enum(
-        ("cuda", "cpu"),
-        default_value=None,
-        allow_none=True,
-        help=f"cuda (the default, also from {settings.DEVICE}): refuse to grade where no CUDA GPU is usable; "
-        "cpu: grade without one (small cases simulated on the CPU, the rest only compiled)",
-    ).tag(config=True)
-    no_sandbox = Bool(
-        False,
-        help="grade even where this machine cannot make the sandbox: the student's code then runs with the "
-        f"grading user's rights (also set by {settings.SANDBOX}=off)",
-    ).tag(config=True)
+    # Their names, defaults and help come from settings.INSTRUCTOR_OPTIONS (the shards' flags too).
+    timeout = instructor_trait("timeout")
+    hidden_cases = instructor_trait("hidden_cases")
+    device = instructor_trait("device")
+    no_sandbox = instructor_trait("no_sandbox")
 
     def sandbox_env(self) -> dict[str, str]:
         """The grader's sandbox settings for this notebook, or SandboxRefused where it cannot make one."""
@@ -235,11 +234,12 @@ class JudgeChecks(NbGraderPreprocessor):
     def grading_device(self) -> str:
         """The grader's --device for these notebooks, or DeviceRefused where no GPU is usable and the
         instructor did not say cpu."""
-        from grader.nbgrader.placement import DEVICE_ENV, chosen_device, device_refusal
+        from grader.nbgrader.placement import device_refusal
 
-        device = chosen_device(self.device)
-        if device not in ("cuda", "cpu"):
-            raise DeviceRefused(f"{DEVICE_ENV}={device}: give cuda or cpu", f"{DEVICE_ENV}={device}; give cuda or cpu")
+        device = settings.grading_device(self.device)
+        if device not in settings.GRADING_DEVICES:
+            said, words = f"{settings.DEVICE}={device}", " or ".join(settings.GRADING_DEVICES)
+            raise DeviceRefused(f"{said}: give {words}", f"{said}; give {words}")
         refusal = device_refusal(device, CPU_HINT)
         if refusal:
             raise DeviceRefused(refusal)

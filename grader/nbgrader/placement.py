@@ -9,13 +9,7 @@ from pathlib import Path
 
 from grader import settings
 
-DEVICE_ENV = settings.DEVICE  # "cpu": grade without a GPU (set by --device cpu, read by JudgeChecks)
-
-
-DEVICES = ("cuda", "cpu")
-
-
-CPU_HINT = "--device cpu"
+CPU_HINT = f"{settings.INSTRUCTOR_OPTION['device'].flag} cpu"  # the shards' words; JudgeChecks gives its own
 
 
 def gpu_problem() -> str:
@@ -43,11 +37,6 @@ def device_refusal(device: str, how: str = CPU_HINT) -> str:
         f"on the CPU and the others only compiled, so a kernel wrong on a large case would score. To grade "
         f"on the CPU anyway, pass {how}."
     )
-
-
-def chosen_device(device: str | None) -> str:
-    """``--device`` as given, else $TILELANG_COURSE_DEVICE, else cuda."""
-    return device or os.environ.get(DEVICE_ENV, "") or "cuda"
 
 
 # ------------------------------------------------------------------------------ a refused autograde, on record

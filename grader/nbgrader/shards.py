@@ -39,10 +39,8 @@ from pathlib import Path
 from grader import settings, verified
 from grader.i18n import tr
 from grader.nbgrader.placement import (
-    DEVICE_ENV,
-    DEVICES,
+    CPU_HINT,
     LOGS,  # DIR/logs/ASSIGNMENT/STUDENT.log, one per student, rewritten on each attempt
-    chosen_device,
     clear_refusal,
     device_refusal,
     record_refusal,
@@ -333,11 +331,11 @@ def sandbox_ready(no_sandbox: bool) -> bool:
 
 def device_ready(device: str | None) -> bool:
     """Before grading anyone: a CUDA GPU is usable here, or the instructor said to grade on the CPU."""
-    chosen = chosen_device(device)
-    if chosen not in DEVICES:
-        print(f"grader: {DEVICE_ENV}={chosen}: give cuda or cpu", file=sys.stderr)
+    chosen = settings.grading_device(device)
+    if chosen not in settings.GRADING_DEVICES:
+        print(f"grader: {settings.DEVICE}={chosen}: give {' or '.join(settings.GRADING_DEVICES)}", file=sys.stderr)
         return False
-    os.environ[DEVICE_ENV] = chosen  # inherited by every nbgrader autograde, read by JudgeChecks
+    os.environ[settings.DEVICE] = chosen  # inherited by every nbgrader autograde, read by JudgeChecks
     refusal = device_refusal(chosen)
     if refusal:
         print(f"grader: {tr(refusal)} {tr('Nobody was graded.')}", file=sys.stderr)
@@ -351,8 +349,12 @@ def ready(args: argparse.Namespace) -> bool:
     if not sandbox_ready(args.no_sandbox):
         why = "no sandbox; say --no-sandbox"
     elif not device_ready(args.device):
-        chosen = chosen_device(args.device)
-        why = "no GPU; say --device cpu" if chosen in DEVICES else f"{DEVICE_ENV}={chosen}; give cuda or cpu"
+        chosen, words = settings.grading_device(args.device), " or ".join(settings.GRADING_DEVICES)
+        why = (
+            f"no GPU; say {CPU_HINT}"
+            if chosen in settings.GRADING_DEVICES
+            else f"{settings.DEVICE}={chosen}; give {words}"
+        )
     course = (args.course or Path.cwd()).resolve()
     if (course / "nbgrader_config.py").is_file() and why:
         record_refusal(course, args.assignment, why)
@@ -361,31 +363,25 @@ def ready(args: argparse.Namespace) -> bool:
     return not why
 
 
-def device_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--device",
-        choices=DEVICES,
-        default=None,
-        help=f"cuda (default; also set by {settings.DEVICE}): refuse to grade where no CUDA GPU is usable; "
-        "cpu: grade without one (small cases simulated, the rest only compiled)",
-    )
+def instructor_options(p: argparse.ArgumentParser) -> None:
+    """The instructor's options the shards take (--no-sandbox, --device), from settings.INSTRUCTOR_OPTIONS: the
+    same words and defaults as nbgrader's JudgeChecks traits, which each autograde they start reads."""
+    for option in settings.INSTRUCTOR_OPTIONS:
+        if option.flag:
+            option.add_to(p.add_argument)
 
 
-def no_sandbox_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--no-sandbox",
-        action="store_true",
-        help="grade even where this machine cannot make the sandbox (student code then runs as you)",
-    )
-
-
-def shard_main(argv: Sequence[str]) -> int:
+def shard_parser() -> argparse.ArgumentParser:
     p = common(argparse.ArgumentParser(prog="python -m grader autograde-shard", description=__doc__.split("\n")[0]))
     p.add_argument("--shard", type=int, required=True, metavar="I", help="this shard's number, 0 to N-1")
     p.add_argument("--shards", type=int, required=True, metavar="N", help="how many shards the students are dealt into")
     p.add_argument("--regrade", action="store_true", help="grade again the students already graded")
-    no_sandbox_option(p)
-    device_option(p)
+    instructor_options(p)
+    return p
+
+
+def shard_main(argv: Sequence[str]) -> int:
+    p = shard_parser()
     args = p.parse_args(list(argv))
     try:
         shard_students([], args.shard, args.shards)
@@ -396,14 +392,18 @@ def shard_main(argv: Sequence[str]) -> int:
     return run_shard(course_dir(args), args.assignment, args.shard, args.shards, args.regrade)
 
 
-def shards_main(argv: Sequence[str]) -> int:
+def shards_parser() -> argparse.ArgumentParser:
     p = common(argparse.ArgumentParser(prog="python -m grader autograde-shards", description=__doc__.split("\n")[0]))
     which = p.add_mutually_exclusive_group(required=True)
     which.add_argument("--gpus", metavar="LIST", help="comma-separated GPU indices: one shard per GPU")
     which.add_argument("--shards", type=int, metavar="N", help="N shards at once, no GPU pinned (e.g. on a CPU)")
     p.add_argument("--regrade", action="store_true", help="grade again the students already graded")
-    no_sandbox_option(p)
-    device_option(p)
+    instructor_options(p)
+    return p
+
+
+def shards_main(argv: Sequence[str]) -> int:
+    p = shards_parser()
     args = p.parse_args(list(argv))
     if not ready(args):
         return 2
