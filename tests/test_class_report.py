@@ -465,6 +465,45 @@ def test_the_command_writes_the_page_the_json_and_the_csvs(klass: list, tmp_path
     ]
 
 
+DECOY = """import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit
+def row_sum_tiled(A, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
+    # my own approach: a plain loop per row
+    M, N = T.const("M, N")
+    A: T.Tensor((M, N), T.float16)
+    C = T.empty((M,), T.float32)
+    with T.Kernel(T.ceildiv(M, BLOCK_M), threads=THREADS) as bx:
+        for i in T.Parallel(BLOCK_M):
+            C[bx * BLOCK_M + i] = 0
+    return C
+"""
+
+
+def test_the_review_shows_every_cell_the_kernel_was_graded_from(klass: list, reference: dict, tmp_path: Path):
+    """A later cell can rebind the kernel's name: mallory's first cell defines a row_sum_tiled of her own, her
+    second holds dan's kernel under another name and then ``row_sum_tiled = _from_a_classmate``; the judge grades
+    dan's kernel (its structure is recorded). The review's pane must show that second cell, not only the decoy."""
+    copied = SOURCE.replace("def row_sum_tiled(", "def _from_a_classmate(") + "\n\nrow_sum_tiled = _from_a_classmate\n"
+    graded = traced_structure(f"{DECOY}\n\n{copied}", tmp_path)
+    assert graded is not None
+    check = new_code_cell(f'check("{KERNEL}")')
+    check.metadata["nbgrader"] = {"grade": True, "grade_id": f"p{PUZZLE}_{KERNEL}_check", "points": 1}
+    check.metadata["tilelang_course"] = {"judge": student("mallory", "", structure=graded)[2]}
+    cells = [new_code_cell(f"%%puzzle mine\n{DECOY}"), new_code_cell(f"%%puzzle tidy\n{copied}"), check]
+    dan = next(entry for entry in klass if entry[0] == "dan")
+    found = records([dan]) + facts.notebook_records("mallory", NOTEBOOK, new_notebook(cells=cells))
+    look = kernel_part(facts.build_report(ASSIGNMENT, found, references=reference))["look_alikes"]
+    (cluster,) = look["clusters"]
+    assert cluster["students"] == ["dan", "mallory"]
+    shown = cluster["sources"]["mallory"]
+    assert "row_sum_tiled = _from_a_classmate" in shown and "T.reduce_sum(" in shown
+    assert shown.index("%%puzzle mine") < shown.index("%%puzzle tidy")  # the cell defining it first
+    assert cluster["sources"]["dan"] == SOURCE.rstrip()  # one cell: shown as it was
+
+
 def test_only_the_notebooks_autograde_wrote_are_read(tmp_path: Path):
     """nbgrader copies a submission's other files into autograded/ as they are, and finds the notebooks it leaves
     out with glob's *.ipynb, which skips a name starting with a dot. mallory's stub fails; her ".judge.ipynb",

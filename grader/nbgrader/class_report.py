@@ -121,9 +121,16 @@ def _int_or_none(value: Any) -> int | None:
 
 
 def kernel_source(cells: Mapping[str, str], kernel: str) -> str:
-    """The ``%%puzzle`` cells that define ``kernel`` (a later one under the same name replaced the earlier)."""
+    """The ``%%puzzle`` cells the kernel was graded from, for review: the cells that define ``kernel`` (a later one
+    under the same name replaced the earlier), then the notebook's other ``%%puzzle`` cells, each under its
+    ``%%puzzle`` line. The judge grades them as one module, so a later cell can rebind the name (``row_sum_tiled =
+    _from_a_classmate``): shown the defining cell alone, a review would read a decoy, not the kernel graded."""
     defining = re.compile(rf"^def {re.escape(kernel)}\(", re.M)
-    return "\n".join(source.rstrip() for source in cells.values() if defining.search(source))
+    first = [name for name, source in cells.items() if defining.search(source)]
+    if len(first) == len(cells):
+        return "\n".join(source.rstrip() for source in cells.values())
+    order = first + [name for name in cells if name not in first]
+    return "\n\n".join(f"%%puzzle {name}\n{cells[name].rstrip()}" for name in order)
 
 
 def notebook_records(student: str, notebook_name: str, notebook: Any) -> list[KernelRecord]:
