@@ -57,6 +57,11 @@ DEFAULT_TIMEOUT_S = 180.0
 # The grader's own work before a case runs (starting its processes, importing TileLang, compiling): a slow
 # machine's problem, not the kernel's, so it has a limit of its own and --timeout bounds only the kernel's time.
 DEFAULT_COMPILE_TIMEOUT_S = 300.0
+# A notebook's limits, for the whole run of each helper (grader.frontends.notebook); a check's is also $CHECK_TIMEOUT.
+DEFAULT_CHECK_TIMEOUT_S = 120.0
+BENCH_TIMEOUT_S = 600.0
+PROFILE_TIMEOUT_S = 900.0  # two kernels built, then each replayed many times under Nsight Compute
+EXPLAIN_TIMEOUT_S = 300.0  # every case simulated, then one recorded step by step (a check's limit, if longer)
 
 
 def case_timeout(check_timeout: float) -> float:
@@ -449,7 +454,7 @@ INSTRUCTOR_OPTIONS: tuple[InstructorOption, ...] = (
     InstructorOption(
         "timeout",
         "",
-        "seconds one kernel's check may take, compiles included (each case gets settings.case_timeout of it)",
+        "seconds one kernel's check may take, compiles included",
         default=DEFAULT_JUDGE_TIMEOUT_S,
         type=float,
     ),

@@ -296,3 +296,16 @@ def test_only_settings_names_the_devices_or_declares_an_instructor_option():
         assert not re.search(r"""add_argument\(\s*["']--device["']""", text), path
         if "nbgrader" in path.parts:
             assert not re.search(r"""add_argument\(\s*["']--no-sandbox["']""", text), path
+
+
+def test_the_notebooks_and_the_courses_time_limits_are_the_settings(monkeypatch):
+    import inspect
+
+    from grader.frontends import notebook
+    from grader.nbgrader import course
+
+    monkeypatch.delenv(settings.CHECK_TIMEOUT, raising=False)
+    assert notebook.default_timeout() == settings.DEFAULT_CHECK_TIMEOUT_S
+    assert inspect.signature(notebook.bench).parameters["timeout"].default == settings.BENCH_TIMEOUT_S
+    assert inspect.signature(notebook.profile).parameters["timeout"].default == settings.PROFILE_TIMEOUT_S
+    assert course.CHECK_TIMEOUT_S == settings.INSTRUCTOR_OPTION["timeout"].default  # the course's check() calls

@@ -38,16 +38,12 @@ from grader.i18n import hint_lines, tr
 from grader.outcome import CaseResult, Status
 from grader.processes import launch
 
-CHECK_TIMEOUT_S = 120.0
 TIMEOUT_ENV = settings.CHECK_TIMEOUT  # seconds: the default limit of every check (slow machines)
 # Set by the nbgrader config: check() only says it is deferred, and the judge grades every kernel after
 # the notebook ran (grader.nbgrader.judge), so nothing the notebook does can change a score.
 JUDGE_AFTER_ENV = settings.JUDGE_AFTER
 # Checks run through this session's warm grader (grader.frontends.warm) unless this is "0": then each starts cold.
 WARM_SWITCH_ENV = settings.WARM_GRADER
-PROFILE_TIMEOUT_S = 900.0  # two kernels built, then each replayed many times under Nsight Compute
-BENCH_TIMEOUT_S = 600.0
-EXPLAIN_TIMEOUT_S = 300.0  # every case simulated, then one recorded step by step (a check's limit, if longer)
 # ------------------------------------------------------------------------------- the magics
 
 
@@ -252,8 +248,8 @@ def default_timeout() -> float:
     try:
         value = float(os.environ.get(TIMEOUT_ENV, ""))
     except ValueError:
-        return CHECK_TIMEOUT_S
-    return value if value > 0 else CHECK_TIMEOUT_S
+        return settings.DEFAULT_CHECK_TIMEOUT_S
+    return value if value > 0 else settings.DEFAULT_CHECK_TIMEOUT_S
 
 
 def check(
@@ -422,7 +418,7 @@ def _gpu_available() -> bool:
     return bool(torch.cuda.is_available())
 
 
-def bench(*kernels: str, timeout: float = BENCH_TIMEOUT_S, device: str = "auto", **params: int) -> BenchResult:
+def bench(*kernels: str, timeout: float = settings.BENCH_TIMEOUT_S, device: str = "auto", **params: int) -> BenchResult:
     """Time each kernel's large case(s) against torch on the GPU and plot them; one line without a GPU.
 
     Keyword arguments are block parameters for the timed cases, e.g. ``bench("matmul_pipelined",
@@ -461,7 +457,9 @@ class ProfileResult:
         """The lines are already printed."""
 
 
-def profile(kernel: str, *, static: bool = False, timeout: float = PROFILE_TIMEOUT_S, **params: int) -> ProfileResult:
+def profile(
+    kernel: str, *, static: bool = False, timeout: float = settings.PROFILE_TIMEOUT_S, **params: int
+) -> ProfileResult:
     """Why ``kernel`` takes its time: its bench case beside the course's own kernel. On a GPU from Nsight
     Compute's counters (``static=True``, or no GPU: an estimate from the kernel's TIR and ptxas), closing with
     what to try. Keyword arguments are block parameters, as for bench(). It never changes a grade."""
@@ -512,7 +510,7 @@ def explain(
     values of the tiles it wrote, with a slider. ``case`` defaults to the first failed simulated case, else the
     first simulated one; ``block`` (``1`` or ``(1, 0)``) defaults to the block that wrote the first wrong
     element, else the first block. It never changes a grade."""
-    limit = max(default_timeout(), EXPLAIN_TIMEOUT_S) if timeout is None else timeout
+    limit = max(default_timeout(), settings.EXPLAIN_TIMEOUT_S) if timeout is None else timeout
     with quiet():
         magics = _magics()
         module, starts = magics.module_text(keep=kernel)

@@ -16,6 +16,7 @@ import dataclasses
 import re
 from typing import Any
 
+from grader import settings
 from grader.discover import normalize_id
 from grader.frontends import notebook, render
 from grader.i18n import tr
@@ -90,7 +91,7 @@ def explain_source(
     """explain() for ``kernel`` as ``source`` defines it: one block of one case, step by step on the CPU
     simulator, opening at the step the first wrong element came from. It never changes a grade."""
     puzzle_id = _puzzle(puzzle)
-    limit = max(notebook.default_timeout(), notebook.EXPLAIN_TIMEOUT_S) if timeout is None else timeout
+    limit = max(notebook.default_timeout(), settings.EXPLAIN_TIMEOUT_S) if timeout is None else timeout
     if not notebook.defines_kernel(source, kernel):
         print(tr(f"the source defines no function {kernel}"))
         return notebook.ExplainResult()

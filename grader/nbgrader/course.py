@@ -40,7 +40,7 @@ from grader.pipeline.hidden import read_entries
 DEFER_ARGUMENT = f"--IPKernelApp.exec_lines=import os; os.environ[{settings.JUDGE_AFTER!r}] = '1'"
 
 POINTS_PER_KERNEL = 1
-CHECK_TIMEOUT_S = 240  # one check: the grader's child process, compiles included
+CHECK_TIMEOUT_S = int(settings.DEFAULT_JUDGE_TIMEOUT_S)  # JudgeChecks.timeout's default, compiles included
 CELL_MARGIN_S = 60  # nbgrader's per-cell limit is the check's plus this, so the check's own limit fires first
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 UNLOCKED_ROLES = ("kernel", "extra")  # kernel cells are answers; experiments are the learner's to play with
