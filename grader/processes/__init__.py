@@ -9,4 +9,6 @@ replies as untrusted data; ``reaper`` kills whatever it leaves behind before a v
 runs a case's admitted TIR, and the course's own kernel, under Nsight Compute in a child of the judge
 (``python -m grader.processes.profiler``), once the tracer is gone. ``hermetic`` is how every trusted process
 starts: ``python -I`` with only the course's root and the named ``PYTHONPATH`` folders on ``sys.path``.
+``launch`` is how a front end grades a module's text (a notebook's check(), nbgrader's JudgeChecks): ``python -m
+grader`` on it with a time limit, hermetic or forked from the warm grader, and its JSON read back.
 """
