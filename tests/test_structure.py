@@ -120,22 +120,37 @@ def test_loops_of_one_step_or_none_or_of_nothing_are_not_seen(sketches: dict):
 
 def test_small_edits_stay_closer_than_a_kernel_built_another_way(sketches: dict):
     got = {name: similarity(sketches["sketch"]["original"], s) for name, s in sketches["sketch"].items()}
-    assert 0.9 <= got["reordered"] < 1.0
+    assert 0.9 <= got["reordered"] <= 1.0  # independent statements alike but for their names swap unseen
     assert 0.7 <= got["no_op_loop"] < 1.0
-    other_ways = [got["matmul_shared_flat_grid_divmod_alloc_var"], got["matmul_shared_slices_staged_store"]]
-    assert max(other_ways) < got["no_op_loop"] < got["reordered"]
-    assert min(other_ways) < 0.5
+    # The flattened grid is another way; the staged store adds two lines to the same kernel and is as alike as a
+    # copy with one edit (0.99): the report's margin over the reference, which both share, leaves such pairs alone.
+    assert got["matmul_shared_flat_grid_divmod_alloc_var"] < 0.5 < got["no_op_loop"] <= got["reordered"]
+    assert got["matmul_shared_slices_staged_store"] >= 0.9
+
+
+def test_an_unused_local_declared_first_does_not_hide_a_copy(sketches: dict):
+    """Names numbered by first appearance let one unused local, declared before the rest, renumber every name
+    after it: a red team's copy fell from 1.0 to 0.68 and went unflagged. Every name is one token now."""
+    from grader.nbgrader.class_report import SIMILARITY_THRESHOLD
+
+    text = sketches["tir"]["original"].script()
+    lines = text.splitlines()
+    first = next(i for i, line in enumerate(lines) if "alloc_buffer" in line)
+    indent = lines[first][: len(lines[first]) - len(lines[first].lstrip())]
+    padded = [*lines[:first], f'{indent}pad = T.sblock_alloc_buffer((1,), scope="local")', *lines[first:]]
+    assert similarity(sketches["sketch"]["original"], sketch("\n".join(padded))) >= SIMILARITY_THRESHOLD
 
 
 def test_a_sketch_is_the_smallest_hashes_of_the_shingles():
-    text = "\n".join(f"x{i} = T.copy(a{i}, b)" for i in range(100))
+    text = "\n".join(f"x = T.copy(a[{i}], b)" for i in range(100))
     made = sketch(text, "case")
     assert len(made.sketch) == K and made.sketch == sorted(made.sketch) and all(0 <= h < 2**63 for h in made.sketch)
     assert made.tokens == len(tokens(text))
     assert similarity(made, made) == 1.0
-    # a name the learner chose is numbered where it first appears; the language's own names stay
-    assert tokens("for k in T.serial(8):\n    acc[k] = T.exp(acc[k])") == [
-        "@0", "for", "n0", "in", "T", ".", "serial", "(", "8", ")", ":",
-        "@1", "n1", "[", "n0", "]", "=", "T", ".", "exp", "(", "n1", "[", "n0", "]", ")",
+    # a name the learner chose is written as what it names; the language's own names stay
+    text = 'acc = T.alloc_buffer((8,), scope="local.fragment")\nfor k in T.serial(8):\n    acc[k] = T.exp(acc[k])'
+    assert tokens(text)[-26:] == [
+        "@0", "for", "loop", "in", "T", ".", "serial", "(", "8", ")", ":",
+        "@1", "fragment", "[", "loop", "]", "=", "T", ".", "exp", "(", "fragment", "[", "loop", "]", ")",
     ]  # fmt: skip
     assert similarity(sketch(""), sketch("")) == 0.0

@@ -1,9 +1,12 @@
 """The shape of a kernel, for finding look-alike submissions: a sketch of its admitted TIR that renaming and
 small edits barely move.
 
-The admitted TIR, printed as TVMScript, is cut into tokens; every name the learner chose (a buffer, a loop
-variable, a let) becomes ``n0``, ``n1``, ... in the order it first appears, and each line starts with a token
-for its depth. The sketch is a bottom-k MinHash of the set of 5-token shingles: the K smallest 63-bit hashes.
+The admitted TIR, printed as TVMScript, is cut into tokens; every name the learner chose becomes a token for
+what it names (a tensor of the signature, a buffer in shared memory, a fragment, a local, a loop variable, or
+anything else), and each line starts with a token for its depth. By kind, not ``n0``, ``n1``, ... by first
+appearance: a single unused local declared first renumbered every later name and took a copy from 1.0 to 0.68
+(a red team's finding).
+The sketch is a bottom-k MinHash of the set of 5-token shingles: the K smallest 63-bit hashes.
 Two sketches estimate the Jaccard similarity of their shingle sets (exactly, where both sets are smaller
 than K). Renaming changes nothing; swapping two independent statements or adding a loop that does nothing
 changes only the shingles that cross them.
@@ -38,12 +41,12 @@ TRIVIAL_LOOP = re.compile(r"^for \w+ in (?:range|T\.serial)\(([01])\):$")
 
 
 def tokens(text: str) -> list[str]:
-    """The text's tokens, the learner's names numbered by first appearance, a depth token opening each line.
+    """The text's tokens, each of the learner's names as its kind (``kinds``), a depth token opening each line.
     Comment lines and the frame every kernel shares (FRAME) are left out, and so are statements that do
     nothing: ``pass``, a loop or branch with nothing in it, a loop of one step or none (TRIVIAL_LOOP; the
     first's body counts one level up, the second's not at all)."""
-    names: dict[str, str] = {}
     out: list[str] = []
+    named = kinds(text)
     open_loops: list[tuple[int, bool]] = []  # (indent, whether its body is left out) of trivial loops around
     for line in _without_empty_statements(text.splitlines()):
         stripped = line.strip()
@@ -59,7 +62,7 @@ def tokens(text: str) -> list[str]:
         out.append(f"@{indent // 4 - len(open_loops)}")
         found = TOKEN.findall(stripped)
         for i, token in enumerate(found):
-            out.append(_canonical(token, found, i, names))
+            out.append(_canonical(token, found, i, named))
     return out
 
 
@@ -81,8 +84,37 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
-def _canonical(token: str, found: list[str], i: int, names: dict[str, str]) -> str:
-    """A token as the sketch sees it: a learner's name numbered, anything else as printed."""
+DECLARED = re.compile(r"^(\w+) = T\.(\w+)\((.*)$")
+SCOPE = re.compile(r'scope="([a-z.]+)"')
+LOOP = re.compile(r"^for (\w+) in ")
+
+
+def kinds(text: str) -> dict[str, str]:
+    """Each name the text declares -> the token it is written as: ``global`` for a tensor of the signature,
+    ``shared``, ``fragment`` or ``local`` for a buffer the kernel allocates there, ``loop`` for a loop variable.
+    A name declared nowhere (a let, a block's variable) is ``n``."""
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        stripped = line.strip()
+        loop = LOOP.match(stripped)
+        if loop:
+            found.setdefault(loop.group(1), "loop")
+            continue
+        declared = DECLARED.match(stripped)
+        if declared is None:
+            continue
+        name, call, rest = declared.groups()
+        if call == "match_buffer":
+            found.setdefault(name, "global")
+        elif "alloc" in call or call == "decl_buffer":
+            scope = SCOPE.search(rest)
+            place = scope.group(1) if scope else "global"
+            found.setdefault(name, "fragment" if "fragment" in place else place.split(".")[0])
+    return found
+
+
+def _canonical(token: str, found: list[str], i: int, named: dict[str, str]) -> str:
+    """A token as the sketch sees it: a learner's name as its kind, anything else as printed."""
     if not (token[0].isalpha() or token[0] == "_") or token in FIXED:
         return token
     after_dot = i > 0 and found[i - 1] == "."  # T.copy, T.float16: the language's own
@@ -93,7 +125,7 @@ def _canonical(token: str, found: list[str], i: int, names: dict[str, str]) -> s
     )  # thread=, scope=: the call's own parameter names
     if after_dot or keyword_argument:
         return token
-    return names.setdefault(token, f"n{len(names)}")
+    return named.get(token, "n")
 
 
 def _hash(shingle: tuple[str, ...]) -> int:
