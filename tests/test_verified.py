@@ -284,3 +284,22 @@ def test_the_judge_counts_a_kernels_cases_from_the_course_spec_and_the_hidden_fi
     hidden.write_text(json.dumps({"cases": [entry]}))
     assert JudgeChecks(hidden_cases=str(hidden)).case_count("02", "add") == public + 1
     assert judge.case_count("02", "no_such_kernel") is None
+
+
+def test_a_check_cell_whose_metadata_the_student_made_a_string_is_still_recorded(monkeypatch):
+    """The submitted notebook's metadata is the student's: with ``tilelang_course`` set to a string in a check
+    cell, writing the judge's record raised TypeError and autograde exited 1 for the whole run (the second red
+    team). The record replaces it."""
+    from nbformat.v4 import new_code_cell
+
+    import grader.processes.launch as launch
+    from grader.nbgrader.judge import JudgeChecks
+
+    monkeypatch.setattr(launch, "run_grader", lambda *args, **kwargs: launch.GraderRun(None, 1, "", 0.1))
+    cell = new_code_cell('check("add")', metadata={"tilelang_course": "forged"})
+    judge = JudgeChecks(device="cpu")
+    judge._sandbox, judge._device = {}, "cpu"
+    module = "import tilelang\n\n@tilelang.jit\ndef add(A, B, C):\n    pass\n"
+    judge._judge("02", module, [(1, "cell1")], [(cell, "add")])
+    record = cell.metadata["tilelang_course"]["judge"]
+    assert record["passed"] is False and record["device"] == "cpu" and record["cases"] == []

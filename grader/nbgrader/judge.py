@@ -327,7 +327,10 @@ class JudgeChecks(NbGraderPreprocessor):
                 lines, passed, checked = [summary], False, verified.counts([])
             said = tr(verified.line(kernel, checked))
             cell.outputs = judged_outputs([*lines[:-1], said, *lines[-1:]], passed, summary)
-            cell.metadata.setdefault("tilelang_course", {})["judge"] = {
+            # The submitted notebook's metadata is the student's: a string there made autograde fail for the run
+            if not isinstance(cell.metadata.get("tilelang_course"), dict):
+                cell.metadata["tilelang_course"] = {}
+            cell.metadata["tilelang_course"]["judge"] = {
                 "passed": passed,
                 "seconds": round(seconds, 2),
                 "kernels_in_run": len(defined),
