@@ -209,12 +209,7 @@ def test_the_pipeline_reads_no_environment_and_prints_nothing():
 
 
 # Imports of another grader module's private names that stay, each with why ((importer, "module._name") pairs).
-PRIVATE_IMPORTS_ALLOWED: dict[tuple[str, str], str] = {
-    # across's "same element in every block" check walks the TIR with checks' own walkers; grader/pipeline/ was
-    # under a red team's edits when this test came (issue 42): give the walkers a public home there next.
-    ("grader.pipeline.across", "grader.pipeline.checks._loops"): "checks' TIR walker, shared within the pipeline",
-    ("grader.pipeline.across", "grader.pipeline.checks._global_accesses"): "checks' TIR walker, as above",
-}
+PRIVATE_IMPORTS_ALLOWED: dict[tuple[str, str], str] = {}
 
 
 def _dotted(node: ast.AST) -> str:

@@ -43,11 +43,11 @@ def tile_loop(tir: Any) -> TileLoop | None:
     one element (``K[j * BLOCK_N, 0]``), taking the most steps; None when the kernel has none."""
     from tilelang import tvm
 
-    from grader.pipeline.checks import _global_accesses, _loops
+    from grader.pipeline.checks import global_accesses, tir_loops
 
-    loops = {loop.var: loop for loop in _loops(tir) if not loop.grid and "T.Parallel" not in loop.what}
+    loops = {loop.var: loop for loop in tir_loops(tir) if not loop.grid and "T.Parallel" not in loop.what}
     tiled: dict[Any, int] = {}
-    for _, indices, _, _ in _global_accesses(tir):
+    for _, indices, _, _ in global_accesses(tir):
         for index in indices:
             for var in tvm.tirx.analysis.undefined_vars(index):
                 if var in loops:

@@ -153,7 +153,7 @@ def _const(value: Any) -> int | None:
         return None
 
 
-def _loops(tir: Any) -> list[_Loop]:
+def tir_loops(tir: Any) -> list[_Loop]:
     from tilelang import tvm
 
     found: list[_Loop] = []
@@ -183,7 +183,7 @@ def _loops(tir: Any) -> list[_Loop]:
     return found
 
 
-def _global_accesses(tir: Any) -> list[tuple[Any, list[Any], list[int], bool]]:
+def global_accesses(tir: Any) -> list[tuple[Any, list[Any], list[int], bool]]:
     """(buffer, indices with let-bound names substituted, extent per index, written) of every global
     access: a BufferLoad or BufferStore, or a T.copy/T.gemm region (its extents are the region's);
     writes first."""
@@ -223,7 +223,7 @@ def _global_accesses(tir: Any) -> list[tuple[Any, list[Any], list[int], bool]]:
 def _shortfalls(tir: Any) -> list[_Shortfall]:
     from tilelang import tvm
 
-    loops = _loops(tir)
+    loops = tir_loops(tir)
     by_var = {loop.var: loop for loop in loops}
     analyzer = tvm.arith.Analyzer()
     for loop in loops:
@@ -231,7 +231,7 @@ def _shortfalls(tir: Any) -> list[_Shortfall]:
             analyzer.bind(loop.var, tvm.ir.Range.from_min_extent(loop.start, loop.extent))
     accesses = []
     reached: set[tuple[str, int]] = set()  # (tensor, dimension) that some access reaches the end of
-    for buffer, indices, extents, _ in _global_accesses(tir):
+    for buffer, indices, extents, _ in global_accesses(tir):
         for dim, (index, extent) in enumerate(zip(indices, extents)):
             size = _const(buffer.shape[dim])
             if size is None:
@@ -331,7 +331,7 @@ def empty_launch(tir: Any, sizes: Mapping[str, int], params: Mapping[str, Any], 
     """The sentence that fails a case whose launch grid has no blocks (an extent of T.Kernel is 0 for
     these sizes, as ``T.Kernel(M // BLOCK_M)`` is when M < BLOCK_M), else "". Call it before launching
     or simulating: CUDA refuses a zero-block launch, which would read as a crash."""
-    zero = [loop for loop in _loops(tir) if loop.grid and loop.extent == 0]
+    zero = [loop for loop in tir_loops(tir) if loop.grid and loop.extent == 0]
     if not zero:
         return ""
     loop = zero[0]
@@ -451,7 +451,7 @@ def corner_copies(tir: Any) -> list[str]:
     window) is the usual, right use and is not named."""
     from tilelang import tvm
 
-    loops = _loops(tir)
+    loops = tir_loops(tir)
     problems: list[str] = []
 
     def visit(node: Any) -> None:
