@@ -473,6 +473,14 @@ INSTRUCTOR_OPTIONS: tuple[InstructorOption, ...] = (
         "the hidden-cases file on the grading machine (given to the grader only)",
         default="",
     ),
+    InstructorOption(
+        "bench",
+        "",
+        "on a GPU, also time each kernel's bench case against torch and the roofline, so that the class report "
+        "can show where the class went (the timing takes each check longer: give it room in timeout)",
+        default=False,
+        type=bool,
+    ),
 )
 
 INSTRUCTOR_OPTION = {option.trait: option for option in INSTRUCTOR_OPTIONS}

@@ -254,7 +254,7 @@ def test_the_instructors_options_come_from_one_table():
     from grader.nbgrader.judge import JudgeChecks
 
     table = settings.INSTRUCTOR_OPTION
-    assert set(table) == {"device", "timeout", "no_sandbox", "hidden_cases"}  # nbgrader_config.py's names
+    assert set(table) == {"device", "timeout", "no_sandbox", "hidden_cases", "bench"}  # nbgrader_config.py's names
     assert set(settings.GRADING_DEVICES) < set(settings.DEVICES)  # the grader's own words, fewer of them
     assert table["device"].choices == settings.GRADING_DEVICES
     traits = JudgeChecks.class_traits(config=True)

@@ -303,3 +303,26 @@ def test_a_check_cell_whose_metadata_the_student_made_a_string_is_still_recorded
     judge._judge("02", module, [(1, "cell1")], [(cell, "add")])
     record = cell.metadata["tilelang_course"]["judge"]
     assert record["passed"] is False and record["device"] == "cpu" and record["cases"] == []
+
+
+def test_the_judge_times_the_bench_case_only_where_asked_and_a_gpu_grades(monkeypatch):
+    """The class report's speed section reads the bench figures autograde recorded: JudgeChecks.bench asks for
+    them (--bench), on a GPU only (a CPU gives no timing), and not by default (it takes each check longer)."""
+    from nbformat.v4 import new_code_cell
+
+    import grader.processes.launch as launch
+    from grader.nbgrader.judge import JudgeChecks
+
+    asked: list[list[str]] = []
+
+    def run_grader(puzzle_id, module, kernels, extra, *args, **kwargs):
+        asked.append(list(extra))
+        return launch.GraderRun(None, 1, "", 0.1)
+
+    monkeypatch.setattr(launch, "run_grader", run_grader)
+    module = "import tilelang\n\n@tilelang.jit\ndef add(A, B, C):\n    pass\n"
+    for bench, device in ((False, "cuda"), (True, "cpu"), (True, "cuda")):
+        judge = JudgeChecks(bench=bench)
+        judge._sandbox, judge._device = {}, device
+        judge._judge("02", module, [(1, "cell1")], [(new_code_cell('check("add")'), "add")])
+    assert asked == [["--full"], ["--full"], ["--full", "--bench"]]

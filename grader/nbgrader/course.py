@@ -251,6 +251,9 @@ c.JudgeChecks.timeout = {course.timeout}
 # Where no CUDA GPU is usable autograde refuses to grade: on the CPU only the small cases are simulated and
 # the others only compiled. To grade on the CPU anyway, uncomment (or pass --JudgeChecks.device=cpu):
 # c.JudgeChecks.device = "cpu"
+# On a GPU, time each kernel's bench case too, for the speed section of `python -m grader class-report`
+# (each check then takes longer: raise c.JudgeChecks.timeout to match):
+# c.JudgeChecks.bench = True
 # Before the first submission enters the gradebook: may this machine grade as told (the sandbox; a GPU, or
 # device=cpu)? If not, autograde says why in one paragraph, grades nobody and exits 2.
 c.Autograde.pre_convert_hook = "grader.nbgrader.judge.before_autograde"

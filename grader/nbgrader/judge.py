@@ -210,6 +210,7 @@ class JudgeChecks(NbGraderPreprocessor):
     hidden_cases = instructor_trait("hidden_cases")
     device = instructor_trait("device")
     no_sandbox = instructor_trait("no_sandbox")
+    bench = instructor_trait("bench")
 
     def sandbox_env(self) -> dict[str, str]:
         """The grader's sandbox settings for this notebook, or SandboxRefused where it cannot make one."""
@@ -302,7 +303,9 @@ class JudgeChecks(NbGraderPreprocessor):
                 puzzle_id,
                 module,
                 defined,
-                ["--full"],  # every case compiled, the large ones too (a learner's quick check leaves them out)
+                # every case compiled, the large ones too (a learner's quick check leaves them out); timed where
+                # the instructor asked and a GPU grades (bench figures are a GPU's only)
+                ["--full", *(["--bench"] if self.bench and self._device == "cuda" else [])],
                 limit,
                 self._device,
                 case_timeout=settings.case_timeout(self.timeout),
