@@ -553,10 +553,10 @@ def test_the_page_speaks_chinese(monkeypatch: pytest.MonkeyPatch, report: dict):
 @pytest.mark.gpu
 def test_speed_on_a_gpu_ranks_the_bench_figures_of_gpu_runs(grade, tmp_path: Path):
     """On a GPU: four right row_sum_tiled kernels graded with --bench, each case kept as the judge keeps it in a
-    check cell (grader.nbgrader.judge.case_record). The report ranks all four by their measured time, with torch's
+    check cell (grader.nbgrader.records.case_record). The report ranks all four by their measured time, with torch's
     time and the roofline beside it, and draws them; a fifth, the same figures recorded as a CPU run, is not ranked."""
     from grader import verified
-    from grader.nbgrader.judge import case_record
+    from grader.nbgrader.records import case_record
     from grader.outcome import GOOD, CaseResult
 
     names = ("first_tile_clears", "macro_peeled", "reduce_each_tile", "split_columns_atomic")

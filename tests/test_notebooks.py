@@ -614,7 +614,7 @@ def test_bench_table_and_plot_read_the_graders_json(capsys):
 
 
 def test_grader_locations_point_at_notebook_cells():
-    from grader.frontends.notebook import lines_in_cells
+    from grader.frontends.cells import lines_in_cells
 
     starts = [(1, "part1"), (12, "copy_tiles")]
     text = "TypeError: Mismatched type (/tmp/x/p01_notebook.py:20); see p01_notebook.py"

@@ -34,6 +34,7 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from grader import settings
 from grader.discover import CELL_END, normalize_id
 from grader.frontends import render
+from grader.frontends.cells import cell_line, lines_in_cells
 from grader.i18n import hint_lines, tr
 from grader.outcome import CaseResult, Status
 from grader.processes import launch
@@ -184,35 +185,12 @@ def quiet() -> Iterator[None]:
         logging.disable(disabled)
 
 
-def lines_in_cells(text: str, starts: list[tuple[int, str]], module_name: str) -> str:
-    """Point ``p08_notebook.py:57`` at the notebook cell: ``line 12 of cell %%puzzle gemv``.
-
-    Line numbers count the cell's ``%%puzzle`` line, as JupyterLab numbers the cell's lines.
-    """
-
-    def cell_line(match: re.Match) -> str:
-        line, name = _cell_line(int(match.group(1)), starts)
-        return tr(f"line {line} of cell %%puzzle {name}")
-
-    path = r"[^\s()'\"`：，。；（）]*"  # a path ends at a space, a bracket or a quote (full-width ones too)
-    text = re.sub(rf"{path}{re.escape(module_name)}:(\d+)", cell_line, text)
-    text = re.sub(r"(?<=fix )line (\d+)\b", cell_line, text)  # the syntax-error advice names a bare line
-    return re.sub(rf"{path}{re.escape(module_name)}", tr("this notebook"), text)
-
-
-def _cell_line(line: int, starts: list[tuple[int, str]]) -> tuple[int, str]:
-    """A line of the module that module_text() wrote -> (that line in its cell, counting the ``%%puzzle`` line as
-    JupyterLab numbers a cell's lines, and the cell's name)."""
-    first, name = max((s for s in starts if s[0] <= line), default=(1, "?"))
-    return line - first + 2, name
-
-
 def _in_cells(explanation: Any, starts: list[tuple[int, str]], module_name: str) -> Any:
     """The record with the lines its sentences name moved from the module's numbers to the cells' (the steps' own
-    lines are labelled by the view, given :func:`_cell_line`)."""
+    lines are labelled by the view, given :func:`cell_line`)."""
 
     def step_line(match: re.Match) -> str:
-        return f"line {_cell_line(int(match.group(1)), starts)[0]}"
+        return f"line {cell_line(int(match.group(1)), starts)[0]}"
 
     why = re.sub(r"\bline (\d+)(?= \(step )", step_line, explanation.why)  # grader.pipeline.explain's labels
     return dataclasses.replace(
@@ -529,7 +507,7 @@ def explain(
         warm=magics.warm,
         where=lambda text: lines_in_cells(text, starts, module_name),
         record=lambda explanation: _in_cells(explanation, starts, module_name),
-        cells=lambda line: _cell_line(line, starts),
+        cells=lambda line: cell_line(line, starts),
     )
 
 

@@ -48,7 +48,7 @@ import os
 import re
 import sys
 import time
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -59,6 +59,7 @@ from traitlets import Bool, Enum, Float, Unicode
 
 from grader import settings, verified
 from grader.i18n import tr
+from grader.nbgrader.records import case_record
 from grader.outcome import CaseResult
 
 PUZZLE_CELL = re.compile(r"\A%%puzzle[ \t]*(?P<name>[^\n]*)\n?")
@@ -102,34 +103,6 @@ CPU_HINT = (
     f"--JudgeChecks.device=cpu to nbgrader autograde (--device cpu to autograde-shard(s), {settings.DEVICE}=cpu "
     "to the Slurm script)"
 )
-
-
-def case_record(case: CaseResult, starts: list[tuple[int, str]], puzzle_id: str) -> dict[str, Any]:
-    """One graded case as the check cell's metadata keeps it for the class report (the module docstring's
-    schema). A hidden case's record tells no size: its sizes, counts and cause's facts are left out (the
-    judge's public view has already taken them from its message)."""
-    from grader.frontends import render
-    from grader.frontends.notebook import lines_in_cells
-    from grader.pipeline.hidden import is_hidden
-
-    hidden = is_hidden(case.case)
-    shown = render.case_lines(case, layout=replace(render.NOTEBOOK, width=0))
-    line = lines_in_cells(shown[0].strip(), starts, f"p{puzzle_id}_notebook.py") if shown else ""
-    bench = case.bench
-    timed = {"kernel_ms": bench.kernel_ms, "torch_ms": bench.torch_ms, "floor_ms": bench.floor_ms} if bench else {}
-    timed["bound"] = bench.bound if bench else ""
-    return {
-        "case": case.case,
-        "hidden": hidden,
-        "status": str(case.status),
-        "checked": case.checked,
-        "cause": {"kind": str(case.cause.kind), "facts": {} if hidden else case.cause.facts} if case.cause else None,
-        "wrong": None if hidden else case.wrong,
-        "total": None if hidden else case.total,
-        "sizes": {} if hidden else dict(case.sizes),
-        "line": line,
-        "bench": timed if bench and not hidden else None,
-    }
 
 
 class Refused(RuntimeError):
