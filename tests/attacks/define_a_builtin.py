@@ -2,9 +2,10 @@
 TileLang leaves a global access unguarded when its index provably stays inside the tensor: A[bx * 16384 + j]
 with bx < 4 (the grid) and j < 16384. `-DblockIdx=threadIdx`, a flag of the old allow-list (-DNAME=VALUE), makes
 that bx the thread's index, up to 127: the same line of CUDA now stores 4 MiB past A's start, limited only by the
-kernel's own runtime bound. The caching allocator puts A, B, the judge's copies of both (the reference is computed
-from them after the run) and then C one after another, so the kernel zeros exactly that stretch and stops before
-C: inputs and copies agree, the reference is 0 @ 0 = 0, and gemv's zeros match it. The judge passes on no -D."""
+kernel's own runtime bound. The caching allocator put A, B, the judge's copies of both (the reference was computed
+from them after the run; since 18d0e7d it is computed before, and kept with the copies in host memory) and then C
+one after another, so the kernel zeroed exactly that stretch and stopped before C: inputs and copies agreed, the
+reference was 0 @ 0 = 0, and gemv's zeros matched it. The judge passes on no -D."""
 
 import tilelang
 import tilelang.language as T

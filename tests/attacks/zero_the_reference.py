@@ -1,5 +1,6 @@
-"""Attack: make the reference agree with zeros. The judge keeps its pristine copies of the inputs on the GPU beside
-the inputs, and computes the reference from them only after the kernel ran. TileLang guards a global access by the
+"""Attack: make the reference agree with zeros. The judge kept its pristine copies of the inputs on the GPU beside
+the inputs, and computed the reference from them only after the kernel ran (since 18d0e7d it computes the reference
+before the launch and keeps it and the copies in host memory). TileLang guards a global access by the
 shape of the buffer it goes through, so the file declares a view of C's own memory that starts 1 MiB before C
 (T.decl_buffer over C.data with a negative elem_offset): every index is inside the view, no guard, and nvcc gets
 plain `C[-n]` loads and stores. One thread walks back from C 512 bytes at a time (the caching allocator's step),
