@@ -408,10 +408,12 @@ def graded(slurm: Slurm, postgres: str, tmp_path_factory: pytest.TempPathFactory
     seconds["compile the solutions (from the start)"] = time.monotonic() - started
 
     watched = {f"{course.name} {what}": [course / what] for course in (sqlite, cluster) for what in ATTACKED}
-    # The graders' $TMPDIR, which every local user can write, holds the same plants.
+    # The graders' $TMPDIR, which every local user can write, holds the same plants. Only the plants are
+    # watched: the graders write their own temporary files there, and a task cancelled mid-autograde
+    # (KILLED_SHARD) leaves its own behind, which says nothing about the attacker.
     temporary = base / "tmpdir"
     plant(temporary, planted_markers(base), "tmpdir")
-    watched["$TMPDIR"] = [temporary]
+    watched["$TMPDIR"] = sorted(p for p in temporary.rglob("*") if p.is_file())
     before = {name: fingerprint(paths) for name, paths in watched.items()}
     started = time.monotonic()
     with open(base / "sqlite-autograde.log", "w") as handle:  # the reference, alongside the array
