@@ -15,6 +15,7 @@ attack on the GPU (`python -m pytest -q -m gpu tests/test_attacks.py`).
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import ctypes
 import json
@@ -89,6 +90,8 @@ EXPECTED = {
     "fork_bomb.py": (Status.ERROR, "importing the file failed: RuntimeError: forked "),
     "zero_the_reference.py": (Status.ERROR, "views one of its tensors at another offset, type or size"),
     "define_a_builtin.py": (Status.ERROR, "passes nvcc the flag '-DblockIdx=threadIdx'"),
+    # its attack is on nbgrader's copy of a submission (test_a_submission_of_links_is_not_graded); here, zeros
+    "nbgrader_links.py": (Status.FAILED, "of 256 output elements wrong"),
 }
 # Run with --no-sandbox, each of these gets what it came for: evidence that the attack is live (test_..._live).
 LIVE_UNCONFINED = {
@@ -387,3 +390,56 @@ def test_a_fork_bomb_costs_only_its_own_check(grade, tmp_path, attack_cache):
     assert not processes_running(ATTACKS / "fork_bomb.py", tmp_path)
     if not task_cap():
         assert forked < MAX_TASKS and "Resource temporarily unavailable" in result["message"], result["message"]
+
+
+def test_a_submission_of_links_is_not_graded(tmp_path):
+    """nbgrader_links.py's plants in a student's submission, and a classmate's whole submission linked as another
+    student's: JudgeChecks refuses both before it grades anything, and removes what nbgrader copied through the
+    links into autograded/ (the hidden cases, the gradebook); a submission without links is graded as before."""
+    pytest.importorskip("nbgrader")
+    from traitlets.config import Config
+
+    from grader.nbgrader.judge import JudgeChecks, LinkedSubmission
+
+    # the attack file's constants (literals), read without importing it and TileLang with it
+    constants = {
+        node.targets[0].id: ast.literal_eval(node.value)
+        for node in ast.parse((ATTACKS / "nbgrader_links.py").read_text()).body
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
+    }
+    notebook, plants = constants["NOTEBOOK"], constants["PLANTS"]
+
+    course = tmp_path / "course"
+    (tmp_path / "grading-machine").mkdir()
+    (tmp_path / "grading-machine" / "hidden_cases.json").write_text('{"cases": []}')
+    (course / "source" / "ps1").mkdir(parents=True)
+    (course / "source" / "ps1" / notebook).write_text("{}")
+    (course / "gradebook.db").write_text("the gradebook")
+    mallory = course / "submitted" / "mallory" / "ps1"
+    mallory.mkdir(parents=True)
+    for name, target in plants.items():
+        (mallory / name).symlink_to(target)
+        assert (mallory / name).exists(), name  # the plant reaches what it names
+    alice = course / "submitted" / "alice" / "ps1"
+    alice.mkdir(parents=True)
+    (alice / notebook).write_text("{}")
+    (course / "submitted" / "zed").mkdir()
+    (course / "submitted" / "zed" / "ps1").symlink_to("../alice/ps1")
+    for student in ("mallory", "alice", "zed"):  # what nbgrader's init_assignment copied, following the links
+        copied = course / "autograded" / student / "ps1"
+        copied.mkdir(parents=True)
+        for name in ("notes.txt", "data.csv") if student == "mallory" else ("notes.txt",):
+            (copied / name).write_text("copied through a link")
+    config = Config()
+    config.CourseDirectory.root = str(course)
+    judge = JudgeChecks(config=config)
+
+    def resources(student: str) -> dict:
+        return {"nbgrader": {"student": student, "assignment": "ps1", "notebook": "p02_vector_add"}}
+
+    for student in ("mallory", "zed"):
+        with pytest.raises(LinkedSubmission, match=f"{student}'s submission holds symbolic links"):
+            judge.refuse_links(resources(student))
+        assert not [p for p in (course / "autograded" / student).rglob("*") if p.is_file()], student
+    judge.refuse_links(resources("alice"))
+    assert (course / "autograded" / "alice" / "ps1" / "notes.txt").is_file()

@@ -175,6 +175,36 @@ def instructor_trait(name: str) -> Any:
     return trait.tag(config=True)
 
 
+class LinkedSubmission(RuntimeError):
+    """A submission holds a symbolic link: nbgrader would read through it as the grading user."""
+
+
+def submission_links(coursedir: Any, student: str, assignment: str) -> list[Path]:
+    """The symbolic links in ``student``'s submission of ``assignment``: on the submission folder's own path
+    below the instructor's part of nbgrader's directory structure, and anywhere under the folder.
+
+    nbgrader follows them all as the grading user: it grades a linked notebook as this student's (the
+    instructor's source/ notebook, a classmate's), and copies a linked file (the gradebook, the hidden cases)
+    into autograded/, whence generate_feedback copies it to the feedback the student fetches. A git clone or a
+    tar keeps links, so a submission can hold them (tests/attacks/nbgrader_links.py)."""
+    from nbgrader.utils import full_split
+
+    parts = full_split(coursedir.directory_structure)
+    mine = next((i for i, part in enumerate(parts) if "{student_id}" in part or "{assignment_id}" in part), 0)
+    fields = {"nbgrader_step": coursedir.submitted_directory, "student_id": student, "assignment_id": assignment}
+    here = Path(coursedir.root, *(part.format(**fields) for part in parts[:mine]))
+    found = []
+    for part in parts[mine:]:
+        here = here / part.format(**fields)
+        if here.is_symlink():
+            found.append(here)
+    if found or not here.is_dir():
+        return found
+    for folder, folders, files in os.walk(here):  # a linked folder is listed, not entered
+        found += [Path(folder, name) for name in [*folders, *files] if Path(folder, name).is_symlink()]
+    return sorted(found)
+
+
 class JudgeChecks(NbGraderPreprocessor):
     """Set every check cell's outputs from the trusted grader's verdict on the notebook's kernels."""
 
@@ -222,6 +252,7 @@ class JudgeChecks(NbGraderPreprocessor):
     def preprocess(self, nb: NotebookNode, resources: dict[str, Any]) -> tuple[NotebookNode, dict[str, Any]]:
         from grader.frontends.notebook import module_text
 
+        self.refuse_links(resources)
         checks = check_cells(nb)
         if not checks:
             return nb, resources
@@ -244,6 +275,37 @@ class JudgeChecks(NbGraderPreprocessor):
         for (puzzle_id, module), (starts, members) in groups.items():
             self._judge(puzzle_id, module, starts, members)
         return nb, resources
+
+    def refuse_links(self, resources: dict[str, Any]) -> None:
+        """Grade no submission that holds a symbolic link (submission_links): remove what nbgrader copied
+        through the links into autograded/, and raise LinkedSubmission, so that nbgrader logs the student as
+        not graded and removes this notebook's autograded copy (with the default --notebook, the whole
+        autograded folder), which the student's feedback would be made from."""
+        from nbgrader.coursedir import CourseDirectory
+
+        info = resources.get("nbgrader", {})
+        student, assignment = str(info.get("student", "")), str(info.get("assignment", ""))
+        if not student or not assignment:
+            return
+        coursedir = CourseDirectory(config=self.config)
+        links = submission_links(coursedir, student, assignment)
+        if not links:
+            return
+        submitted = Path(coursedir.format_path(coursedir.submitted_directory, student, assignment))
+        autograded = Path(coursedir.format_path(coursedir.autograded_directory, student, assignment))
+        inside = [link for link in links if link.is_relative_to(submitted) and link != submitted]
+        for copied in (
+            [autograded / link.relative_to(submitted) for link in inside]
+            if len(inside) == len(links)
+            else [p for p in autograded.rglob("*") if p.suffix != ".ipynb"]
+        ):  # a linked submission folder: every file copied from it came through the link
+            if copied.is_file() or copied.is_symlink():
+                copied.unlink()
+        said = ", ".join(
+            str(link.relative_to(coursedir.root)) if link.is_relative_to(coursedir.root) else str(link)
+            for link in links
+        )
+        raise LinkedSubmission(tr(f"{student}'s submission holds symbolic links ({said}): not graded"))
 
     def case_count(self, puzzle_id: str, kernel: str) -> int | None:
         """How many cases the course's own spec (solutions/, plus the hidden cases) grades ``kernel`` on;
