@@ -307,6 +307,15 @@ OPTIONS: tuple[Option, ...] = (
         "verbose", "--verbose", "--grade-verbose", "show full TileLang/TVM traces", default=False, action="store_true"
     ),
     Option(
+        "no_sandbox",
+        "--no-sandbox",
+        "",  # the CLI's own: it sets SANDBOX=off for the judge, which starts the tracer
+        "run the graded file's Python unconfined (where this machine cannot make a sandbox, an instructor's run "
+        "with hidden cases refuses to grade without this)",
+        default=False,
+        action="store_true",
+    ),
+    Option(
         "spec_dir",
         "",
         "--grade-spec-dir",
@@ -348,6 +357,7 @@ class GradeOptions:
     save_failures: Path | None = _default("save_failures")
     memory_limit_gb: float = _default("memory_limit_gb")  # 0: none
     verbose: bool = _default("verbose")
+    no_sandbox: bool = _default("no_sandbox")  # the CLI's: the judge reads SANDBOX, which the CLI sets from it
     spec_dir: Path | None = _default("spec_dir")  # None: the course's solutions/
 
     @classmethod
@@ -365,18 +375,27 @@ class GradeOptions:
 
     def pytest_argv(self) -> list[str]:
         """The ``--grade-*`` arguments that give the plugin these options (only those not at their default)."""
+        return self.argv(PYTEST)
+
+    def cli_argv(self) -> list[str]:
+        """The ``python -m grader`` flags that say these options (only those not at their default): how a front
+        end's typed options reach the grader process it starts (grader.processes.launch)."""
+        return self.argv(CLI)
+
+    def argv(self, front: str) -> list[str]:
         argv: list[str] = []
         for option in OPTIONS:
             value = getattr(self, option.name)
-            if not option.pytest or value == option.default:
+            flag = option.flag(front)
+            if not flag or value == option.default:
                 continue
             if option.action == "store_true":
-                argv.append(option.pytest)
+                argv.append(flag)
             elif option.action == "append":
                 for item in value:
-                    argv += [option.pytest, str(item)]
+                    argv += [flag, str(item)]
             else:
-                argv += [option.pytest, str(value)]
+                argv += [flag, str(value)]
         return argv
 
     def block_params(self) -> dict[str, int]:

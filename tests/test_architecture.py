@@ -280,3 +280,68 @@ def test_no_module_uses_another_modules_private_names():
     used = {(name, target) for name in MODULES for target in private_names_used(name)}
     assert {pair for pair in used if pair not in PRIVATE_IMPORTS_ALLOWED} == set()
     assert set(PRIVATE_IMPORTS_ALLOWED) <= used, "an allowed exception no longer happens: remove it"
+
+
+# The modules that start a grading run for a front end. They hand the grader typed GradeOptions
+# (grader.processes.launch.check_options); the flags are written from settings.OPTIONS, in one place
+# (GradeOptions.cli_argv), so no front end spells an option's flag by hand.
+STARTS_GRADING = (
+    "grader.processes.launch",
+    "grader.frontends.notebook",
+    "grader.frontends.planted",
+    "grader.frontends.watch",
+    "grader.nbgrader.judge",
+    "grader.nbgrader.shards",
+)
+
+
+def grading_flags_written(name: str) -> list[str]:
+    """The string constants in module ``name`` that are a grading option's flag, or one with its value."""
+    from grader import settings
+
+    flags = {flag for option in settings.OPTIONS for flag in (option.cli, option.pytest) if flag}
+    tree = ast.parse(MODULES[name].read_text())
+    # a module's own command line (argparse's add_argument) declares its flags; those are not the grader's
+    declared = {
+        id(arg)
+        for call in ast.walk(tree)
+        if isinstance(call, ast.Call) and getattr(call.func, "attr", "") == "add_argument"
+        for arg in call.args
+    }
+    found = []
+    for node in ast.walk(tree):
+        if id(node) in declared:
+            continue
+        parts = node.values if isinstance(node, ast.JoinedStr) else [node]
+        first = parts[0] if parts else None
+        if isinstance(first, ast.Constant) and isinstance(first.value, str):
+            text = first.value
+            if text in flags or any(text.startswith(f"{flag}=") for flag in flags):
+                found.append(f"{name}:{node.lineno}: {text!r}")
+    return sorted(set(found))  # an f-string's first part is also walked as a constant of its own
+
+
+def test_the_check_flags_are_written_in_one_place():
+    assert all(name in MODULES for name in STARTS_GRADING)
+    assert [found for name in STARTS_GRADING for found in grading_flags_written(name)] == []
+
+
+def test_the_flag_check_sees_a_flag_written_by_hand(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    planted = tmp_path / "front.py"
+    planted.write_text('argv = ["--bench", f"--param={1}", "-k", "text with --case in it"]\n')
+    monkeypatch.setitem(MODULES, "front", planted)
+    assert grading_flags_written("front") == ["front:1: '--bench'", "front:1: '--param='", "front:1: '-k'"]
+    planted.write_text('p.add_argument("--json", action="store_true")\n')  # its own command line: not the grader's
+    assert grading_flags_written("front") == []
+
+
+def test_the_typed_options_say_what_the_flags_said():
+    """check_options and cli_argv: a check's options in the grader's own words, read back by its own parser."""
+    from grader import settings
+    from grader.frontends import cli
+    from grader.processes.launch import check_options
+
+    options = check_options(["gemv"], 120.0, device="cpu", cases="small", bench=True, params=("BLOCK_N=64",))
+    parsed = settings.GradeOptions.from_parsed(cli.parser().parse_args(["08", *options.cli_argv()]), settings.CLI)
+    assert parsed == options
+    assert options.timeout == settings.case_timeout(120.0) and options.kernels_exact

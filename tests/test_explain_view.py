@@ -266,17 +266,17 @@ def test_explain_in_a_notebook_records_the_first_failed_case_and_shows_the_view(
 
     calls, shown = [], []
 
-    def run_grader(puzzle_id, module, kernels, extra, timeout, device, **_):
-        calls.append(extra)
-        explained = "--case" in extra
+    def run_grader(puzzle_id, module, options, timeout, **_):
+        calls.append((options.kernels, options.explain, options.block, options.cases, options.device))
+        explained = bool(options.cases)
         return launch.GraderRun(grader_document(explained), 1, "", 0.1)
 
     monkeypatch.setattr(notebook, "_magics", FakeMagics)
     monkeypatch.setattr(launch, "run_grader", run_grader)
     monkeypatch.setattr("IPython.display.display", shown.append)
     result = notebook.explain("gemv", block=(1, 0))
-    first = ["--explain", "gemv", "--block", "1,0"]
-    assert calls == [first, [*first, "--case", "odd_127x129"]]  # every case, then the chosen one recorded
+    first = ("gemv", "gemv", "1,0")
+    assert calls == [(*first, "", "cpu"), (*first, "odd_127x129", "cpu")]  # every case, then the chosen one recorded
     assert result.case.case == "odd_127x129" and result.case.status == "failed" and result.explanation.marked == 7
     assert len(shown) == 1 and 'class="tl-explain"' in shown[0].data and "<script>" in shown[0].data
     assert "odd_127x129" in capsys.readouterr().out
@@ -325,9 +325,9 @@ def test_explain_in_a_notebook_names_the_lines_of_the_learners_cell_and_says_nan
     from grader.frontends import notebook, render
     from grader.processes import launch
 
-    def run_grader(puzzle_id, module, kernels, extra, timeout, device, **_):
-        document = grader_document("--case" in extra)
-        if "--case" in extra:  # a never-written element, as grader.pipeline.explain records it
+    def run_grader(puzzle_id, module, options, timeout, **_):
+        document = grader_document(bool(options.cases))
+        if options.cases:  # a never-written element, as grader.pipeline.explain records it
             target = {"buffer": "y", "index": [64], "got": "nan", "expected": 2.0}
             document["results"][2]["explanation"]["target"] = target
         render.write_json(tmp_path / "out.json", document)  # the JSON the notebook reads

@@ -123,7 +123,7 @@ def test_nothing_planted_runs_in_a_check_the_course_starts(tmp_path: Path, monke
     from (HOME's user site, PYTHONSTARTUP, the current folder and $TMPDIR on PYTHONPATH)."""
     import tempfile
 
-    from grader.processes.launch import run_grader
+    from grader.processes.launch import check_options, run_grader
 
     graded, here, markers, env = planted_course(tmp_path)
     env["HOME"] = str(tmp_path / "home")
@@ -133,7 +133,7 @@ def test_nothing_planted_runs_in_a_check_the_course_starts(tmp_path: Path, monke
         monkeypatch.setenv(name, value)
     monkeypatch.setattr(tempfile, "tempdir", None)  # found again from TMPDIR
     monkeypatch.chdir(here)
-    run = run_grader("08", ZEROS_GEMV, ["gemv"], ["--case", CASE], 600, "cpu")
+    run = run_grader("08", ZEROS_GEMV, check_options(["gemv"], 600, device="cpu", cases=CASE), 600)
     assert sorted(p.name for p in markers.iterdir()) == [], run.output
     assert run.returncode == 1, run.output
     (result,) = [r for r in run.document["results"] if r["kernel"] == "gemv"]

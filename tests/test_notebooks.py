@@ -674,7 +674,9 @@ def test_a_check_killed_at_its_limit_leaves_nothing_in_the_learners_tmpdir(monke
     server = WarmGrader() if warm else None
     try:
         module = "import time\ntime.sleep(600)\n"  # the trace never ends; its own limit (120 s) is far away
-        run = launch.run_grader("01", module, ["copy_serial"], [], 12.0, "cpu", case_timeout=120.0, warm=server)
+        run = launch.run_grader(
+            "01", module, launch.check_options(["copy_serial"], 12.0, device="cpu", timeout=120.0), 12.0, warm=server
+        )
         if server is not None:
             server.stop()
         assert run.returncode is None and run.seconds >= 12.0

@@ -313,10 +313,10 @@ def test_the_judge_times_the_bench_case_only_where_asked_and_a_gpu_grades(monkey
     import grader.processes.launch as launch
     from grader.nbgrader.judge import JudgeChecks
 
-    asked: list[list[str]] = []
+    asked: list[tuple[bool, bool, str]] = []
 
-    def run_grader(puzzle_id, module, kernels, extra, *args, **kwargs):
-        asked.append(list(extra))
+    def run_grader(puzzle_id, module, options, *args, **kwargs):
+        asked.append((options.full, options.bench, options.device))
         return launch.GraderRun(None, 1, "", 0.1)
 
     monkeypatch.setattr(launch, "run_grader", run_grader)
@@ -325,4 +325,4 @@ def test_the_judge_times_the_bench_case_only_where_asked_and_a_gpu_grades(monkey
         judge = JudgeChecks(bench=bench)
         judge._sandbox, judge._device = {}, device
         judge._judge("02", module, [(1, "cell1")], [(new_code_cell('check("add")'), "add")])
-    assert asked == [["--full"], ["--full"], ["--full", "--bench"]]
+    assert asked == [(True, False, "cuda"), (True, False, "cpu"), (True, True, "cuda")]

@@ -66,12 +66,6 @@ def parser() -> argparse.ArgumentParser:
         help="with --hint: the hint's tier, from 1 up to the last, closest to the answer",
     )
     p.add_argument(
-        "--no-sandbox",
-        action="store_true",
-        help="run the graded file's Python unconfined (where this machine cannot make a sandbox, an instructor's "
-        "run with hidden cases refuses to grade without this)",
-    )
-    p.add_argument(
         "--watch",
         action="store_true",
         help="stay running: regrade the file's changed kernels every time it is saved (one puzzle)",

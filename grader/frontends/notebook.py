@@ -291,8 +291,8 @@ def _check(kernel: str, timeout: float, device: str, full: bool = False) -> Chec
         result = CheckResult(kernel, False, summary, [summary])
         print_verdict(result)
         return result
-    extra = ["--full"] if full else []
-    run = launch.run_grader(magics.puzzle_id, module, [kernel], extra, timeout, device, warm=magics.warm)
+    options = launch.check_options([kernel], timeout, device=device, full=full)
+    run = launch.run_grader(magics.puzzle_id, module, options, timeout, warm=magics.warm)
     result = verdict(kernel, run, starts, magics.puzzle_id, timeout)
     print_verdict(result)
     show_tile_map(result.cases())
@@ -388,6 +388,11 @@ class BenchResult:
         """The table and the plot are already shown."""
 
 
+def param_texts(params: dict[str, int]) -> tuple[str, ...]:
+    """Block parameters given as keywords (``BLOCK_N=128``) in GradeOptions' words: ``("BLOCK_N=128",)``."""
+    return tuple(f"{name}={value}" for name, value in params.items())
+
+
 def _gpu_available() -> bool:
     try:
         import torch
@@ -408,8 +413,8 @@ def bench(*kernels: str, timeout: float = settings.BENCH_TIMEOUT_S, device: str 
             return BenchResult()
         magics = _magics()
         module, _ = magics.module_text()
-        extra = ["--bench", *(f"--param={name}={value}" for name, value in params.items())]
-        run = launch.run_grader(magics.puzzle_id, module, list(kernels), extra, timeout, "cuda")
+        options = launch.check_options(kernels, timeout, device="cuda", bench=True, params=param_texts(params))
+        run = launch.run_grader(magics.puzzle_id, module, options, timeout)
         if run.document is None:
             reason = f"no answer within {timeout:g} s" if run.returncode is None else "the grader stopped"
             print(f"bench: {reason}; run python -m grader {magics.puzzle_id} --bench for details")
@@ -444,9 +449,8 @@ def profile(
     with quiet():
         magics = _magics()
         module, _ = magics.module_text()
-        extra = ["--profile", kernel, *(["--static"] if static else [])]
-        extra += [f"--param={name}={value}" for name, value in params.items()]
-        run = launch.run_grader(magics.puzzle_id, module, [kernel], extra, timeout, "auto")
+        options = launch.check_options([kernel], timeout, profile=kernel, static=static, params=param_texts(params))
+        run = launch.run_grader(magics.puzzle_id, module, options, timeout)
         if run.document is None:
             reason = f"no answer within {timeout:g} s" if run.returncode is None else "the grader stopped"
             print(f"profile: {reason}; run python -m grader {magics.puzzle_id} --profile {kernel} for details")
@@ -534,15 +538,14 @@ def explain_module(
     where = where or (lambda text: text)
     with quiet():
         where_arg = ",".join(str(b) for b in block) if isinstance(block, (tuple, list)) else block
-        extra = ["--explain", kernel, *(["--block", str(where_arg)] if where_arg is not None else [])]
-        cases = ["--case", case] if case else []
-        run = launch.run_grader(puzzle_id, module, [kernel], extra + cases, limit, "cpu", warm=warm)
+        block_text = "" if where_arg is None else str(where_arg)
+        options = launch.check_options([kernel], limit, device="cpu", explain=kernel, block=block_text)
+        run = launch.run_grader(puzzle_id, module, dataclasses.replace(options, cases=case or ""), limit, warm=warm)
         chosen = _explained_case(run.document, kernel, case)
         if chosen is not None and chosen.explanation is None and not case:
             # that run graded every case and recorded none: record the chosen one alone
-            run = launch.run_grader(
-                puzzle_id, module, [kernel], [*extra, "--case", chosen.case], limit, "cpu", warm=warm
-            )
+            alone = dataclasses.replace(options, cases=chosen.case)
+            run = launch.run_grader(puzzle_id, module, alone, limit, warm=warm)
             chosen = _explained_case(run.document, kernel, chosen.case)
         if run.document is None:
             reason = f"no answer within {limit:g} s" if run.returncode is None else "the grader stopped"

@@ -71,8 +71,8 @@ def check_source(
             result = notebook.CheckResult(kernel, False, tr(f"the source defines no function {kernel}"))
             print(result.summary)
             return result
-        extra = ["--case", case] if case else []
-        run = launch.run_grader(puzzle_id, source, [kernel], extra, limit, "cpu", warm=_warm())
+        options = launch.check_options([kernel], limit, device="cpu", cases=case or "")
+        run = launch.run_grader(puzzle_id, source, options, limit, warm=_warm())
         result = notebook.verdict(kernel, run, [], puzzle_id, limit, layout=PLANTED, where=where)
         notebook.print_verdict(result)
         notebook.show_tile_map(result.cases())

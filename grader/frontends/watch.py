@@ -19,6 +19,7 @@ import sys
 import time
 from pathlib import Path
 
+from grader import settings
 from grader.i18n import tr
 
 POLL_S = 0.3
@@ -101,7 +102,8 @@ def watch(puzzle_id: str, path: Path, spec_file: Path, argv: list[str], kernels:
 def _regrade(warm: object, argv: list[str], kernels: list[str]) -> None:
     started = time.perf_counter()
     print(f"\n--- {time.strftime('%H:%M:%S')} grading {', '.join(kernels)}", flush=True)
-    run = warm.run([*argv, "-k", ",".join(kernels), "--exact"], dict(os.environ), str(Path.cwd()), 3600.0)
+    chosen = settings.GradeOptions(kernels=",".join(kernels), kernels_exact=True).cli_argv()  # after: they win
+    run = warm.run([*argv, *chosen], dict(os.environ), str(Path.cwd()), 3600.0)
     sys.stdout.write(_verdict_lines(run.output))
     print(f"--- {time.perf_counter() - started:.1f} s", flush=True)
 

@@ -224,7 +224,7 @@ class JudgeChecks(NbGraderPreprocessor):
             return {sandbox.ENV: "off"}
         problem = sandbox.available()
         if problem:
-            raise SandboxRefused(sandbox.policy(hidden_cases=True).refusal.replace("--no-sandbox", NO_SANDBOX_HINT))
+            raise SandboxRefused(sandbox.policy(hidden_cases=True).refusal.replace(settings.OPTION["no_sandbox"].cli, NO_SANDBOX_HINT))
         # Out of the tracer's sight: the nbgrader course (gradebook, submitted/, source/, the config) and
         # the reference solutions; the hidden cases file is covered anyway.
         course = self.course()
@@ -327,7 +327,7 @@ class JudgeChecks(NbGraderPreprocessor):
         self, puzzle_id: str, module: str, starts: list[tuple[int, str]], members: list[tuple[NotebookNode, str]]
     ) -> None:
         from grader.frontends.notebook import defines_kernel, verdict
-        from grader.processes.launch import GraderRun, run_grader
+        from grader.processes.launch import GraderRun, check_options, run_grader
 
         defined = [k for _, k in members if defines_kernel(module, k)]
         env = {**self._sandbox, **({settings.HIDDEN_CASES: self.hidden_cases} if self.hidden_cases else {})}
@@ -337,13 +337,17 @@ class JudgeChecks(NbGraderPreprocessor):
             run_grader(
                 puzzle_id,
                 module,
-                defined,
-                # every case compiled, the large ones too (a learner's quick check leaves them out); timed where
-                # the instructor asked and a GPU grades (bench figures are a GPU's only)
-                ["--full", *(["--bench"] if self.bench and self._device == "cuda" else [])],
+                check_options(
+                    defined,
+                    limit,
+                    device=self._device,
+                    timeout=settings.case_timeout(self.timeout),  # a kernel's case: from its own check's time
+                    # every case compiled, the large ones too (a learner's quick check leaves them out); timed
+                    # where the instructor asked and a GPU grades (bench figures are a GPU's only)
+                    full=True,
+                    bench=self.bench and self._device == "cuda",
+                ),
                 limit,
-                self._device,
-                case_timeout=settings.case_timeout(self.timeout),
                 env_extra=env,
             )
             if defined

@@ -13,7 +13,8 @@ import signal
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,27 +33,33 @@ class GraderRun:
     seconds: float
 
 
+def check_options(kernels: Sequence[str], limit: float, **fields: Any) -> settings.GradeOptions:
+    """The options of a front end's check of ``kernels`` (by their whole names) within ``limit`` seconds: each
+    case's own code gets settings.case_timeout(limit) unless ``fields`` say otherwise; ``fields`` are
+    GradeOptions' (device, full, bench, params, profile, static, explain, block, cases)."""
+    fields.setdefault("timeout", settings.case_timeout(limit))
+    return settings.GradeOptions(kernels=",".join(kernels), kernels_exact=True, **fields)
+
+
 def run_grader(
     puzzle_id: str,
     module: str,
-    kernels: list[str],
-    extra: list[str],
+    options: settings.GradeOptions,
     timeout: float,
-    device: str,
-    case_timeout: float | None = None,
+    *,
     env_extra: dict[str, str] | None = None,
     warm: Any = None,
 ) -> GraderRun:
-    """``python -m grader`` on the module in a child process group, killed whole at the time limit;
-    forked from ``warm`` (a grader.frontends.warm.WarmGrader) when it is running, else a fresh interpreter."""
+    """``python -m grader`` on the module with ``options`` (typed; made into flags here and nowhere else), in a
+    child process group killed whole at ``timeout`` seconds; forked from ``warm`` (a
+    grader.frontends.warm.WarmGrader) when it is running, else a fresh interpreter. Where the report goes is this
+    function's: a ``json`` in ``options`` is replaced."""
     root = course_root()
     with tempfile.TemporaryDirectory(prefix="tilelang-course-check-") as folder:
         source = Path(folder) / f"p{puzzle_id}_notebook.py"
         source.write_text(module)
         report = Path(folder) / "result.json"
-        case_timeout = case_timeout or settings.case_timeout(timeout)
-        arguments = [puzzle_id, "--file", str(source), "-k", ",".join(kernels), "--exact", "--json", str(report)]
-        arguments += ["--device", device, "--timeout", f"{case_timeout:g}", *extra]
+        arguments = [puzzle_id, "--file", str(source), *replace(options, json=report).cli_argv()]
         env = {**os.environ, "TILELANG_PRINT_ON_COMPILATION": "0", "PYTHONWARNINGS": "ignore", **(env_extra or {})}
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
         env.pop("MPLBACKEND", None)
