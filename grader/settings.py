@@ -307,6 +307,15 @@ OPTIONS: tuple[Option, ...] = (
         "verbose", "--verbose", "--grade-verbose", "show full TileLang/TVM traces", default=False, action="store_true"
     ),
     Option(
+        "quiet",
+        "--quiet",
+        "--grade-quiet",
+        "print no verdict lines, only write {json}: for a front end that renders the results itself (a notebook's "
+        "check(), nbgrader's JudgeChecks), so that a check is rendered once",
+        default=False,
+        action="store_true",
+    ),
+    Option(
         "no_sandbox",
         "--no-sandbox",
         "",  # the CLI's own: it sets SANDBOX=off for the judge, which starts the tracer
@@ -357,6 +366,7 @@ class GradeOptions:
     save_failures: Path | None = _default("save_failures")
     memory_limit_gb: float = _default("memory_limit_gb")  # 0: none
     verbose: bool = _default("verbose")
+    quiet: bool = _default("quiet")  # the front end renders the JSON results: print no verdict lines
     no_sandbox: bool = _default("no_sandbox")  # the CLI's: the judge reads SANDBOX, which the CLI sets from it
     spec_dir: Path | None = _default("spec_dir")  # None: the course's solutions/
 

@@ -683,3 +683,18 @@ def test_a_check_killed_at_its_limit_leaves_nothing_in_the_learners_tmpdir(monke
         assert sorted(p.name for p in learner_tmp.iterdir()) == []
     finally:
         shutil.rmtree(learner_tmp, ignore_errors=True)
+
+
+def test_a_check_is_rendered_once_by_its_front_end():
+    """check()'s route asks the grader for its JSON alone (GradeOptions.quiet): the grader prints no verdict
+    line, which the notebook would throw away, and the JSON holds the verdict the notebook renders."""
+    from grader.processes import launch
+
+    module = (ROOT / "solutions" / "p02_vector_add.py").read_text()
+    options = launch.check_options(["add"], 120.0, device="cpu", cases="tail_1000")
+    assert options.quiet and "--quiet" in options.cli_argv()
+    run = launch.run_grader("02", module, options, 120.0)
+    assert run.returncode == 0, run.output
+    (result,) = [r for r in run.document["results"] if r["kernel"] == "add"]
+    assert result["status"] == "passed" and result["case"] == "tail_1000"
+    assert "tail_1000" not in run.output and "puzzle 02" not in run.output, run.output

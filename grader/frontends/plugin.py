@@ -284,7 +284,7 @@ def _is_graded(report: pytest.TestReport, config: pytest.Config) -> bool:
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
     yield
-    if isinstance(item, CaseItem) and item.result is not None:
+    if isinstance(item, CaseItem) and item.result is not None and not item.config.getoption("grade_quiet"):
         _print_case(item, nextitem)
 
 
@@ -370,7 +370,7 @@ def explained_lines(result: CaseResult) -> list[str]:
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     state = _state(config)
-    if state is None:
+    if state is None or config.getoption("grade_quiet"):  # the front end renders the JSON results itself
         return
     if not state.results:
         for line in report.not_compiled_lines(_runs(state)):  # a quick check that had only large cases to grade

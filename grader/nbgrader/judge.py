@@ -224,7 +224,8 @@ class JudgeChecks(NbGraderPreprocessor):
             return {sandbox.ENV: "off"}
         problem = sandbox.available()
         if problem:
-            raise SandboxRefused(sandbox.policy(hidden_cases=True).refusal.replace(settings.OPTION["no_sandbox"].cli, NO_SANDBOX_HINT))
+            refusal = sandbox.policy(hidden_cases=True).refusal
+            raise SandboxRefused(refusal.replace(settings.OPTION["no_sandbox"].cli, NO_SANDBOX_HINT))
         # Out of the tracer's sight: the nbgrader course (gradebook, submitted/, source/, the config) and
         # the reference solutions; the hidden cases file is covered anyway.
         course = self.course()

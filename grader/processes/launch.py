@@ -35,9 +35,11 @@ class GraderRun:
 
 def check_options(kernels: Sequence[str], limit: float, **fields: Any) -> settings.GradeOptions:
     """The options of a front end's check of ``kernels`` (by their whole names) within ``limit`` seconds: each
-    case's own code gets settings.case_timeout(limit) unless ``fields`` say otherwise; ``fields`` are
+    case's own code gets settings.case_timeout(limit) and the grader prints no verdict lines (the front end renders
+    the results from the JSON) unless ``fields`` say otherwise; ``fields`` are
     GradeOptions' (device, full, bench, params, profile, static, explain, block, cases)."""
     fields.setdefault("timeout", settings.case_timeout(limit))
+    fields.setdefault("quiet", True)  # the front end renders the JSON results, once
     return settings.GradeOptions(kernels=",".join(kernels), kernels_exact=True, **fields)
 
 
