@@ -92,6 +92,8 @@ EXPECTED = {
     "define_a_builtin.py": (Status.ERROR, "passes nvcc the flag '-DblockIdx=threadIdx'"),
     # its attack is on nbgrader's copy of a submission (test_a_submission_of_links_is_not_graded); here, zeros
     "nbgrader_links.py": (Status.FAILED, "of 256 output elements wrong"),
+    # right in a simulator that converted floats to integers as x86 does; zeros on the GPU, whose cvt saturates
+    "saturating_cast.py": (Status.FAILED, "of 256 output elements wrong"),
 }
 # Run with --no-sandbox, each of these gets what it came for: evidence that the attack is live (test_..._live).
 LIVE_UNCONFINED = {

@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import math
 import operator
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -90,6 +91,32 @@ def torch_dtype(dtype: Any) -> torch.dtype:
     if name not in TORCH_DTYPES:
         raise Unsupported(f"the dtype {name}")
     return TORCH_DTYPES[name]
+
+
+def integer_range(name: str) -> tuple[int, int] | None:
+    """The least and greatest value of a TIR integer type ("int32", "uint8"...); None for any other type."""
+    match = re.fullmatch(r"(u?)int(8|16|32|64)", name)
+    if match is None:
+        return None
+    bits = int(match.group(2))
+    return (0, 2**bits - 1) if match.group(1) else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+
+
+def saturated(value: torch.Tensor, bounds: tuple[int, int]) -> torch.Tensor:
+    """A float tensor converted to an integer of ``bounds`` as CUDA's cvt.rzi does it, as int64: truncated toward
+    zero, clamped to the range, NaN to 0."""
+    low, high = bounds
+    whole = torch.nan_to_num(value.double().trunc(), nan=0.0)
+    inside = torch.where((whole > low) & (whole < high), whole, torch.zeros_like(whole)).to(torch.int64)
+    return torch.where(whole >= high, high, torch.where(whole <= low, low, inside))
+
+
+def wrapped(value: torch.Tensor, bounds: tuple[int, int]) -> torch.Tensor:
+    """An int64 tensor wrapped to the bits of an integer type of ``bounds`` (two's complement)."""
+    low, high = bounds
+    if high - low + 1 >= 2**64:
+        return value
+    return torch.remainder(value - low, high - low + 1) + low
 
 
 def reinterpret_bits(value: torch.Tensor, source: str, target: str) -> torch.Tensor:
@@ -834,7 +861,7 @@ class Interpreter:
         if isinstance(node, t.BufferLoad):
             return self.load(node)
         if isinstance(node, t.Cast):
-            return self.cast(self.expr(node.value), torch_dtype(node.dtype))
+            return self.cast(self.expr(node.value), str(node.dtype))
         if isinstance(node, t.Add | t.Sub) and (fused := self.fused_multiply_add(node)) is not None:
             return fused
         op = self.binary_ops.get(type(node))
@@ -911,13 +938,24 @@ class Interpreter:
     def round(self, value: torch.Tensor, dtype: Any) -> torch.Tensor:
         return value.to(torch_dtype(dtype))
 
-    def cast(self, value: Any, dtype: torch.dtype) -> Any:
+    def cast(self, value: Any, name: str) -> Any:
+        """``T.cast(value, name)`` as the GPU computes it: a float to an integer type truncated toward zero and
+        clamped to the type's range, NaN to 0 (CUDA's cvt.rzi saturates: x86, and so torch, gives the least
+        integer instead, so `T.cast(x, int32) < 0` of an x past 2^31 chose the right answer here and zeros on
+        the GPU: tests/attacks/saturating_cast.py); an integer to a narrower or unsigned one wrapped to its bits."""
+        dtype = torch_dtype(name)
+        bounds = integer_range(name)
         if isinstance(value, torch.Tensor):
-            if not dtype.is_floating_point and value.dtype.is_floating_point:
-                return value.trunc().to(dtype)
+            if bounds is not None and value.dtype.is_floating_point:
+                return saturated(value, bounds).to(dtype)
+            if bounds is not None and value.dtype != torch.bool:
+                return wrapped(value.to(torch.int64), bounds).to(dtype)
             return value.to(dtype)
         if dtype.is_floating_point:
             return torch.tensor(value, dtype=dtype)
+        if bounds is not None:
+            low, high = bounds
+            return (int(value) - low) % (high - low + 1) + low
         return int(value)
 
     def select(self, condition: Any, true_node: Any, false_node: Any, dtype: Any) -> Any:
