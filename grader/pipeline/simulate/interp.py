@@ -119,6 +119,24 @@ def wrapped(value: torch.Tensor, bounds: tuple[int, int]) -> torch.Tensor:
     return torch.remainder(value - low, high - low + 1) + low
 
 
+def fitted(value: Any, name: str) -> Any:
+    """The result of integer arithmetic of TIR type ``name`` wrapped to the type's bits, as the GPU's fixed-width
+    registers wrap it: plain ints (index arithmetic) are Python's, unbounded, and an unsigned type wider than a
+    byte lives in a wider torch type (WIDE_UNSIGNED), so `T.cast(n, uint32) + T.uint32(4294967295)` was n + 2^32 - 1
+    here and n - 1 on the GPU (tests/attacks/unsigned_wrap.py). Torch's own fixed-width types wrap already."""
+    bounds = integer_range(name)
+    if bounds is None or isinstance(value, bool):
+        return value
+    if isinstance(value, torch.Tensor):
+        if name not in WIDE_UNSIGNED or value.dtype == torch.bool:
+            return value
+        return wrapped(value.to(torch.int64), bounds).to(value.dtype)
+    if isinstance(value, int):
+        low, high = bounds
+        return (value - low) % (high - low + 1) + low
+    return value
+
+
 def reinterpret_bits(value: torch.Tensor, source: str, target: str) -> torch.Tensor:
     """T.reinterpret(x, float16) of a 16-bit integer: the same bits read as the float."""
     bits = 16 if source.endswith("16") else 32 if source.endswith("32") else 0
@@ -928,12 +946,12 @@ class Interpreter:
     def binary(self, op: Any, node: Any) -> Any:
         a, b = self.operands(node)
         if not isinstance(a, torch.Tensor) and not isinstance(b, torch.Tensor):
-            return PY_OPS[op](a, b)  # index arithmetic on plain ints
+            return fitted(PY_OPS[op](a, b), str(node.dtype))  # index arithmetic on plain ints
         operand_dtype = torch_dtype(node.a.dtype) if str(node.a.dtype) != "bool" else None
         if operand_dtype is not None and operand_dtype.is_floating_point:
             # Arithmetic in the operands' own dtype, rounded after the op (fp16 stays fp16).
             a, b = a.to(operand_dtype), b.to(operand_dtype)
-        return op(a, b)
+        return fitted(op(a, b), str(node.dtype))
 
     def round(self, value: torch.Tensor, dtype: Any) -> torch.Tensor:
         return value.to(torch_dtype(dtype))
@@ -982,9 +1000,11 @@ class Interpreter:
         if name in BITWISE_CALLS:
             dtype = torch_dtype(node.dtype)
             a, b = (self.as_typed(self.expr(arg), dtype) for arg in args[:2])
-            return BITWISE_CALLS[name](a, b)
+            return fitted(BITWISE_CALLS[name](a, b), str(node.dtype))
         if name == "tirx.bitwise_not":
-            return torch.bitwise_not(self.as_typed(self.expr(args[0]), torch_dtype(node.dtype)))
+            return fitted(
+                torch.bitwise_not(self.as_typed(self.expr(args[0]), torch_dtype(node.dtype))), str(node.dtype)
+            )
         if name == "tirx.reinterpret":
             value = self.expr(args[0])
             value = value if isinstance(value, torch.Tensor) else torch.tensor(int(value))
