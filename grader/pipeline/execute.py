@@ -25,6 +25,27 @@ WARP_SPECIALIZED_FAULT = (
 )
 
 
+# Build options the simulator does not model, since they change float arithmetic on the GPU: flush-to-zero of
+# subnormals (--use_fast_math and tl.enable_fast_math imply it), approximate division and square roots. A kernel
+# built with -ftz=true that scales its sums by 2^-130 and back stores them in the simulator and zeros on the GPU,
+# where the subnormal is flushed (tests/attacks/flush_to_zero.py): its simulated cases cannot vouch for it.
+FLOAT_FLAGS = frozenset(
+    f"{dash}{flag}"
+    for dash in ("-", "--")
+    for flag in ("use_fast_math", "ftz=true", "prec-div=false", "prec-sqrt=false")
+)
+FLOAT_PASS_CONFIGS = frozenset({"tl.enable_fast_math"})
+
+
+def unmodelled_float_options(compiled: Any) -> list[str]:
+    """The options ``compiled`` (a TileLang JITKernel) was built with that change float arithmetic (FLOAT_FLAGS)."""
+    flags = getattr(compiled, "compile_flags", None) or []
+    configs = getattr(compiled, "pass_configs", None) or {}
+    found = [flag for flag in ([flags] if isinstance(flags, str) else flags) if flag in FLOAT_FLAGS]
+    found += [str(getattr(key, "value", key)) for key, on in dict(configs).items() if on]
+    return [option for option in found if option in FLOAT_FLAGS or option in FLOAT_PASS_CONFIGS]
+
+
 @dataclass
 class Ran:
     """What running a case left: its verdict when the run itself failed, else the outputs' side effects."""
@@ -66,6 +87,9 @@ class Simulator:
 
         named = {t.name: x for t, x in zip(kernel.inputs + kernel.outputs, tensors + outs)}
         try:
+            options = unmodelled_float_options(compiled)
+            if options:
+                raise Unsupported(f"the build option {options[0]}, which changes float arithmetic on the GPU")
             simulate(
                 tir,
                 named,
