@@ -897,9 +897,19 @@ class Interpreter:
                 if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor)
                 else a // b
             )
-        if isinstance(node, t.FloorMod | t.Mod):
+        if isinstance(node, t.FloorMod):
             a, b = self.operands(node)
             return torch.remainder(a, b) if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor) else a % b
+        if isinstance(node, t.Mod):
+            # T.truncmod, C's %: the remainder takes the dividend's sign (-1 % 7 is -1 on the GPU, 6 floored),
+            # so `T.truncmod(n - 1000000, 7) >= 0` held here for every n and on the GPU for one in seven
+            # (tests/attacks/truncated_mod.py)
+            a, b = self.operands(node)
+            if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+                return torch.fmod(a, b)
+            if isinstance(a, int) and isinstance(b, int):
+                return abs(a) % abs(b) * (1 if a >= 0 else -1)
+            return math.fmod(a, b)
         if isinstance(node, t.Not):
             return torch.logical_not(self.as_tensor(self.expr(node.a)))
         if isinstance(node, t.Select):
