@@ -662,7 +662,9 @@ def _record_and_check(shell, capsys) -> None:
 def test_a_check_killed_at_its_limit_leaves_nothing_in_the_learners_tmpdir(monkeypatch, warm):
     """The front end kills a check that outlives its limit, grader and judges at once, before they can delete
     their temporary folders (CI found a judge's left in $TMPDIR): they are made inside the check's own folder,
-    which the front end deletes. Warm too: the server's imports fixed its temporary folder before the check."""
+    which the front end deletes. Warm too: the server's imports fixed its temporary folder before the check.
+    No process of the check is left either: the sandbox's waiter, in a session of its own, once outlived the
+    killed judge, and the learner's code ran on inside it (a `while True` took a core for good)."""
     import tempfile
 
     from grader.frontends.warm import WarmGrader
@@ -681,8 +683,29 @@ def test_a_check_killed_at_its_limit_leaves_nothing_in_the_learners_tmpdir(monke
             server.stop()
         assert run.returncode is None and run.seconds >= 12.0
         assert sorted(p.name for p in learner_tmp.iterdir()) == []
+        assert processes_left_in(learner_tmp) == []
     finally:
         shutil.rmtree(learner_tmp, ignore_errors=True)
+
+
+def processes_left_in(folder: Path, wait_s: float = 10.0) -> list[str]:
+    """The processes whose current folder is under ``folder`` (every process of a check works in its folder or
+    below, the sandboxed tracer too), after up to ``wait_s`` seconds for the kills to land."""
+    import time
+
+    deadline = time.monotonic() + wait_s
+    while True:
+        found = []
+        for link in Path("/proc").glob("[0-9]*/cwd"):
+            try:
+                where = os.readlink(link)
+            except OSError:
+                continue
+            if where.startswith(str(folder)):
+                found.append(f"{link.parent.name}: {(link.parent / 'cmdline').read_bytes()[:200]!r}")
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.5)
 
 
 def test_a_check_is_rendered_once_by_its_front_end():

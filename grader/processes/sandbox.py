@@ -172,6 +172,7 @@ def enter(
     process waits outside and exits with its status. Raises Unavailable before forking if it cannot.
     ``show``: host files the sandbox may read besides readable_paths() (the graded file); ``tmpfs_bytes``:
     all it may write."""
+    parent = os.getppid()  # the judge: the waiter dies with it (_wait_and_exit)
     readable = readable_paths()  # asked before the namespaces: sys.path and the prefixes are the judge's
     shown = {str(path): Path(path).read_bytes() for path in show}  # read with the caller's rights, then copied in
     libc = _libc()
@@ -197,7 +198,7 @@ def enter(
     ready_read, ready_write = os.pipe()
     pid = os.fork()
     if pid:
-        _wait_and_exit(pid, ready_read, ready_write)
+        _wait_and_exit(pid, ready_read, ready_write, parent, libc)
     os.close(ready_read)
     try:
         _confine(libc, writable, hide, readable, shown, tmpfs_bytes, drop)
@@ -207,8 +208,18 @@ def enter(
     os.close(ready_write)
 
 
-def _wait_and_exit(pid: int, ready_read: int, ready_write: int) -> None:
-    """The process outside: wait for the sandboxed one, then leave with its status."""
+def _wait_and_exit(pid: int, ready_read: int, ready_write: int, parent: int, libc: ctypes.CDLL) -> None:
+    """The process outside: wait for the sandboxed one, then leave with its status; killed with ``parent``.
+
+    The judge kills the waiter when it is done with the tracer, but a judge killed itself (a notebook's check
+    stopped at its limit or by the stop button, a warm check's group killed) kills nothing: the waiter, in a
+    session of its own, would live on and the learner's code with it (a `while True` took a core until the
+    machine restarted). So the waiter dies with its parent, and the sandboxed process with the waiter. Armed
+    here, after unshare: a change of credentials clears the parent-death signal."""
+    # Never raise here: this process is the waiter, and returning from enter() would run the tracer unconfined.
+    # Failing or too late (the judge died first), the waiter leaves and the sandboxed process dies with it.
+    if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0 or os.getppid() != parent:
+        os._exit(FAILED)
     os.close(ready_write)
     problem = b""
     while chunk := os.read(ready_read, 4096):
