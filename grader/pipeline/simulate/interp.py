@@ -961,6 +961,10 @@ class Interpreter:
         if operand_dtype is not None and operand_dtype.is_floating_point:
             # Arithmetic in the operands' own dtype, rounded after the op (fp16 stays fp16).
             a, b = a.to(operand_dtype), b.to(operand_dtype)
+            if operand_dtype in (torch.float32, torch.float64):
+                # CUDA's max and min of floats are fmaxf and fminf (PTX max.f32), which return the operand that is
+                # not NaN where torch.maximum returns NaN: T.max(NaN, x) is x on the GPU (tests/attacks/nan_max.py)
+                op = {torch.maximum: torch.fmax, torch.minimum: torch.fmin}.get(op, op)
         return fitted(op(a, b), str(node.dtype))
 
     def round(self, value: torch.Tensor, dtype: Any) -> torch.Tensor:
