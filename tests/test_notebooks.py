@@ -658,8 +658,10 @@ def _record_and_check(shell, capsys) -> None:
     assert failed.value._render_traceback_() == [f"CheckFailed: {failed.value}"]
 
 
-@pytest.mark.parametrize("warm", [False, True], ids=["cold", "warm"])
-def test_a_check_killed_at_its_limit_leaves_nothing_in_the_learners_tmpdir(monkeypatch, warm):
+@pytest.mark.parametrize(
+    ("warm", "sandbox"), [(False, ""), (True, ""), (False, "off")], ids=["cold", "warm", "unconfined"]
+)
+def test_a_check_killed_at_its_limit_leaves_nothing_in_the_learners_tmpdir(monkeypatch, warm, sandbox):
     """The front end kills a check that outlives its limit, grader and judges at once, before they can delete
     their temporary folders (CI found a judge's left in $TMPDIR): they are made inside the check's own folder,
     which the front end deletes. Warm too: the server's imports fixed its temporary folder before the check.
@@ -667,11 +669,14 @@ def test_a_check_killed_at_its_limit_leaves_nothing_in_the_learners_tmpdir(monke
     killed judge, and the learner's code ran on inside it (a `while True` took a core for good)."""
     import tempfile
 
+    from grader import settings
     from grader.frontends.warm import WarmGrader
     from grader.processes import launch
 
     learner_tmp = Path(tempfile.mkdtemp(prefix="tc-"))  # short: the warm server's socket lives in it
     monkeypatch.setenv("TMPDIR", str(learner_tmp))
+    # off: as on a machine without namespaces, where the tracer has no waiter ("": this machine's default)
+    monkeypatch.setenv(settings.SANDBOX, sandbox) if sandbox else monkeypatch.delenv(settings.SANDBOX, raising=False)
     monkeypatch.setattr(tempfile, "tempdir", None)
     server = WarmGrader() if warm else None
     try:
