@@ -457,3 +457,34 @@ def test_a_submission_of_links_is_not_graded(tmp_path):
         assert not [p for p in (course / "autograded" / student).rglob("*") if p.is_file()], student
     judge.refuse_links(resources("alice"))
     assert (course / "autograded" / "alice" / "ps1" / "notes.txt").is_file()
+
+
+def test_collect_copies_a_submissions_links_as_links(tmp_path):
+    """nbgrader_links.py's plants handed in through the exchange: the course's collect (its config names it) copies
+    them into submitted/ as links, which autograde then refuses (test_a_submission_of_links_is_not_graded), and
+    not as the files they point at; in a group-shared course it makes no linked file group-writable."""
+    pytest.importorskip("nbgrader")
+    from nbgrader.coursedir import CourseDirectory
+    from traitlets.config import Config
+
+    from grader.nbgrader.course import Course, config_text
+    from grader.nbgrader.exchange import LinkSafeCollect
+
+    course = Course(tmp_path / "course", "ps1", ("02",), None, 60, tmp_path / "exchange", "tilelang-course")
+    assert 'c.ExchangeFactory.collect = "grader.nbgrader.exchange.LinkSafeCollect"' in config_text(course)
+    secret = tmp_path / "hidden_cases.json"
+    secret.write_text('{"cases": []}')
+    secret.chmod(0o600)
+    inbound = tmp_path / "inbound" / "mallory+ps1+2026-12-05 04:00:00.000000 UTC+abc"
+    inbound.mkdir(parents=True)
+    (inbound / "p02_vector_add.ipynb").write_text("{}")
+    (inbound / "notes.txt").symlink_to(secret)
+    config = Config()
+    config.CourseDirectory.root = str(tmp_path / "course")
+    config.CourseDirectory.groupshared = True
+    collect = LinkSafeCollect(coursedir=CourseDirectory(config=config), config=config)
+    dest = tmp_path / "course" / "submitted" / "mallory" / "ps1"
+    collect.do_copy(str(inbound), str(dest))
+    assert (dest / "notes.txt").is_symlink() and os.readlink(dest / "notes.txt") == str(secret)
+    assert (dest / "p02_vector_add.ipynb").read_text() == "{}" and not (dest / "p02_vector_add.ipynb").is_symlink()
+    assert secret.stat().st_mode & 0o777 == 0o600, "collect changed the mode of a linked file"

@@ -221,6 +221,10 @@ c.CourseDirectory.course_id = {course.course_id!r}
 # On a shared JupyterHub point this at a folder every user can write, e.g. /srv/nbgrader/exchange.
 c.Exchange.root = {str(course.exchange)!r}
 c.Exchange.path_includes_course = True
+# A student writes his own folder of the exchange, links included; nbgrader's collect would copy what they point at
+# as you (the source/ notebooks, the gradebook, the hidden cases). This one copies a link as a link, and autograde
+# grades no submission that holds one.
+c.ExchangeFactory.collect = "grader.nbgrader.exchange.LinkSafeCollect"
 
 # The Execute settings below are for `nbgrader validate` and the formgrader's own runs of a notebook;
 # autograde does not execute the student's notebook at all (the pipeline further down).

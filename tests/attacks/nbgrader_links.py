@@ -1,7 +1,9 @@
 """Attack: hand in symbolic links, not work. nbgrader reads a submission as the grading user and follows its links:
 it grades a linked notebook as this student's, and copies every other linked file into autograded/, whence
 generate_feedback copies it into the feedback the student fetches. A submission that arrives as a git clone or a
-tar keeps its links. PLANTS below are what the student hands in beside (or instead of) his notebook, relative to
+tar keeps its links, and nbgrader's own collect copied the student's inbound/ folder of the exchange (his to
+write) following them, as the instructor (the course's collect, grader.nbgrader.exchange, keeps them as links).
+PLANTS below are what the student hands in beside (or instead of) his notebook, relative to
 his submission folder (COURSE/submitted/STUDENT/ASSIGNMENT): the notebook a link to the instructor's source/
 notebook (its kernel cells are the solutions: full marks, with nothing written), and links to the hidden cases
 file and the gradebook (both came back in the feedback folder); a classmate's notebook or a whole linked
