@@ -345,3 +345,41 @@ def test_the_typed_options_say_what_the_flags_said():
     parsed = settings.GradeOptions.from_parsed(cli.parser().parse_args(["08", *options.cli_argv()]), settings.CLI)
     assert parsed == options
     assert options.timeout == settings.case_timeout(120.0) and options.kernels_exact
+
+
+def status_literals(name: str) -> list[str]:
+    """Comparisons in module ``name`` of a case's status (``x.status``, ``x.get("status")``, ``x["status"]``) with a
+    verdict spelled as text: Status.* says which verdict, and a renamed one cannot be missed."""
+    from grader.outcome import Status
+
+    words = {str(status) for status in Status}
+
+    def is_status(node: ast.AST) -> bool:
+        if isinstance(node, ast.Attribute):
+            return node.attr == "status"
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "get" and node.args:
+            return isinstance(node.args[0], ast.Constant) and node.args[0].value == "status"
+        if isinstance(node, ast.Subscript):
+            return isinstance(node.slice, ast.Constant) and node.slice.value == "status"
+        return False
+
+    found = []
+    for node in ast.walk(ast.parse(MODULES[name].read_text())):
+        if isinstance(node, ast.Compare) and len(node.ops) == 1:
+            left, right = node.left, node.comparators[0]
+            for side, other in ((left, right), (right, left)):
+                if is_status(side) and isinstance(other, ast.Constant) and other.value in words:
+                    found.append(f"{name}:{node.lineno}: {other.value!r}")
+    return found
+
+
+def test_verdicts_are_compared_as_status_members():
+    # grader.trace's replies ("traced", "not_implemented", "failed") are the tracer protocol's own words
+    assert [found for name in MODULES if not name.startswith("grader.trace") for found in status_literals(name)] == []
+
+
+def test_the_status_check_sees_a_verdict_spelled_as_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    planted = tmp_path / "front.py"
+    planted.write_text('a = case.status == "failed"\nb = "passed" != c.get("status")\nd = x["status"] == "error"\n')
+    monkeypatch.setitem(MODULES, "front", planted)
+    assert status_literals("front") == ["front:1: 'failed'", "front:2: 'passed'", "front:3: 'error'"]

@@ -202,7 +202,7 @@ def _in_cells(explanation: Any, starts: list[tuple[int, str]], module_name: str)
 
 def show_tile_map(cases: list[dict[str, Any]]) -> None:
     """A small heat map of the wrong tiles of the first failed case that has one (needs matplotlib)."""
-    tile_map = next((c["tile_map"] for c in cases if c.get("status") == "failed" and c.get("tile_map")), None)
+    tile_map = next((c["tile_map"] for c in cases if c.get("status") == Status.FAILED and c.get("tile_map")), None)
     if tile_map is None:
         return
     try:
