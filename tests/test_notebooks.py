@@ -693,6 +693,43 @@ def test_a_check_killed_at_its_limit_leaves_nothing_in_the_learners_tmpdir(monke
         shutil.rmtree(learner_tmp, ignore_errors=True)
 
 
+FRONT_END = """
+import sys
+from grader.frontends.warm import WarmGrader
+from grader.processes import launch
+
+server = WarmGrader() if sys.argv[1] == "warm" else None
+options = launch.check_options(["copy_serial"], 300.0, device="cpu", timeout=300.0)
+launch.run_grader("01", "import time\\ntime.sleep(600)\\n", options, 300.0, warm=server)
+"""
+
+
+@pytest.mark.parametrize("warm", [False, True], ids=["cold", "warm"])
+def test_a_front_end_killed_mid_check_takes_the_check_with_it(warm: bool, tmp_path: Path):
+    """A Jupyter kernel restarted (or an autograde killed) while its check traces: the grader, its judge and
+    the tracer (and, warm, the forked check) each die with the process that started them, so nothing of the
+    check runs on to its own limit."""
+    import signal
+    import sys
+    import tempfile
+    import time
+
+    learner_tmp = Path(tempfile.mkdtemp(prefix="tc-"))  # short: the warm server's socket lives in it
+    env = {**os.environ, "TMPDIR": str(learner_tmp), "PYTHONPATH": str(ROOT)}
+    front = subprocess.Popen([sys.executable, "-c", FRONT_END, "warm" if warm else "cold"], env=env, cwd=tmp_path)
+    try:
+        deadline = time.monotonic() + 120
+        while not any("tilelang-course-trace-" in line for line in processes_left_in(learner_tmp, wait_s=0)):
+            assert front.poll() is None and time.monotonic() < deadline, "the check never reached its tracer"
+            time.sleep(0.5)
+        front.send_signal(signal.SIGKILL)
+        front.wait()
+        assert processes_left_in(learner_tmp) == []
+    finally:
+        front.kill()
+        shutil.rmtree(learner_tmp, ignore_errors=True)
+
+
 def processes_left_in(folder: Path, wait_s: float = 10.0) -> list[str]:
     """The processes whose current folder is under ``folder`` (every process of a check works in its folder or
     below, the sandboxed tracer too), after up to ``wait_s`` seconds for the kills to land."""
@@ -707,7 +744,7 @@ def processes_left_in(folder: Path, wait_s: float = 10.0) -> list[str]:
             except OSError:
                 continue
             if where.startswith(str(folder)):
-                found.append(f"{link.parent.name}: {(link.parent / 'cmdline').read_bytes()[:200]!r}")
+                found.append(f"{link.parent.name} in {where}")
         if not found or time.monotonic() > deadline:
             return found
         time.sleep(0.5)

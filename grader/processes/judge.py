@@ -9,6 +9,7 @@ one case's verdict.
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import os
 import time
 import traceback
@@ -162,6 +163,9 @@ def serve(conn: Any, sent: dict[str, Any]) -> None:
     from grader.processes.tracer import Tracer
 
     reaper.become_subreaper()  # what the tracer forks ends up ours to kill where there is no sandbox
+    supervisor = multiprocessing.parent_process()
+    if supervisor is not None and supervisor.pid is not None:  # killed with it, this judge's tracer goes too
+        reaper.die_with(supervisor.pid)
     isolation = policy(hidden_cases=hidden_cases_file() is not None)
     if isolation.refusal:
         Channel(conn).send(Fatal(isolation.refusal))

@@ -20,7 +20,7 @@ from typing import Any
 
 from grader import settings
 from grader.discover import course_root
-from grader.processes import hermetic
+from grader.processes import hermetic, reaper
 
 
 @dataclass
@@ -78,8 +78,17 @@ def run_grader(
             answer = warm.run(arguments, env, folder, timeout)
             document = read_json(report) if answer.returncode is not None else None
             return GraderRun(document, answer.returncode, answer.output, time.perf_counter() - started)
+        front = os.getpid()
         child = subprocess.Popen(
-            command, cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True
+            command,
+            cwd=folder,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            # a session of its own (killed whole at the limit), and gone with the front end: a Jupyter kernel
+            # restarted or an autograde stopped while it grades would otherwise leave it running to its end
+            preexec_fn=lambda: reaper.die_with(front),
         )
         try:
             output, _ = child.communicate(timeout=timeout)
