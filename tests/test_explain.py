@@ -142,7 +142,7 @@ def test_the_cli_refuses_explain_options_that_cannot_work(argv, says):
 def test_explain_leaves_hidden_cases_out_and_parses_blocks():
     from dataclasses import replace
 
-    from grader.processes.judge import explained_only, parse_block
+    from grader.pipeline.shape import explained_only, parse_block
 
     puzzle = load_puzzle(load_module(SOLUTIONS["08"]))
     gemv = puzzle.kernel("gemv")

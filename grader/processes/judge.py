@@ -232,8 +232,8 @@ def _load(channel: Channel, request: JudgeRequest, started: float) -> tuple[Cont
         return None
     import gc
 
-    from grader.discover import load_module, load_puzzle
-    from grader.pipeline.hidden import with_hidden_cases
+    from grader.discover import load_module
+    from grader.pipeline.shape import asked_of, course_puzzle, parse_block
 
     gc.freeze()  # torch's and TileLang's objects live as long as this process: no collection need walk them again
     imported = time.perf_counter()
@@ -246,32 +246,16 @@ def _load(channel: Channel, request: JudgeRequest, started: float) -> tuple[Cont
     device_ready = time.perf_counter()
     try:
         spec_module = load_module(Path(request.spec_file))
-        puzzle = with_hidden_cases(load_puzzle(spec_module), hidden_cases_file()).on(device.profile.name)
+        puzzle = course_puzzle(spec_module, device.profile.name, hidden_cases_file())
     except Exception as error:  # the course's own file is broken: a maintainer's problem, said plainly
         channel.send(Fatal(f"the puzzle's spec {request.spec_file} cannot be loaded: {error!r}"))
         return None
-    learner_params = request.options.block_params()  # the plugin refused any that does not parse
-    if learner_params:
-        from grader.pipeline.bench import bench_with_params, block_parameters  # torch: not before the tracer starts
-
-        try:
-            puzzle = bench_with_params(puzzle, learner_params, block_parameters(spec_module, puzzle))
-        except ValueError as error:
-            channel.send(Fatal(str(error)))
-            return None
-    if request.options.profile:
-        try:
-            puzzle = profiled_only(puzzle, request.options.profile)
-        except ValueError as error:
-            channel.send(Fatal(str(error)))
-            return None
-    if request.options.explain:
-        try:
-            puzzle = explained_only(puzzle, request.options.explain)
-            block = parse_block(request.options.block)
-        except ValueError as error:
-            channel.send(Fatal(str(error)))
-            return None
+    try:
+        puzzle = asked_of(puzzle, spec_module, request.options)
+        block = parse_block(request.options.block) if request.options.explain else None
+    except ValueError as error:  # an option the puzzle cannot meet (--param, --profile, --explain, --block)
+        channel.send(Fatal(str(error)))
+        return None
     timings = {
         "import_torch_tilelang_s": imported - started,
         "device_s": device_ready - imported,
@@ -287,43 +271,12 @@ def _load(channel: Channel, request: JudgeRequest, started: float) -> tuple[Cont
         Path(request.spec_file),
         repeat=request.options.repeat,
         explain=request.options.explain,
-        block=block if request.options.explain else None,
-        learner_params=bool(learner_params),
+        block=block,
+        learner_params=bool(request.options.params),
         profile=profile_mode(request.options, device),
     )
     arch = device.profile.arch if device.mode != "cuda" else device.profile.name
     return ctx, Described(device.name, device.mode, _describe(puzzle), arch, timings)
-
-
-def explained_only(puzzle: Puzzle, function: str) -> Puzzle:
-    """The puzzle as --explain KERNEL grades it: that kernel's cases that are not hidden (a view of a hidden
-    case would show its sizes and data)."""
-    from dataclasses import replace
-
-    from grader.pipeline.hidden import is_hidden
-
-    names = [k.function for k in puzzle.kernels]
-    if function not in names:
-        raise ValueError(
-            f"--explain {function}: puzzle {puzzle.id} has no such kernel (its kernels: {', '.join(names)})"
-        )
-    kernel = puzzle.kernel(function)
-    return replace(puzzle, kernels=(replace(kernel, cases=tuple(c for c in kernel.cases if not is_hidden(c.name))),))
-
-
-def parse_block(text: str) -> tuple[int, ...] | None:
-    """--block "1" or "1,0": the blockIdx to show (x first); "" for the default."""
-    if not text.strip():
-        return None
-    try:
-        block = tuple(int(part) for part in text.split(","))
-    except ValueError:
-        raise ValueError(
-            f"--block {text}: give blockIdx as whole numbers, x first, e.g. --block 1 or --block 1,0"
-        ) from None
-    if not block or len(block) > 3 or min(block) < 0:
-        raise ValueError(f"--block {text}: give one to three whole numbers, x first, e.g. --block 1")
-    return block
 
 
 def _explain(ctx: Context, graded: list[tuple[Kernel, Case, Build | None, CaseResult]]) -> outcome.Explanation:
@@ -366,28 +319,6 @@ def _explain(ctx: Context, graded: list[tuple[Kernel, Case, Build | None, CaseRe
         )
     except Exception as error:  # a view that cannot be made must not cost the verdicts already sent
         return outcome.Explanation(kernel.function, case.name, [], [], problem=f"no view: {summarize(error)}")
-
-
-def profiled_only(puzzle: Puzzle, functions: str) -> Puzzle:
-    """The puzzle as --profile KERNEL[,KERNEL...] grades it: those kernels' bench cases, run but never simulated
-    (they are the large ones; on a CPU they compile for the static estimate)."""
-    from dataclasses import replace
-
-    names = [k.function for k in puzzle.kernels]
-    wanted = [name.strip() for name in functions.split(",") if name.strip()]
-    unknown = [name for name in wanted if name not in names]
-    if unknown:
-        raise ValueError(
-            f"--profile {', '.join(unknown)}: puzzle {puzzle.id} has no such kernel (its kernels: {', '.join(names)})"
-        )
-    kernels = []
-    for name in wanted:
-        kernel = puzzle.kernel(name)
-        cases = tuple(replace(c, simulate=False) for c in kernel.cases if c.bench)
-        if not cases:
-            raise ValueError(f"--profile {name}: the kernel has no bench case to profile")
-        kernels.append(replace(kernel, cases=cases))
-    return replace(puzzle, kernels=tuple(kernels))
 
 
 def profile_mode(options: Any, device: Device) -> str:
