@@ -6,7 +6,7 @@
   translations, sync), and the notebooks' experiments and pictures.
 - ``processes/``  who runs what, and with which rights: the supervisor, the judge process, the tracer
   process as the judge sees it, the sandbox and the reaper. Trusted: nothing here imports ``trace/``.
-- ``pipeline/``  one module per grading step, in order: trace, admit, build, inputs, execute (run on the GPU or
+- ``pipeline/``  one module per grading step, in order: shape (the puzzle cut to the run), trace, admit, build, inputs, execute (run on the GPU or
   simulate on the CPU), compare, grade (the gates), bench; plus hidden cases and saved failures. No processes,
   no environment, no printing.
 - the root  the course's data model: ``spec`` (a puzzle as data), ``outcome`` (a verdict), ``settings`` (every
