@@ -17,8 +17,15 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 
 from grader.nbgrader.sanitize import CONTENT_SECURITY_POLICY, clean_fragment, is_safe_url
 
+# An SVG whose script and onload would set the title, were it a document: shown as a picture it runs neither.
+SCRIPTED_SVG = base64.b64encode(
+    b"<svg xmlns='http://www.w3.org/2000/svg' onload=\"top.document.title='pwned'\">"
+    b"<script>top.document.title='pwned'</script><rect width='9' height='9'/></svg>"
+).decode()
+
 PAYLOADS = [
     "<script>document.title = 'pwned'</script>",
+    f'<img src="data:image/svg+xml;base64,{SCRIPTED_SVG}">',
     "<img src=x onerror=\"document.title='pwned'\">",
     "<svg onload=\"document.title='pwned'\"></svg>",
     "<a href=\"javascript:document.title='pwned'\">click</a>",
@@ -216,7 +223,9 @@ def test_the_formgrader_exporter_sanitizes_too(tmp_path: Path):
         ('<a href="https://example.org">x</a>', '<a href="https://example.org">x</a>'),
         ('<a href="#top">x</a>', '<a href="#top">x</a>'),
         ('<a href=" JaVaScRiPt:alert(1)">x</a>', "<a>x</a>"),
-        ('<img src="data:image/svg+xml;base64,PHN2Zz4=">', "<img>"),
+        ('<img src="data:image/svg+xml;base64,PHN2Zz4=">', '<img src="data:image/svg+xml;base64,PHN2Zz4=">'),
+        ('<img src="data:image/svg+xml,<svg onload=alert(1)>">', "<img>"),  # an SVG picture only as base64
+        ('<a href="data:image/svg+xml;base64,PHN2Zz4=">open</a>', "<a>open</a>"),  # never as a document to open
         (
             '<table><tr><td colspan="2">x</td></tr></table>',
             '<table><tbody><tr><td colspan="2">x</td></tr></tbody></table>',
@@ -262,3 +271,8 @@ def test_no_payload_runs_in_a_browser(feedback_html: str, tmp_path: Path):
     raw = tmp_path / "raw.html"
     raw.write_text("<html><head><title>feedback</title></head><body><img src=x onerror=\"document.title='pwned'\">")
     assert rendered_title(raw) == "pwned"
+    # Why an SVG picture may stay: through <img>, even uncleaned and with no policy, its script never runs
+    raw.write_text(
+        f'<html><head><title>feedback</title></head><body><img src="data:image/svg+xml;base64,{SCRIPTED_SVG}">'
+    )
+    assert rendered_title(raw) == "feedback"

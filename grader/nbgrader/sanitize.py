@@ -15,8 +15,10 @@ logged-in Jupyter server. Everything here is wired in by :func:`safe_html_config
   that lets no script run and nothing load from elsewhere, should anything slip through.
 
 The cleaning is an allow-list (bleach): text formatting, headings, lists, tables, code, links to
-http(s)/mailto/anchors and pictures in data:image/png|jpeg|gif|webp URLs. Anything else is escaped and
-shows as text, so the grader sees what the student wrote.
+http(s)/mailto/anchors and pictures in data:image/png|jpeg|gif|webp|svg+xml URLs (the course's kernel pictures
+are SVG). An SVG shown through ``<img>`` is an image to the browser: it runs no script, handles no event and
+loads nothing (tested in headless Chromium), unlike an ``<svg>`` element or an SVG document, which stay out.
+Anything else is escaped and shows as text, so the grader sees what the student wrote.
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ NUMBER_ATTRIBUTES = frozenset({"width", "height", "colspan", "rowspan", "start"}
 LINK_SCHEMES = frozenset({"http", "https", "mailto"})
 # bleach checks every URL's scheme against this list as well; data: is narrowed to pictures below.
 BLEACH_PROTOCOLS = frozenset({*LINK_SCHEMES, "data"})
-PICTURE_URL = re.compile(r"data:image/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=]*", re.IGNORECASE)
+PICTURE_URL = re.compile(r"data:image/(png|jpeg|gif|webp|svg\+xml);base64,[A-Za-z0-9+/=]*", re.IGNORECASE)
 URL_SCHEME = re.compile(r"([a-zA-Z][a-zA-Z0-9+.\-]*):")
 # Browsers ignore these in a URL ("java\tscript:" is javascript:).
 URL_IGNORED = re.compile(r"[\x00-\x20]+")
