@@ -104,6 +104,11 @@ EXPECTED = {
         (Status.UNSUPPORTED, Status.FAILED),
         ("T.max or T.min of NaN and a number", "of 256 output elements wrong"),
     ),
+    # right where NaN != NaN held; the lowering folds the test away and the GPU stores zeros. No verdict on the CPU
+    "nan_compared.py": (
+        (Status.UNSUPPORTED, Status.FAILED),
+        ("a comparison of NaN", "of 256 output elements wrong"),
+    ),
     "flush_to_zero.py": (
         (Status.UNSUPPORTED, Status.FAILED),
         ("the build option -ftz=true, which changes float arithmetic", "of 256 output elements wrong"),

@@ -75,6 +75,8 @@ def binary_ops(tirx: Any) -> dict[type, Any]:
     }  # fmt: skip
 
 
+COMPARISONS = (torch.lt, torch.le, torch.gt, torch.ge, torch.eq, torch.ne)
+
 # Unsigned integers wider than a byte live in the next wider signed type (torch's CPU kernels lack
 # bitwise ops on uint16/uint32); their values fit, and T.reinterpret takes the low bits back.
 WIDE_UNSIGNED = {"uint16": torch.int32, "uint32": torch.int64}
@@ -963,7 +965,23 @@ class Interpreter:
             a, b = a.to(operand_dtype), b.to(operand_dtype)
             if operand_dtype in (torch.float32, torch.float64) and op in (torch.maximum, torch.minimum):
                 self.no_nan_against_a_number(a, b)
+            if op in COMPARISONS:
+                self.no_nan_compared(a, b)
         return fitted(op(a, b), str(node.dtype))
+
+    def no_nan_compared(self, a: torch.Tensor, b: torch.Tensor) -> None:
+        """Unsupported where a lane the mask keeps compares NaN. TileLang's lowering simplifies with the algebra of
+        numbers, not of IEEE floats (x != x to false, x - x to 0): `T.if_then_else(x != x, sum, 0)` of an x that is
+        NaN stored the sum here and, folded, zeros on the GPU (tests/attacks/nan_compared.py). What the GPU answers
+        depends on what the lowering folded, so the simulator gives no verdict."""
+        nan = torch.isnan(a) | torch.isnan(b)
+        if self._mask is not None:
+            try:
+                nan = nan & self._mask
+            except RuntimeError:  # lanes of another shape: every lane counts
+                pass
+        if bool(nan.any()):
+            raise Unsupported("a comparison of NaN (TileLang's lowering may fold it as if NaN were a number)")
 
     def no_nan_against_a_number(self, a: torch.Tensor, b: torch.Tensor) -> None:
         """Unsupported where a lane of T.max or T.min of fp32 or fp64 has NaN on one side only. CUDA's max and min
@@ -990,6 +1008,8 @@ class Interpreter:
         the GPU: tests/attacks/saturating_cast.py); an integer to a narrower or unsigned one wrapped to its bits."""
         dtype = torch_dtype(name)
         bounds = integer_range(name)
+        if name == "bool" and isinstance(value, torch.Tensor) and value.dtype.is_floating_point:
+            self.no_nan_compared(value, value)  # a float's truth is a comparison with 0
         if isinstance(value, torch.Tensor):
             if bounds is not None and value.dtype.is_floating_point:
                 return saturated(value, bounds).to(dtype)
