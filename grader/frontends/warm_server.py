@@ -110,13 +110,13 @@ def _fork_check(listener: socket.socket, connection: socket.socket) -> None:
     except (OSError, ValueError):
         connection.close()
         return
-    server = os.getpid()
+    gone_with_the_server = reaper.death_link(os.getpid())
     if os.fork() == 0:
         code = 1
         try:
             # the check gets a session of its own (_run_check): it must still end with the server, which ends
             # with the front end that started it, or a killed kernel's check would grade on to its limit
-            reaper.die_with(server)
+            gone_with_the_server()
             listener.close()
             code = _run_check(connection, request)
         finally:

@@ -78,7 +78,7 @@ def run_grader(
             answer = warm.run(arguments, env, folder, timeout)
             document = read_json(report) if answer.returncode is not None else None
             return GraderRun(document, answer.returncode, answer.output, time.perf_counter() - started)
-        front = os.getpid()
+        gone_with_the_front_end = reaper.death_link(os.getpid())
         child = subprocess.Popen(
             command,
             cwd=folder,
@@ -88,7 +88,7 @@ def run_grader(
             start_new_session=True,
             # a session of its own (killed whole at the limit), and gone with the front end: a Jupyter kernel
             # restarted or an autograde stopped while it grades would otherwise leave it running to its end
-            preexec_fn=lambda: reaper.die_with(front),
+            preexec_fn=gone_with_the_front_end,
         )
         try:
             output, _ = child.communicate(timeout=timeout)

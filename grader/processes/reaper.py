@@ -13,6 +13,7 @@ import contextlib
 import os
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 PR_SET_CHILD_SUBREAPER = 36
@@ -28,20 +29,33 @@ def become_subreaper() -> bool:
         return False
 
 
-def die_with(parent: int) -> None:
-    """In a child, between fork and exec (or in a fork): be killed when ``parent`` (the thread that forked it)
-    dies, and leave now if it already has. A tracer sits in a session of its own, so killing the grader's group
-    (a notebook's check stopped at its limit) does not reach it. Linux only; elsewhere nothing."""
-    PR_SET_PDEATHSIG = 1
+PR_SET_PDEATHSIG = 1
+
+
+def death_link(parent: int) -> Callable[[], None]:
+    """What a child runs between fork and exec (subprocess's ``preexec_fn``) to be killed when ``parent`` (the
+    thread that forked it) dies, and to leave at once if it already has. A grader, judge or tracer sits in a
+    session of its own, so killing its starter's group (a notebook's check stopped at its limit) does not reach
+    it. Resolved here, in the parent: the child of a process with threads (a Jupyter kernel) must import nothing.
+    Linux only; elsewhere it does nothing."""
     try:
         import ctypes
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):
-        return
-    if os.getppid() != parent:
-        os._exit(1)
+        return lambda: None
+
+    def link() -> None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:
+            os._exit(1)
+
+    return link
+
+
+def die_with(parent: int) -> None:
+    """death_link(parent), run now: in a child just forked (a warm check, its judge, a forked tracer)."""
+    death_link(parent)()
 
 
 def _children() -> list[tuple[int, int]]:

@@ -94,12 +94,12 @@ class ForkedTracer:
     ) -> ForkedTracer:
         """``hide`` not None: confined in the sandbox, which covers those paths (grader.processes.sandbox)."""
         jobs_read, jobs_write = os.pipe()
-        judge = os.getpid()
+        gone_with_the_judge = reaper.death_link(os.getpid())  # resolved before the fork: the judge has threads
         pid = os.fork()
         if pid == 0:  # the tracer: never returns
             code = 1
             try:
-                reaper.die_with(judge)  # its own session: killing the judge's group would not reach it
+                gone_with_the_judge()  # its own session: killing the judge's group would not reach it
                 os.setsid()
                 _limit_resources(memory_limit_gb)
                 os.dup2(jobs_read, 0)
@@ -184,7 +184,7 @@ class Tracer:
                 self.source, work, write_end, self.output.fileno(), self.memory_limit_gb, hide
             )
         else:
-            judge = os.getpid()
+            gone_with_the_judge = reaper.death_link(os.getpid())
             command = [sys.executable, "-m", "grader.trace.tracer", str(self.source.resolve()), str(write_end)]
             if hide is not None:  # the launcher confines itself, then execs the tracer
                 covered = [part for path in hide for part in ("--hide", str(path))]
@@ -204,7 +204,7 @@ class Tracer:
                 stderr=subprocess.STDOUT,
                 pass_fds=(write_end,),
                 start_new_session=True,  # one process group to kill, whatever it forks
-                preexec_fn=lambda: (_limit_resources(self.memory_limit_gb), reaper.die_with(judge)),
+                preexec_fn=lambda: (_limit_resources(self.memory_limit_gb), gone_with_the_judge()),
             )
         os.close(write_end)
         self.reply_fd = read_end
