@@ -226,6 +226,11 @@ def test_the_formgrader_exporter_sanitizes_too(tmp_path: Path):
         ('<img src="data:image/svg+xml;base64,PHN2Zz4=">', '<img src="data:image/svg+xml;base64,PHN2Zz4=">'),
         ('<img src="data:image/svg+xml,<svg onload=alert(1)>">', "<img>"),  # an SVG picture only as base64
         ('<a href="data:image/svg+xml;base64,PHN2Zz4=">open</a>', "<a>open</a>"),  # never as a document to open
+        # a picture never loads from another host (the formgrader has no policy): it would tell who looked
+        ('<img src="https://evil.example/t.png">', "<img>"),
+        ('<img src="//evil.example/t.png">', "<img>"),
+        ('<img src="\\\\evil.example/t.png">', "<img>"),
+        ('<img src="figure.png">', '<img src="figure.png">'),
         (
             '<table><tr><td colspan="2">x</td></tr></table>',
             '<table><tbody><tr><td colspan="2">x</td></tr></tbody></table>',

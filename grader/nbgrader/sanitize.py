@@ -79,14 +79,16 @@ HEAD_TAG = re.compile(r"<head(\s[^>]*)?>", re.IGNORECASE)
 
 
 def is_safe_url(value: str, *, picture: bool) -> bool:
-    """A relative URL, an http(s)/mailto link, or (for a picture) a raster image in a data: URL."""
+    """A relative URL, an http(s)/mailto link, or (for a picture) a file beside the notebook or a raster or SVG
+    image in a data: URL. A picture never loads from another host: the formgrader's pages have no policy, and an
+    ``<img src="https://...">`` (or ``//host/...``) in a student's markdown would tell his server who looked."""
     url = URL_IGNORED.sub("", value)
     scheme = URL_SCHEME.match(url)
-    if scheme is None:
-        return True  # relative: an anchor or a file beside the notebook
-    if scheme.group(1).lower() in LINK_SCHEMES:
-        return True
-    return picture and PICTURE_URL.fullmatch(url) is not None
+    if scheme is None:  # relative: an anchor or a file beside the notebook, unless it names a host
+        return not (picture and url.replace("\\", "/").startswith("//"))
+    if picture:
+        return PICTURE_URL.fullmatch(url) is not None
+    return scheme.group(1).lower() in LINK_SCHEMES
 
 
 def is_allowed_attribute(tag: str, name: str, value: str) -> bool:
