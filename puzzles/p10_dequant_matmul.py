@@ -482,7 +482,7 @@ def puzzle() -> Puzzle:
 
 # %% [notebook]
 # from grader.devices import profile_named
-# from grader.pipeline.simulate.interp import shared_memory_plan
+# from grader.pipeline.shared_memory import shared_memory_plan
 # from solutions.p10_dequant_matmul import dequant_matmul as reference_dequant_matmul
 #
 # # The decode case's sizes and block at four depths of pipeline, traced (no compile): the shared memory

@@ -865,7 +865,7 @@ def puzzle() -> Puzzle:
 
 # %% [notebook]
 # from grader.devices import profile_named
-# from grader.pipeline.simulate.interp import shared_memory_plan
+# from grader.pipeline.shared_memory import shared_memory_plan
 # from solutions.p09_conv1d import conv1d_im2col as reference_im2col
 #
 # # The bench case's sizes and block at four depths of pipeline, traced (no compile): the shared memory

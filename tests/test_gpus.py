@@ -175,7 +175,7 @@ def test_a_branch_that_never_runs_allocates_nothing():
     """matmul_streamk at tail_1000 has 32 tiles for 132 blocks, no full wave: the branch that stores a whole
     tile through C_tile is dead, TileLang allocates only the three stages of A_tile and B_tile, and the count
     agrees; at tail_3000x2504x1000 (one full wave) C_tile is allocated and counted."""
-    from grader.pipeline.simulate.interp import shared_memory_plan
+    from grader.pipeline.shared_memory import shared_memory_plan
     from grader.pipeline.trace import kernel_function, trace_tir
 
     module = load_module(SOLUTIONS["08"])

@@ -87,7 +87,7 @@ def test_every_kernel_of_every_puzzle_has_enough_right_variants():
 def test_right_kernel_fits_a_hopper_block_in_every_case(variant: RightKernel):
     """The large cases run only on a GPU, but whether a block fits is read from the TIR: a right kernel
     must fit the H200's 227 KiB in every case (one did not, which only the GPU run showed)."""
-    from grader.pipeline.simulate.interp import SHARED_LIMIT, shared_memory_plan
+    from grader.pipeline.shared_memory import SHARED_LIMIT, shared_memory_plan
     from grader.pipeline.trace import kernel_function, trace_tir
     from grader.trace.frontend import load_learner
 

@@ -11,7 +11,7 @@ import torch
 from grader.discover import course_root, load_module, load_puzzle, puzzle_files
 from grader.pipeline.build import COMPILE_ONLY_TARGET
 from grader.pipeline.simulate import SimulationError, simulate
-from grader.pipeline.simulate.interp import shared_memory_plan
+from grader.pipeline.shared_memory import shared_memory_plan
 
 LOG2E = 1.4426950408889634
 BIND, VAR, SERIAL, PARALLEL = range(4)  # how the online softmax below keeps the old row max

@@ -36,7 +36,7 @@ def fits(profiles: list[Profile], spec_dir: Path, puzzle_ids: list[str] | None =
     """Every (profile, case) of the spec modules in ``spec_dir``; tracing is shared between profiles
     that give a case the same parameters."""
     from grader.discover import load_module, load_puzzle, puzzle_files
-    from grader.pipeline.simulate.interp import shared_memory_plan
+    from grader.pipeline.shared_memory import shared_memory_plan
     from grader.pipeline.trace import kernel_function, trace_tir
 
     rows: list[Fit] = []

@@ -57,7 +57,7 @@ def shared_memory_gate(ctx: Context, kernel: Kernel, case: Case, build: Build, c
     """A block over the GPU's shared memory cannot launch: say so before trying (no CRASH, the kernel's
     other cases still run), and in every mode, so compiling for a smaller GPU on the CPU finds it too.
     It is the learner's failure if the course's own kernel fits at these block sizes, else not applicable."""
-    from grader.pipeline.simulate.interp import shared_memory_plan
+    from grader.pipeline.shared_memory import shared_memory_plan
 
     if build.tir is None:
         return None
@@ -232,7 +232,7 @@ def _program_text(saved: str) -> str:
 def reference_shared_memory(ctx: Context, kernel: Kernel, case: Case) -> int | None:
     """Bytes of shared memory the course's own kernel (the trusted spec file) takes for this case."""
     from grader.discover import load_module
-    from grader.pipeline.simulate.interp import shared_memory_plan
+    from grader.pipeline.shared_memory import shared_memory_plan
     from grader.pipeline.trace import kernel_function, trace_tir
 
     try:

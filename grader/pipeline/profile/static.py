@@ -728,7 +728,7 @@ def estimate(
     ``grid`` is the number of blocks launched. Slow part: one nvcc run (seconds).
     """
     from grader.pipeline.roofline import Limits, floor
-    from grader.pipeline.simulate.interp import shared_memory_plan
+    from grader.pipeline.shared_memory import shared_memory_plan
 
     sizes = dict(case.sizes)
     counted = traffic(tir, sizes)
