@@ -44,6 +44,7 @@ WRONG = [
     (CauseKind.IMPRECISE, "p05/row_sum_tiled_fp16_accumulator", "row_sum_tiled", "square_256", {"output": "C"}),
     (CauseKind.ZEROS, "p05/row_sum_tiled_cursor_advanced_first", "row_sum_tiled", "short_rows_515x100", {}),
     (CauseKind.REDUCE_RESTART, "p05/row_sum_tiled_reduce_clears", "row_sum_tiled", "square_256", {}),
+    (CauseKind.REPEATED_UPDATE, "p08/gemv_tile_sum_added_in_a_2d_parallel", "gemv", "rect_77x150", {}),
     (CauseKind.ADDED_NEVER_SET, "p05/row_sum_tiled_scalar_atomic_not_zeroed", "row_sum_tiled", "square_256", {}),
     (CauseKind.NOTHING_WRITTEN, "p06/softmax_online_cursor_not_rewound", "softmax_online", "square_256", {}),
     (CauseKind.FAULT, "p10/matmul_scale_per_tile", "dequant_matmul", "per_row_100x300x2048", {}),

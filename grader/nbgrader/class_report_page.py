@@ -60,6 +60,7 @@ CAUSE_LABELS = {
     "corner_copy": "copies only the corner tile",
     "rounds_down": "a count that rounds down",
     "reduce_restart": "a reduction that restarts",
+    "repeated_update": "an update repeated by a T.Parallel loop",
     "concept_miss": "misses the construct the puzzle teaches",
     "empty_launch": "a grid of 0 blocks",
     "shared_memory": "a block over the GPU's shared memory",

@@ -559,3 +559,77 @@ def added_to_but_never_set(tir: Any) -> list[str]:
         for data, name in added.items()
         if data not in set_somewhere
     ]
+
+
+def repeated_updates(tir: Any) -> list[str]:
+    """A sentence for each store inside a T.Parallel loop nest that updates an element from itself
+    (``s[i] = 1 / s[i]``, ``acc[i] += t[i]``) with an index that leaves out one of the nest's loop variables.
+
+    TileLang splits the nest's iterations among the block's threads, and each thread runs its share one after
+    another: the update runs once for every value of the left-out variable a thread covers (64 times in a
+    128-wide loop on 2 threads a row), or races where other threads share the element. The simulator runs the
+    nest as one step, reading before writing, so it applies the update once and the numbers come out right on
+    the CPU alone. A store under an ``if`` that tests the left-out variable (``if j == 0:``) runs once: fine.
+    """
+    from tilelang import tvm
+
+    tir_ = tvm.tirx
+    problems: list[str] = []
+    seen: set[tuple[str, str]] = set()
+
+    def variables(node: Any) -> set[Any]:
+        found: set[Any] = set()
+        tir_.stmt_functor.post_order_visit(node, lambda n: found.add(n) if isinstance(n, tir_.Var) else None)
+        return found
+
+    def reads_element(store: Any) -> bool:
+        hits: list[Any] = []
+
+        def visit(node: Any) -> None:
+            if (
+                isinstance(node, tir_.BufferLoad)
+                and node.buffer.same_as(store.buffer)
+                and tvm.ir.structural_equal(list(node.indices), list(store.indices))
+            ):
+                hits.append(node)
+
+        tir_.stmt_functor.post_order_visit(store.value, visit)
+        return bool(hits)
+
+    def walk(stmt: Any, parallel: tuple[Any, ...], tested: frozenset[Any]) -> None:
+        if isinstance(stmt, tir_.For):
+            inner = parallel
+            extent = _const(stmt.extent)
+            if stmt.kind == tir_.ForKind.PARALLEL and (extent is None or extent > 1):
+                inner = (*parallel, stmt.loop_var)
+            walk(stmt.body, inner, tested)
+        elif isinstance(stmt, tir_.IfThenElse):
+            tested = tested | variables(stmt.condition)
+            walk(stmt.then_case, parallel, tested)
+            if stmt.else_case is not None:
+                walk(stmt.else_case, parallel, tested)
+        elif isinstance(stmt, tir_.SeqStmt):
+            for child in stmt.seq:
+                walk(child, parallel, tested)
+        elif isinstance(stmt, tir_.BufferStore):
+            if not parallel or not reads_element(stmt):
+                return
+            used = set().union(*(variables(index) for index in stmt.indices)) if stmt.indices else set()
+            left_out = [v for v in parallel if v not in used and v not in tested]
+            if left_out:
+                name, var = stmt.buffer.name, str(left_out[0].name)
+                if (name, var) not in seen:
+                    seen.add((name, var))
+                    problems.append(
+                        f"`{name}` is updated from itself in a T.Parallel over `{var}`, which its index leaves "
+                        f"out: on the GPU each thread repeats the update for every `{var}` it covers (the "
+                        f"simulator does it once). Update `{name}` in a T.Parallel over its own indices only"
+                    )
+        else:
+            for field in ("body", "block"):
+                child = getattr(stmt, field, None)
+                if child is not None and isinstance(child, tir_.Stmt):
+                    walk(child, parallel, tested)
+
+    walk(tir.body, (), frozenset())
+    return problems

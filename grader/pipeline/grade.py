@@ -178,9 +178,13 @@ def held_to_tir(result: CaseResult, kernel: Kernel, case: Case, tir: Any) -> Non
         floor_problems,
         never_initialized,
         reduce_restarts,
+        repeated_updates,
     )
 
     found = [(CauseKind.NEVER_INITIALIZED, s) for s in never_initialized(tir)]
+    # the simulator applies such an update once, the GPU once per iteration a thread covers: right numbers here
+    # say nothing
+    found += [(CauseKind.REPEATED_UPDATE, s) for s in repeated_updates(tir)]
     if result.status == Status.FAILED:
         shape = kernel.inputs + kernel.outputs
         found += [(CauseKind.ADDED_NEVER_SET, s) for s in added_to_but_never_set(tir)]
