@@ -779,3 +779,29 @@ def test_a_padded_gemm_tile_keeps_tilelangs_check_and_names_the_tile_and_its_lin
         f"whole patterns of them (64 fp16 elements always work) (mine.py:{line})"
     )
     assert "do not pad rows against bank conflicts" in result["hint"].lower(), result["hint"]
+
+
+def test_an_update_a_parallel_loop_repeats_is_named_from_the_tir(tmp_path):
+    """softmax_reciprocal_in_a_2d_parallel's inversion, in T.Parallel(i, j) with an index of i alone, is named; the
+    same update under ``if j == 0`` (one iteration of j does it) and in a T.Parallel over i alone are not."""
+    from grader.pipeline.checks import repeated_updates
+    from tests.conftest import ROOT
+
+    wrong = ROOT / "tests" / "wrong" / "p06" / "softmax_reciprocal_in_a_2d_parallel.py"
+    found = repeated_updates(traced_tir(wrong, "06", "softmax", "square_256"))
+    assert found == [
+        "`row_sum` is updated from itself in a T.Parallel over `j`, which its index leaves out: on the GPU each "
+        "thread repeats the update for every `j` it covers (the simulator does it once). Update `row_sum` in a "
+        "T.Parallel over its own indices only"
+    ]
+    update = "            row_sum[i] = 1.0 / row_sum[i]"
+    text = wrong.read_text()
+    assert update in text
+    guarded = tmp_path / "guarded.py"
+    guarded.write_text(text.replace(update, "            if j == 0:\n    " + update))
+    assert repeated_updates(traced_tir(guarded, "06", "softmax", "square_256")) == []
+    one_axis = tmp_path / "one_axis.py"
+    header = "        for i, j in T.Parallel(BLOCK_M, BLOCK_N):  # noqa: B007  (the bug: the update leaves j out)\n"
+    assert header + update in text
+    one_axis.write_text(text.replace(header + update, "        for i in T.Parallel(BLOCK_M):\n" + update))
+    assert repeated_updates(traced_tir(one_axis, "06", "softmax", "square_256")) == []
