@@ -2,6 +2,7 @@ import math
 
 import torch
 
+from grader.outcome import CauseKind
 from grader.pipeline.compare import compare
 from grader.spec import DEFAULT_TOLERANCES
 
@@ -140,3 +141,24 @@ def test_wrong_values_without_nan_get_no_nan_hint():
     result = compare("C", got, want, FP16, tile=(32,))
     assert "NaN" not in result.hint
     assert result.hint.startswith("Some elements are wrong")
+
+
+def test_a_nan_the_kernel_stored_is_told_from_the_poison():
+    """The output starts as a NaN with its own bits (grader.pipeline.inputs.POISON_BITS): an element that still
+    holds them was never written; a NaN the kernel computed and stored is not called unwritten."""
+    from grader.pipeline.inputs import POISON_BITS, unwritten
+
+    want = reference((16,))
+    got = torch.empty(16, dtype=torch.float16)
+    width, bits = POISON_BITS[torch.float16]
+    got.view(width).fill_(bits)
+    result = compare("C", got, want, FP16, tile=(8,), never_written=unwritten(got))
+    assert result.never_written == 16 and result.hint.startswith("Nothing was written")
+    got[:] = float("nan")  # stored by the kernel: the arithmetic's own NaN
+    result = compare("C", got, want, FP16, tile=(8,), never_written=unwritten(got))
+    assert result.never_written == 0 and result.nan == 16
+    assert result.hint.startswith("Every element of C is NaN, and the kernel stored them")
+    assert result.cause.kind == CauseKind.NAN_SPREAD
+    got.view(width)[:8] = bits  # half never written, half stored NaN
+    result = compare("C", got, want, FP16, tile=(8,), never_written=unwritten(got))
+    assert (result.never_written, result.nan) == (8, 16)

@@ -20,11 +20,12 @@ class Comparison:
     ok: bool
     total: int
     wrong: int
-    never_written: int
+    never_written: int  # elements still holding the poison the output starts as
     max_abs_error: float
     max_rel_error: float
     details: list[str] = field(default_factory=list)
     infinite: int = 0  # elements that are +inf or -inf
+    nan: int = 0  # NaN elements, never written or stored
     shape: tuple[int, ...] = ()
     # (axis, k): the wrong elements are exactly the last k positions along one axis, all still NaN
     unwritten_end: tuple[int, int] | None = None
@@ -54,11 +55,13 @@ def compare(
     expected: torch.Tensor,
     tolerance: Tolerance,
     tile: tuple[int | None, ...] = (),
+    never_written: torch.Tensor | None = None,
 ) -> Comparison:
     """Elementwise check of ``actual`` (any dtype) against ``expected`` (float64).
 
-    NaN and Inf never pass. Elements still holding the poison (NaN) are counted as never
-    written. ``tile`` gives the block size along each dimension (None: not tiled), used to
+    NaN and Inf never pass. Elements still holding the poison are counted as never written:
+    ``never_written`` says which (grader.pipeline.inputs.unwritten, from the poison's bits), else every NaN is
+    taken for one. ``tile`` gives the block size along each dimension (None: not tiled), used to
     say which tiles of the launch grid are wrong.
     """
     if tuple(actual.shape) != tuple(expected.shape):
@@ -84,6 +87,7 @@ def compare(
     bad = ~(error <= allowed)  # NaN compares False, so NaN is bad
     bad |= ~torch.isfinite(got)
     nan = torch.isnan(got)
+    never = nan if never_written is None else never_written.to(nan.device) & nan
     finite_error = torch.where(torch.isfinite(error), error, torch.zeros_like(error))
     max_abs = error.max().item() if error.numel() else 0.0
     rel = finite_error / want.abs().clamp_min(max(scale, 1e-30))
@@ -96,7 +100,8 @@ def compare(
         ok=wrong == 0,
         total=total,
         wrong=wrong,
-        never_written=int(nan.sum().item()),
+        never_written=int(never.sum().item()),
+        nan=int(nan.sum().item()),
         max_abs_error=max_abs,
         max_rel_error=max_rel,
         infinite=int(torch.isinf(got).sum().item()),
@@ -124,7 +129,7 @@ def compare(
         else:
             result.hint, kind, facts = _zero_hint(name), CauseKind.ZEROS, {}
     else:
-        result.unwritten_end = _unwritten_end(bad, nan)
+        result.unwritten_end = _unwritten_end(bad, never)
         result.hint, kind, facts = _hint(name, actual.dtype, result, tile, tiles.only_tail if tiles else False)
         if not result.never_written and not result.infinite and not (tiles and tiles.only_tail):
             clamp = _clamp_hint(name, got, want, bad)
@@ -314,14 +319,21 @@ def _hint(name: str, dtype: torch.dtype, result: Comparison, tile: tuple[int | N
     """The likely cause, read from the pattern of the wrong elements. The output starts filled with NaN,
     so NaN marks an element never written (or computed from an uninitialised buffer); a finite wrong
     value marks an element written with the wrong number; an infinite one, a value that overflowed."""
-    nan, values = result.never_written, result.wrong - result.never_written
-    if nan == result.total:
+    never, values = result.never_written, result.wrong - result.never_written
+    if never == result.total:
         return (
             "Nothing was written to the output: every element still holds the NaN it starts as. Is the final "
-            "T.copy into it there, at the right offset? (A result computed from a tile never cleared or "
-            "loaded is NaN too.)",
+            "T.copy into it there, at the right offset?",
             CauseKind.NOTHING_WRITTEN,
             {},
+        )
+    if result.nan == result.total:
+        return (
+            f"Every element of {name} is NaN, and the kernel stored them: a NaN in the arithmetic reached every "
+            "element (a buffer read before anything set it, 0 * inf, inf - inf, the exponent of a score the "
+            "running max has not caught up with). --explain shows the step the first one came from.",
+            CauseKind.NAN_SPREAD,
+            {"nan": result.nan, "values": 0},
         )
     if result.infinite:
         kind = str(dtype).removeprefix("torch.")
@@ -368,13 +380,14 @@ def _hint(name: str, dtype: torch.dtype, result: Comparison, tile: tuple[int | N
             CauseKind.UNGUARDED_TAIL,
             {},
         )
-    if nan and values == 0:
+    if never and values == 0:
         return (
-            f"{nan} elements still hold the NaN the output starts as and the rest are right: they were never "
+            f"{never} elements still hold the NaN the output starts as and the rest are right: they were never "
             "written. Check that the grid covers the whole output (T.ceildiv) and the store offsets.",
             CauseKind.UNWRITTEN,
-            {"count": nan},
+            {"count": never},
         )
+    nan, values = result.nan, result.wrong - result.nan
     if nan:
         return (
             f"{nan} elements are NaN and {values} others have wrong values: NaN that spreads through the "

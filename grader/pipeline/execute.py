@@ -156,6 +156,7 @@ def execute_and_compare(ctx: Context, kernel: Kernel, case: Case, tir: Any, comp
 def compare_outputs(ctx: Context, kernel: Kernel, case: Case, expected: list, outputs: list) -> CaseResult:
     """Compare every output with its float64 reference (computed before the launch) into one result."""
     from grader.pipeline.compare import compare
+    from grader.pipeline.inputs import unwritten
 
     details: list[str] = []
     hint = ""
@@ -165,7 +166,9 @@ def compare_outputs(ctx: Context, kernel: Kernel, case: Case, expected: list, ou
     max_abs = max_rel = 0.0
     for spec, got, want in zip(kernel.outputs, outputs, expected):
         tile = kernel.tile_sizes(spec.name, case.params)
-        verdict = compare(spec.name, got, want.to(got.device), kernel.tolerance_for(spec.dtype), tile)
+        verdict = compare(
+            spec.name, got, want.to(got.device), kernel.tolerance_for(spec.dtype), tile, never_written=unwritten(got)
+        )
         wrong += verdict.wrong
         total += verdict.total
         max_abs, max_rel = max(max_abs, verdict.max_abs_error), max(max_rel, verdict.max_rel_error)

@@ -50,8 +50,32 @@ def _random(tensor: Tensor, case: Case, device: str, generator: torch.Generator)
 GUARD_BYTES = 4096  # a band before and after each output; a multiple of 128 keeps TMA alignment
 
 
-def _poison(dtype: torch.dtype) -> float | int:
-    return float("nan") if dtype.is_floating_point else torch.iinfo(dtype).max
+# The NaN a float output starts as, by its bits: quiet, with a payload that no arithmetic makes (torch gives
+# 0x7FC00000 and its kin, CUDA 0x7FFFFFFF), so an element that still holds it was never written and any other
+# NaN was stored by the kernel. (dtype -> the integer type of its width, the bits)
+POISON_BITS = {
+    torch.float16: (torch.int16, 0x7E5A),
+    torch.bfloat16: (torch.int16, 0x7FDA),
+    torch.float32: (torch.int32, 0x7FE5A5A5),
+    torch.float64: (torch.int64, 0x7FF80000DEADBEEF),
+}
+
+
+def _poison(output: torch.Tensor) -> None:
+    if output.dtype in POISON_BITS:
+        width, bits = POISON_BITS[output.dtype]
+        output.view(width).fill_(bits)
+    else:
+        output.fill_(torch.iinfo(output.dtype).max)
+
+
+def unwritten(output: torch.Tensor) -> torch.Tensor | None:
+    """Where ``output`` still holds the NaN it started as (never written); None where that cannot be told
+    (an integer output: its poison is a value a kernel may store)."""
+    if output.dtype not in POISON_BITS:
+        return None
+    width, bits = POISON_BITS[output.dtype]
+    return output.view(width) == bits
 
 
 def _guard(dtype: torch.dtype) -> float | int:
@@ -72,7 +96,7 @@ def poisoned_outputs(kernel: Kernel, case: Case, device: str) -> list[torch.Tens
         guard = GUARD_BYTES // torch.empty((), dtype=dtype).element_size()
         storage = torch.full((guard + math.prod(shape) + guard,), _guard(dtype), dtype=dtype, device=device)
         output = storage[guard : guard + math.prod(shape)].view(shape)
-        output.fill_(_poison(dtype))
+        _poison(output)
         outputs.append(output)
     return outputs
 
