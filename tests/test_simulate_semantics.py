@@ -10,8 +10,8 @@ import torch
 
 from grader.discover import course_root, load_module, load_puzzle, puzzle_files
 from grader.pipeline.build import COMPILE_ONLY_TARGET
-from grader.pipeline.simulate import SimulationError, simulate
 from grader.pipeline.shared_memory import shared_memory_plan
+from grader.pipeline.simulate import SimulationError, simulate
 
 LOG2E = 1.4426950408889634
 BIND, VAR, SERIAL, PARALLEL = range(4)  # how the online softmax below keeps the old row max
@@ -370,3 +370,25 @@ def test_stages_that_push_a_block_over_the_limit_are_named():
         "the block asks for 240 KiB of shared memory (T.Pipelined with num_stages=5 keeps 5 copies of `A_tile` "
         "and `B_tile`: 5 x 48 KiB); a Hopper block may use at most 227 KiB: use smaller tiles or fewer stages"
     )
+
+
+# ------------------------------------------------------------------ memory nothing wrote
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64])
+def test_memory_nothing_wrote_is_told_from_a_computed_nan(dtype):
+    """The simulator's fill NaN keeps its mark through conversions and the ops that answer a NaN of their own, so a
+    kernel that reads it fails on its numbers (flash_attention_tensor_cores_scores_not_cleared), while a NaN the
+    kernel computed, or made from bits of its own, stays one the GPU may answer otherwise (nan_max.py)."""
+    from grader.pipeline.simulate.unwritten import forged_fill, from_unwritten, keep_unwritten, unwritten_fill
+
+    fill = unwritten_fill([3], dtype)
+    assert torch.isnan(fill).all() and from_unwritten(fill).all()
+    for other in (torch.float16, torch.bfloat16, torch.float32, torch.float64):
+        assert from_unwritten(keep_unwritten(fill.to(other), fill)).all(), other  # as the simulator converts
+    assert not from_unwritten(torch.full([3], float("nan"), dtype=dtype)).any()
+    assert not from_unwritten(torch.tensor([0.0, 1.0, -torch.inf], dtype=dtype)).any()
+    kept = keep_unwritten(torch.maximum(fill, torch.ones(3, dtype=dtype)), fill)
+    assert from_unwritten(kept).all()
+    forged = forged_fill(fill)
+    assert torch.isnan(forged).all() and not from_unwritten(forged).any()

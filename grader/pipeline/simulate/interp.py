@@ -35,6 +35,7 @@ from grader.pipeline.inputs import TORCH_DTYPES
 from grader.pipeline.shared_memory import SHARED_LIMIT, shared_memory_plan
 from grader.pipeline.simulate.faults import SimulationError, Unsupported
 from grader.pipeline.simulate.tileops import HANDLERS
+from grader.pipeline.simulate.unwritten import forged_fill, from_unwritten, keep_unwritten, unwritten_fill
 from grader.tir import ELEMENT_ATOMICS, pointed_element
 
 RANK = 8  # axes available to vectorised loop variables (parallel nests, nested)
@@ -147,7 +148,7 @@ def reinterpret_bits(value: torch.Tensor, source: str, target: str) -> torch.Ten
         raise Unsupported(f"T.reinterpret from {source} to {target}")
     wide = value.to(torch.int64) & ((1 << bits) - 1)
     wide = torch.where(wide >= 1 << (bits - 1), wide - (1 << bits), wide)
-    return wide.to(signed).view(floats[target])
+    return forged_fill(wide.to(signed).view(floats[target]))  # bits a kernel makes are never memory nothing wrote
 
 
 @dataclass
@@ -300,8 +301,7 @@ class Interpreter:
         for buffer in buffers:
             shape = [self.int_of(s) for s in buffer.shape]
             dtype = torch_dtype(buffer.dtype)
-            fill = float("nan") if dtype.is_floating_point else 0
-            self.buffers[buffer.data] = torch.full(shape, fill, dtype=dtype)
+            self.buffers[buffer.data] = unwritten_fill(shape, dtype)
             self.scopes[buffer.data] = buffer.scope()
 
     def check_shared(self, block: Any) -> None:
@@ -788,19 +788,28 @@ class Interpreter:
         operand_dtype = torch_dtype(node.a.dtype) if str(node.a.dtype) != "bool" else None
         if operand_dtype is not None and operand_dtype.is_floating_point:
             # Arithmetic in the operands' own dtype, rounded after the op (fp16 stays fp16).
-            a, b = a.to(operand_dtype), b.to(operand_dtype)
+            a, b = (self.converted(x, operand_dtype) for x in (a, b))
             if operand_dtype in (torch.float32, torch.float64) and op in (torch.maximum, torch.minimum):
                 self.no_nan_against_a_number(a, b)
+                return fitted(keep_unwritten(op(a, b), a, b), str(node.dtype))
             if op in COMPARISONS:
                 self.no_nan_compared(a, b)
         return fitted(op(a, b), str(node.dtype))
+
+    @staticmethod
+    def converted(value: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+        """``value`` in ``dtype``, a float keeping the mark of memory nothing wrote (torch drops it)."""
+        if value.dtype == dtype or not value.is_floating_point():
+            return value.to(dtype)
+        return keep_unwritten(value.to(dtype), value)
 
     def no_nan_compared(self, a: torch.Tensor, b: torch.Tensor) -> None:
         """Unsupported where a lane the mask keeps compares NaN. TileLang's lowering simplifies with the algebra of
         numbers, not of IEEE floats (x != x to false, x - x to 0): `T.if_then_else(x != x, sum, 0)` of an x that is
         NaN stored the sum here and, folded, zeros on the GPU (tests/attacks/nan_compared.py). What the GPU answers
-        depends on what the lowering folded, so the simulator gives no verdict."""
-        nan = torch.isnan(a) | torch.isnan(b)
+        depends on what the lowering folded, so the simulator gives no verdict. A NaN read from memory nothing
+        wrote (from_unwritten) is a bug either way: compared as torch compares it, the case fails."""
+        nan = (torch.isnan(a) & ~from_unwritten(a)) | (torch.isnan(b) & ~from_unwritten(b))
         if self._mask is not None:
             try:
                 nan = nan & self._mask
@@ -814,8 +823,9 @@ class Interpreter:
         of floats are fmaxf and fminf (PTX max.f32), which answer with the number, where torch.maximum answers NaN:
         T.max(NaN, x) != itself held here and not on the GPU (tests/attacks/nan_max.py). Answering with the number
         would hide the NaN the simulator fills memory nothing wrote with (a read of it is a bug the GPU shows with
-        whatever that memory holds), so the simulator gives no verdict instead of either answer."""
-        differs = torch.isnan(a) ^ torch.isnan(b)
+        whatever that memory holds), so the simulator gives no verdict instead of either answer; for that NaN
+        (from_unwritten) it answers NaN, and the case fails as the kernel's read of nothing deserves."""
+        differs = (torch.isnan(a) ^ torch.isnan(b)) & ~(from_unwritten(a) | from_unwritten(b))
         if self._mask is not None:
             try:
                 differs = differs & self._mask
@@ -841,7 +851,7 @@ class Interpreter:
                 return saturated(value, bounds).to(dtype)
             if bounds is not None and value.dtype != torch.bool:
                 return wrapped(value.to(torch.int64), bounds).to(dtype)
-            return value.to(dtype)
+            return self.converted(value, dtype)
         if dtype.is_floating_point:
             return torch.tensor(value, dtype=dtype)
         if bounds is not None:
