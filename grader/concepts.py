@@ -559,7 +559,7 @@ def _adds_into_itself(store: Any) -> bool:
     return _accumulating(store) and isinstance(value, tvm.tirx.Add)
 
 
-def _narrow_sums(tir: Any) -> list[str]:
+def narrow_sums(tir: Any) -> list[str]:
     """Where the kernel keeps a running sum in a 16-bit float: "adds into acc (float16) in a T.serial
     loop", one phrase per buffer, in program order."""
     found: dict[str, str] = {}
@@ -586,6 +586,6 @@ def sums_in_fp32(wants: str = "every running sum (the output accumulator, the ro
     tolerance that rounding P to fp16 needs, so the small cases the CPU simulates cannot show it; the TIR can."""
     return Concept(
         wants,
-        lambda tir: not _narrow_sums(tir),
-        instead=lambda tir: "; ".join(_narrow_sums(tir)) or None,
+        lambda tir: not narrow_sums(tir),
+        instead=lambda tir: "; ".join(narrow_sums(tir)) or None,
     )

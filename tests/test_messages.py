@@ -9,7 +9,7 @@ from pathlib import Path
 
 import torch
 
-from grader.outcome import CaseResult, Status
+from grader.outcome import CaseResult, CauseKind, Status
 from grader.pipeline.compare import compare
 from grader.spec import DEFAULT_TOLERANCES
 
@@ -805,3 +805,23 @@ def test_an_update_a_parallel_loop_repeats_is_named_from_the_tir(tmp_path):
     assert header + update in text
     one_axis.write_text(text.replace(header + update, "        for i in T.Parallel(BLOCK_M):\n" + update))
     assert repeated_updates(traced_tir(one_axis, "06", "softmax", "square_256")) == []
+
+
+def test_small_errors_are_put_down_to_what_the_tir_shows(tmp_path):
+    """Errors past the tolerance but small: the numbers alone asked "a sum accumulated in float16?". With the TIR,
+    a kernel that keeps one in 16 bits is told which, and a softmax whose mask lets one padding column in (which
+    keeps every sum in float32) is pointed at the mask instead."""
+    from tests.conftest import ROOT
+    from tests.inprocess import grade_simulated
+
+    narrow = ROOT / "tests" / "wrong" / "p05" / "row_sum_tiled_fp16_accumulator.py"
+    (result, *_) = [r for r in grade_simulated("05", narrow, "row_sum_tiled") if r.status == Status.FAILED]
+    assert result.cause.kind == CauseKind.IMPRECISE
+    assert "and the kernel adds into partial (float16)" in result.hint
+    mask = learner_copy(tmp_path, "06", [("if_then_else(j < N,", "if_then_else(j <= N,")])
+    failed = [r for r in grade_simulated("06", mask, "softmax") if r.status == Status.FAILED]
+    assert failed and all(r.cause.kind == CauseKind.IMPRECISE for r in failed), [r.hint for r in failed]
+    assert failed[0].hint.startswith(
+        "The errors are small but larger than rounding allows, and no running sum here is kept in 16 bits: look "
+        "for an element counted that should not be (a mask or a guard one off"
+    )

@@ -169,9 +169,26 @@ def grade_case(ctx: Context, kernel: Kernel, case: Case, build: Build | None) ->
     return result
 
 
+def imprecise_hint(narrow_sums: list[str]) -> str:
+    """The likely cause of small errors past the tolerance, read from the TIR (the numbers alone said "a sum
+    accumulated in float16?"): the running sums it keeps in 16 bits, or, with none, what else makes small errors."""
+    if narrow_sums:
+        what = "; ".join(narrow_sums)
+        return (
+            f"The errors are small but larger than rounding allows, and the kernel {what}: accumulate in float32 "
+            "and cast once at the end."
+        )
+    return (
+        "The errors are small but larger than rounding allows, and no running sum here is kept in 16 bits: look "
+        "for an element counted that should not be (a mask or a guard one off, a padded column in a sum or a max) "
+        "or a value rounded to float16 on the way."
+    )
+
+
 def held_to_tir(result: CaseResult, kernel: Kernel, case: Case, tir: Any) -> None:
     """Fail a case that ran for what its TIR shows. Accumulators nothing cleared can come out right by luck
     (zeroed registers): the cause, not luck. A count that rounds down explains a mismatch; it never makes one."""
+    from grader.concepts import narrow_sums
     from grader.pipeline.checks import (
         added_to_but_never_set,
         corner_copies,
@@ -181,6 +198,8 @@ def held_to_tir(result: CaseResult, kernel: Kernel, case: Case, tir: Any) -> Non
         repeated_updates,
     )
 
+    if result.status == Status.FAILED and result.cause is not None and result.cause.kind == CauseKind.IMPRECISE:
+        result.hint = imprecise_hint(narrow_sums(tir))
     found = [(CauseKind.NEVER_INITIALIZED, s) for s in never_initialized(tir)]
     # the simulator applies such an update once, the GPU once per iteration a thread covers: right numbers here
     # say nothing
