@@ -577,11 +577,6 @@ def repeated_updates(tir: Any) -> list[str]:
     problems: list[str] = []
     seen: set[tuple[str, str]] = set()
 
-    def variables(node: Any) -> set[Any]:
-        found: set[Any] = set()
-        tir_.stmt_functor.post_order_visit(node, lambda n: found.add(n) if isinstance(n, tir_.Var) else None)
-        return found
-
     def reads_element(store: Any) -> bool:
         hits: list[Any] = []
 
@@ -604,7 +599,7 @@ def repeated_updates(tir: Any) -> list[str]:
                 inner = (*parallel, stmt.loop_var)
             walk(stmt.body, inner, tested)
         elif isinstance(stmt, tir_.IfThenElse):
-            tested = tested | variables(stmt.condition)
+            tested = tested | set(tir_.analysis.undefined_vars(stmt.condition))
             walk(stmt.then_case, parallel, tested)
             if stmt.else_case is not None:
                 walk(stmt.else_case, parallel, tested)
@@ -614,7 +609,7 @@ def repeated_updates(tir: Any) -> list[str]:
         elif isinstance(stmt, tir_.BufferStore):
             if not parallel or not reads_element(stmt):
                 return
-            used = set().union(*(variables(index) for index in stmt.indices)) if stmt.indices else set()
+            used = {var for index in stmt.indices for var in tir_.analysis.undefined_vars(index)}
             left_out = [v for v in parallel if v not in used and v not in tested]
             if left_out:
                 name, var = stmt.buffer.name, str(left_out[0].name)

@@ -810,13 +810,9 @@ class Interpreter:
         depends on what the lowering folded, so the simulator gives no verdict. A NaN read from memory nothing
         wrote (from_unwritten) is a bug either way: compared as torch compares it, the case fails."""
         nan = (torch.isnan(a) & ~from_unwritten(a)) | (torch.isnan(b) & ~from_unwritten(b))
-        if self._mask is not None:
-            try:
-                nan = nan & self._mask
-            except RuntimeError:  # lanes of another shape: every lane counts
-                pass
-        if bool(nan.any()):
-            raise Unsupported("a comparison of NaN (TileLang's lowering may fold it as if NaN were a number)")
+        self.unsupported_in_kept_lanes(
+            nan, "a comparison of NaN (TileLang's lowering may fold it as if NaN were a number)"
+        )
 
     def no_nan_against_a_number(self, a: torch.Tensor, b: torch.Tensor) -> None:
         """Unsupported where a lane of T.max or T.min of fp32 or fp64 has NaN on one side only. CUDA's max and min
@@ -826,13 +822,20 @@ class Interpreter:
         whatever that memory holds), so the simulator gives no verdict instead of either answer; for that NaN
         (from_unwritten) it answers NaN, and the case fails as the kernel's read of nothing deserves."""
         differs = (torch.isnan(a) ^ torch.isnan(b)) & ~(from_unwritten(a) | from_unwritten(b))
+        self.unsupported_in_kept_lanes(
+            differs, "T.max or T.min of NaN and a number (the GPU's fmaxf and fminf give the number)"
+        )
+
+    def unsupported_in_kept_lanes(self, lanes: torch.Tensor, what: str) -> None:
+        """Unsupported(what) where any of ``lanes`` is one the current mask keeps (every lane without a mask, or
+        where the mask has another shape)."""
         if self._mask is not None:
             try:
-                differs = differs & self._mask
+                lanes = lanes & self._mask
             except RuntimeError:  # lanes of another shape: every lane counts
                 pass
-        if bool(differs.any()):
-            raise Unsupported("T.max or T.min of NaN and a number (the GPU's fmaxf and fminf give the number)")
+        if bool(lanes.any()):
+            raise Unsupported(what)
 
     def round(self, value: torch.Tensor, dtype: Any) -> torch.Tensor:
         return value.to(torch_dtype(dtype))
