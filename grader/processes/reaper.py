@@ -54,7 +54,8 @@ def death_link(parent: int) -> Callable[[], None]:
 
 
 def die_with(parent: int) -> None:
-    """death_link(parent), run now: in a child just forked (a warm check, its judge, a forked tracer)."""
+    """death_link(parent), run now, by a process that has just started and imports freely (the judge, linked to
+    its supervisor); a child forked from a process with threads calls a death_link made before the fork."""
     death_link(parent)()
 
 
