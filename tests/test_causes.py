@@ -51,6 +51,7 @@ WRONG = [
     (CauseKind.NAN_SPREAD, "p08/gemv_tile_offsets_swapped", "gemv", "rect_77x150", {"nan": 32, "values": 45}),
     (CauseKind.UNGUARDED_TAIL, "p08/matmul_tuned_store_offsets_swapped", "matmul_tuned", "rect_200x300x100", {}),
     (CauseKind.CORNER_COPY, "p09/channels_weights_by_corner", "conv1d_channels", "small_4to8_256_k3", {}),
+    (CauseKind.MASK_OFFSET, "p07/flash_mask_without_tile_offset", "flash_attention", "rect_40x70x32", {}),
 ]
 
 # Causes only the verdicts of earlier cases point to (grader.pipeline.across): the kernel's cases up to this one

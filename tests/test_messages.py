@@ -825,3 +825,37 @@ def test_small_errors_are_put_down_to_what_the_tir_shows(tmp_path):
         "The errors are small but larger than rounding allows, and no running sum here is kept in 16 bits: look "
         "for an element counted that should not be (a mask or a guard one off"
     )
+
+
+# ------------------------------------------------------------------ issue 40: hints the held-out kernels missed
+
+
+def test_a_mask_without_its_tile_offset_is_named_not_a_missing_rescale():
+    """flash attention masking `c < N` (c counted from 0 in every key tile): one key tile passes and five fail,
+    the pattern of a missing rescale, but the TIR shows the mask; a real missing rescale keeps its sentence."""
+    from grader.i18n import tr
+    from grader.pipeline.checks import masks_without_offset
+    from tests.conftest import ROOT
+    from tests.inprocess import grade_simulated
+
+    one, several, large = grade_simulated("07", wrong_file("07", "flash_mask_without_tile_offset"), "flash_attention")
+    assert (one.status, several.status, large.status) == ("passed", "failed", "passed")
+    assert several.cause.kind == CauseKind.MASK_OFFSET
+    assert several.hint == (
+        "the likely cause: the mask `c < N` in the T.serial loop over `j` compares `c`, a position inside the tile, "
+        "with N = 70 (dimension 0 of K): `c` starts again at 0 in every tile, so only the first tile is masked "
+        "right. Add the tile's offset: `j * BLOCK_N + c < N`"
+    )
+    assert not any("m_old" in line for line in several.details)  # the rescale pattern is not added below it
+    assert tr(several.hint, "zh_CN") != several.hint
+    # the online softmax of 06 with the same mask
+    online = [r for r in grade_simulated("06", wrong_file("06", "softmax_online_mask_from_column_0"), "softmax_online")]
+    (failed,) = [r for r in online if r.status == Status.FAILED]
+    assert failed.hint.startswith("the likely cause: the mask `j < N` in the T.serial loop over `k` compares `j`")
+    # a real missing rescale keeps the pattern's sentence; the course's kernel masks from the tile's offset
+    rescale = grade_simulated(
+        "07", wrong_file("07", "flash_no_accumulator_rescale"), "flash_attention", ["few_keys_50x37", "rect_40x70x32"]
+    )[1]
+    assert rescale.cause.kind == CauseKind.SEVERAL_STEPS and "exp2((m_old - m_new) * scale)" in rescale.hint
+    solution = ROOT / "solutions" / "p07_flash_attention.py"
+    assert masks_without_offset(traced_tir(solution, "07", "flash_attention", "rect_40x70x32"), {}, {}) == []

@@ -18,6 +18,8 @@ from grader.outcome import CaseResult, Cause, CauseKind, Status
 from grader.spec import Case
 
 LIKELY = "the likely cause: "
+# Causes read from the TIR that are themselves why one tile's step passes and several fail
+EXPLAIN_STEPS = (CauseKind.MASK_OFFSET,)
 
 
 @dataclass(frozen=True)
@@ -187,6 +189,8 @@ def add_pattern(current: Graded, earlier: Sequence[Graded]) -> None:
     if found is None:
         return
     sentence, cause = found
+    if cause.kind == CauseKind.SEVERAL_STEPS and result.cause is not None and result.cause.kind in EXPLAIN_STEPS:
+        return  # the TIR's cause is why one step passes and several fail: the pattern would point elsewhere
     if result.hint.startswith(LIKELY):  # a cause read from the TIR stays the cause
         result.details = result.details + [f"also: {sentence}"]
     else:

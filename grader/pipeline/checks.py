@@ -628,3 +628,115 @@ def repeated_updates(tir: Any) -> list[str]:
 
     walk(tir.body, (), frozenset())
     return problems
+
+
+# ------------------------------------------------------------------ a mask counted from 0 in every tile
+
+_COMPARISONS = {"LT": "<", "LE": "<=", "GT": ">", "GE": ">="}
+
+
+def _tile_walks(tir: Any) -> dict[Any, tuple[_Loop, int, list[tuple[str, int, int]]]]:
+    """The T.serial / T.Pipelined loops of more than one step that walk a global tensor in tiles: loop variable
+    -> (the loop, its step, [(tensor, dimension, size) it walks])."""
+    from tilelang import tvm
+
+    loops = {loop.var: loop for loop in tir_loops(tir) if not loop.grid and "T.Parallel" not in loop.what}
+    walks: dict[Any, tuple[_Loop, int, list[tuple[str, int, int]]]] = {}
+    for buffer, indices, _, _ in global_accesses(tir):
+        for dim, index in enumerate(indices):
+            size = _const(buffer.shape[dim])
+            for var in tvm.tirx.analysis.undefined_vars(index):
+                loop = loops.get(var)
+                if loop is None or size is None or loop.start + loop.extent < 2:
+                    continue
+                coefficients = tvm.arith.detect_linear_equation(index, [var])
+                step = _const(coefficients[0]) if len(coefficients) == 2 else None
+                if step is None or step <= 1:
+                    continue
+                walked = walks.setdefault(var, (loop, step, []))[2]
+                if (buffer.name, dim, size) not in walked:
+                    walked.append((buffer.name, dim, size))
+    return walks
+
+
+def _loads_any(expr: Any) -> bool:
+    """Whether ``expr`` reads a buffer (a cursor kept in a T.alloc_var, say)."""
+    from tilelang import tvm
+
+    loads: list[Any] = []
+    tvm.tirx.stmt_functor.post_order_visit(
+        expr, lambda n: loads.append(n) if isinstance(n, tvm.tirx.BufferLoad) else None
+    )
+    return bool(loads)
+
+
+def masks_without_offset(tir: Any, sizes: Mapping[str, int], params: Mapping[str, Any], tensors: Any = ()) -> list[str]:
+    """A sentence for each mask inside a tile loop (one that walks a global tensor in tiles, several steps for
+    this case) that compares a position inside the tile (T.Parallel's variables alone, ``c < N``) with the size
+    of the dimension the loop walks: the position restarts at 0 in every tile, so from the second tile on the
+    mask keeps what lies past the end (or drops what lies before it). ``j * BLOCK_N + c < N`` is meant. Same
+    arguments as :func:`grid_problems`; empty when every mask counts from the tensor's start."""
+    from tilelang import tvm
+
+    tirx = tvm.tirx
+    walks = _tile_walks(tir)
+    if not walks:
+        return []
+    shapes = {t.name: tuple(t.shape) for t in tensors}
+    problems: list[str] = []
+
+    def conditions(node: Any, found: list[Any]) -> None:
+        if isinstance(node, tirx.IfThenElse):
+            found.append(node.condition)
+        elif isinstance(node, tirx.Select):
+            found.append(node.condition)
+        elif isinstance(node, tirx.Call) and getattr(node.op, "name", "") in ("tir.if_then_else", "tirx.if_then_else"):
+            found.append(node.args[0])
+
+    def comparisons(condition: Any) -> list[Any]:
+        if isinstance(condition, (tirx.And, tirx.Or)):
+            return comparisons(condition.a) + comparisons(condition.b)
+        if isinstance(condition, tirx.Not):
+            return comparisons(condition.a)
+        return [condition] if type(condition).__name__ in _COMPARISONS else []
+
+    def visit_loop(node: Any) -> None:
+        if not isinstance(node, tirx.For) or node.loop_var not in walks:
+            return
+        loop, step, walked = walks[node.loop_var]
+        parallel: set[Any] = set()
+
+        def collect(inner: Any) -> None:
+            if isinstance(inner, tirx.For) and inner.kind == tirx.ForKind.PARALLEL:
+                parallel.add(inner.loop_var)
+
+        tirx.stmt_functor.post_order_visit(node.body, collect)
+        found: list[Any] = []
+        tirx.stmt_functor.post_order_visit(node.body, lambda n: conditions(n, found))
+        for condition in found:
+            for comparison in comparisons(condition):
+                for left, position, bound in ((True, comparison.a, comparison.b), (False, comparison.b, comparison.a)):
+                    size = _const(bound)
+                    used = set(tirx.analysis.undefined_vars(position))
+                    if size is None or not used or not used <= parallel or _loads_any(position):
+                        continue
+                    where = next(((b, d) for b, d, s in walked if s == size), None)
+                    if where is None:
+                        continue
+                    buffer, dim = where
+                    name = shapes[buffer][dim] if buffer in shapes and dim < len(shapes[buffer]) else None
+                    name = name or _name_of(size, sizes) or str(size)
+                    block = _name_of(step, params, prefer=name) or str(step)
+                    op = _COMPARISONS[type(comparison).__name__]
+                    said = f"{position} {op} {name}" if left else f"{name} {op} {position}"
+                    meant = f"{node.loop_var.name} * {block} + {position}"
+                    fixed = f"{meant} {op} {name}" if left else f"{name} {op} {meant}"
+                    problems.append(
+                        f"the mask `{said}` in {loop.what} compares `{position}`, a position inside the tile, with "
+                        f"{name} = {size} (dimension {dim} of {buffer}): `{position}` starts again at 0 in every "
+                        f"tile, so only the first tile is masked right. Add the tile's offset: `{fixed}`"
+                    )
+                    break
+
+    tirx.stmt_functor.post_order_visit(tir.body, visit_loop)
+    return list(dict.fromkeys(problems))

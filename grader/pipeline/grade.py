@@ -193,6 +193,7 @@ def held_to_tir(result: CaseResult, kernel: Kernel, case: Case, tir: Any) -> Non
         added_to_but_never_set,
         corner_copies,
         floor_problems,
+        masks_without_offset,
         never_initialized,
         reduce_restarts,
         repeated_updates,
@@ -208,6 +209,7 @@ def held_to_tir(result: CaseResult, kernel: Kernel, case: Case, tir: Any) -> Non
         shape = kernel.inputs + kernel.outputs
         found += [(CauseKind.ADDED_NEVER_SET, s) for s in added_to_but_never_set(tir)]
         found += [(CauseKind.CORNER_COPY, s) for s in corner_copies(tir)]
+        found += [(CauseKind.MASK_OFFSET, s) for s in masks_without_offset(tir, case.sizes, case.params, shape)]
         found += [(CauseKind.ROUNDS_DOWN, s) for s in floor_problems(tir, case.sizes, case.params, shape)]
         found += [(CauseKind.REDUCE_RESTART, s) for s in reduce_restarts(tir)]
     causes = [Cause(kind) for kind, _ in found]
