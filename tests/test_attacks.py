@@ -113,6 +113,8 @@ EXPECTED = {
         (Status.UNSUPPORTED, Status.FAILED),
         ("the build option -ftz=true, which changes float arithmetic", "of 256 output elements wrong"),
     ),
+    # right where an int32 nothing wrote read as 0; undefined on the GPU. No verdict on the CPU (exit 3)
+    "uninitialised_int.py": (Status.UNSUPPORTED, "an integer read from memory the kernel allocated and nothing wrote"),
 }
 # Run with --no-sandbox, each of these gets what it came for: evidence that the attack is live (test_..._live).
 LIVE_UNCONFINED = {
@@ -380,8 +382,13 @@ def test_attack_is_live_unconfined(grade, name, tmp_path, attack_cache):
         assert "LEAKED cache entries: 0 " not in result["message"], result
 
 
+# What the GPU computes for these is undefined by construction (a value nothing wrote): it may pass there or not,
+# and the CPU's refusal of a verdict is what their CPU test pins.
+UNDEFINED_ON_THE_GPU = {"uninitialised_int.py"}
+
+
 @pytest.mark.gpu
-@pytest.mark.parametrize("name", sorted(EXPECTED))
+@pytest.mark.parametrize("name", sorted(set(EXPECTED) - UNDEFINED_ON_THE_GPU))
 def test_attack_fails_on_the_gpu(grade, name, tmp_path, attack_cache):
     judged(grade, name, "cuda", tmp_path, attack_cache)
 

@@ -35,7 +35,13 @@ from grader.pipeline.inputs import TORCH_DTYPES
 from grader.pipeline.shared_memory import SHARED_LIMIT, shared_memory_plan
 from grader.pipeline.simulate.faults import SimulationError, Unsupported
 from grader.pipeline.simulate.tileops import HANDLERS
-from grader.pipeline.simulate.unwritten import forged_fill, from_unwritten, keep_unwritten, unwritten_fill
+from grader.pipeline.simulate.unwritten import (
+    forged_fill,
+    from_unwritten,
+    integer_fill,
+    keep_unwritten,
+    unwritten_fill,
+)
 from grader.tir import ELEMENT_ATOMICS, pointed_element
 
 RANK = 8  # axes available to vectorised loop variables (parallel nests, nested)
@@ -204,6 +210,7 @@ class Interpreter:
         gpu: str = "a Hopper block",
         tma_stores: bool = False,
         reverse_blocks: bool = False,
+        integers: torch.Generator | None = None,
     ):
         from tilelang import tvm
 
@@ -219,6 +226,10 @@ class Interpreter:
         self.func = func
         # Blocks run last to first: a result that depends on the order shows in one of the two orders.
         self.reverse_blocks = reverse_blocks
+        # Integer and bool memory the kernel allocates starts as 0, or, given a generator, at random (the second run
+        # of simulate(), which compares the two: the GPU leaves that memory undefined); integer_memory: some was.
+        self.integers = integers
+        self.integer_memory = False
         self.block_vars: list[tuple[str, Any]] = []  # (blockIdx.x/y/z, loop var) of the loops we are inside
         self.env: dict[Any, Any] = {}
         self.buffers: dict[Any, torch.Tensor] = {}
@@ -301,8 +312,16 @@ class Interpreter:
         for buffer in buffers:
             shape = [self.int_of(s) for s in buffer.shape]
             dtype = torch_dtype(buffer.dtype)
-            self.buffers[buffer.data] = unwritten_fill(shape, dtype)
             self.scopes[buffer.data] = buffer.scope()
+            if dtype.is_floating_point:
+                self.buffers[buffer.data] = unwritten_fill(shape, dtype)
+                continue
+            self.integer_memory = True
+            if self.integers is None:
+                self.buffers[buffer.data] = unwritten_fill(shape, dtype)
+            else:
+                bounds = integer_range(str(buffer.dtype))
+                self.buffers[buffer.data] = integer_fill(shape, dtype, bounds, self.integers)
 
     def check_shared(self, block: Any) -> None:
         """A block's shared memory as TileLang allocates it (see ``shared_memory_plan``), once per block."""

@@ -33,6 +33,21 @@ def unwritten_fill(shape: list[int], dtype: torch.dtype) -> torch.Tensor:
     return torch.full(shape, bits, dtype=width).view(dtype)
 
 
+def integer_fill(
+    shape: list[int], dtype: torch.dtype, bounds: tuple[int, int] | None, generator: torch.Generator
+) -> torch.Tensor:
+    """An integer (or bool) buffer as memory nothing wrote, for the simulator's second run of a kernel that allocates
+    one: every element drawn at random from the TIR type's range ``bounds`` (None: bool), where the first run holds 0.
+    The GPU leaves such memory undefined (`int start;` in the CUDA, a register or shared memory holding what it held),
+    so a kernel whose outputs differ between the two runs reads a value the GPU does not define
+    (tests/attacks/uninitialised_int.py). Random, not a constant of this file: a kernel written to pass with 0 and
+    with any value it can know (`if start == 0 or start == FILL`) must not pass."""
+    low, high = bounds or (0, 1)
+    low, high = max(low, -(2**62)), min(high, 2**62)  # randint's bounds are int64: a 64-bit type draws from less
+    values = torch.randint(low, high + 1, shape, dtype=torch.int64, generator=generator)
+    return values.to(dtype)
+
+
 def from_unwritten(value: torch.Tensor) -> torch.Tensor:
     """The lanes of ``value`` that hold a NaN carrying the fill's payload: read from memory nothing wrote."""
     if value.dtype not in FILL_SEEN:
