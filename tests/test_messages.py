@@ -859,3 +859,20 @@ def test_a_mask_without_its_tile_offset_is_named_not_a_missing_rescale():
     assert rescale.cause.kind == CauseKind.SEVERAL_STEPS and "exp2((m_old - m_new) * scale)" in rescale.hint
     solution = ROOT / "solutions" / "p07_flash_attention.py"
     assert masks_without_offset(traced_tir(solution, "07", "flash_attention", "rect_40x70x32"), {}, {}) == []
+
+
+def test_a_channel_loop_that_rounds_down_is_said_in_the_learners_sizes():
+    """conv1d_implicit's `T.Pipelined(C_in // BLOCK_C)`: the loop steps through W2, the flattened view the kernel
+    makes (60 columns in steps of 48), and through X (C_in channels in steps of BLOCK_C); the sentence names the
+    sizes the learner wrote."""
+    from tests.inprocess import grade_simulated
+
+    results = grade_simulated("09", wrong_file("09", "implicit_channel_blocks_rounded_down"), "conv1d_implicit")
+    by_case = {r.case: r for r in results}
+    assert all(r.status == Status.FAILED and r.cause.kind == CauseKind.ROUNDS_DOWN for r in results)
+    assert by_case["pointwise_24to40_150_k1"].hint == (
+        "the likely cause: the T.Pipelined loop over `cb` runs 1 step of 16 along C_in = 24 (dimension 0 of X): that "
+        "reaches 16, so the last 8 of C_in are never visited. The count rounds down: use T.ceildiv(C_in, BLOCK_C) "
+        "rather than C_in // BLOCK_C"
+    )
+    assert all("W2" not in r.hint for r in results), [r.hint for r in results]

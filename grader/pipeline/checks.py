@@ -8,7 +8,7 @@ fills such buffers with NaN and catches it; this check makes the GPU verdict agr
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -220,7 +220,10 @@ def global_accesses(tir: Any) -> list[tuple[Any, list[Any], list[int], bool]]:
     return [(buf, [substituted(i) for i in indices], extents, written) for buf, indices, extents, written in accesses]
 
 
-def _shortfalls(tir: Any) -> list[_Shortfall]:
+def _shortfalls(tir: Any, own: Collection[str] = ()) -> list[_Shortfall]:
+    """A loop or grid axis's shortfall along the first tensor it falls short on, writes first; along one of
+    ``own`` (the kernel's tensors, which the learner named) where it falls short on one, rather than on a
+    view the kernel made (``W2 = T.reshape(W, ...)``, whose flattened sizes the learner never wrote)."""
     from tilelang import tvm
 
     loops = tir_loops(tir)
@@ -256,10 +259,17 @@ def _shortfalls(tir: Any) -> list[_Shortfall]:
             elif (buffer, dim) not in reached:
                 floors = size % step != 0 and count == size // step
                 if floors or loop.extent == 0:
-                    found.setdefault(var, _Shortfall(loop, buffer, dim, size, step, floors))
+                    short = _Shortfall(loop, buffer, dim, size, step, floors)
+                    if var not in found or (buffer in own and found[var].buffer not in own):
+                        found[var] = short
     for var in covers:  # a block index stepping past one tensor's end but short of another's: an index bug
         found.pop(var, None)
     return list(found.values())
+
+
+def _own(tensors: Any) -> set[str]:
+    """The names of the kernel's spec tensors (its inputs and outputs)."""
+    return {t.name for t in tensors}
 
 
 def _name_of(value: int, names: Mapping[str, Any], prefer: str = "") -> str | None:
@@ -298,14 +308,16 @@ def grid_problems(tir: Any, sizes: Mapping[str, int], params: Mapping[str, Any],
     ``tensors`` the kernel's spec Tensors (``kernel.inputs + kernel.outputs``), which say which size
     a dimension is. Empty when every grid axis covers what it indexes.
     """
-    return [_sentence(s, sizes, params, tensors) for s in _shortfalls(tir) if s.loop.grid and s.floors]
+    return [_sentence(s, sizes, params, tensors) for s in _shortfalls(tir, _own(tensors)) if s.loop.grid and s.floors]
 
 
 def loop_problems(tir: Any, sizes: Mapping[str, int], params: Mapping[str, Any], tensors: Any = ()) -> list[str]:
     """A sentence for each T.serial / T.Pipelined / T.Parallel loop whose trip count rounds a size down
     for this case (``for k in T.Pipelined(K // BLOCK_K)`` with K = 131, BLOCK_K = 32 runs 4 steps and
     never reads the last 3 columns). Same arguments as :func:`grid_problems`."""
-    return [_sentence(s, sizes, params, tensors) for s in _shortfalls(tir) if not s.loop.grid and s.floors]
+    return [
+        _sentence(s, sizes, params, tensors) for s in _shortfalls(tir, _own(tensors)) if not s.loop.grid and s.floors
+    ]
 
 
 def floor_problems(tir: Any, sizes: Mapping[str, int], params: Mapping[str, Any], tensors: Any = ()) -> list[str]:
@@ -336,7 +348,7 @@ def empty_launch(tir: Any, sizes: Mapping[str, int], params: Mapping[str, Any], 
         return ""
     loop = zero[0]
     first = f"{loop.what} is 0 for this case, so no block runs and nothing is written"
-    for short in _shortfalls(tir):
+    for short in _shortfalls(tir, _own(tensors)):
         if short.loop.var.same_as(loop.var):
             names = _described(short, sizes, params, tensors)
             if short.floors:
