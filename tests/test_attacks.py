@@ -92,6 +92,8 @@ EXPECTED = {
     "define_a_builtin.py": (Status.ERROR, "passes nvcc the flag '-DblockIdx=threadIdx'"),
     # its attack is on nbgrader's copy of a submission (test_a_submission_of_links_is_not_graded); here, zeros
     "nbgrader_links.py": (Status.FAILED, "of 256 output elements wrong"),
+    # its attack is on nbgrader's exchange (test_collect_believes_nothing_a_student_forges_in_the_exchange); zeros
+    "nbgrader_exchange.py": (Status.FAILED, "of 256 output elements wrong"),
     # right in a simulator that converted floats to integers as x86 does; zeros on the GPU, whose cvt saturates
     "saturating_cast.py": (Status.FAILED, "of 256 output elements wrong"),
     # right where uint32 arithmetic did not wrap; on the GPU only C[0] is stored
@@ -503,3 +505,111 @@ def test_collect_copies_a_submissions_links_as_links(tmp_path):
     assert (dest / "notes.txt").is_symlink() and os.readlink(dest / "notes.txt") == str(secret)
     assert (dest / "p02_vector_add.ipynb").read_text() == "{}" and not (dest / "p02_vector_add.ipynb").is_symlink()
     assert secret.stat().st_mode & 0o777 == 0o600, "collect changed the mode of a linked file"
+
+
+def exchange_constants(name: str) -> dict:
+    """An attack file's module-level constants (literals), read without importing it and TileLang with it."""
+    return {
+        node.targets[0].id: ast.literal_eval(node.value)
+        for node in ast.parse((ATTACKS / name).read_text()).body
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
+    }
+
+
+def collect_from_exchange(tmp_path: Path, safe: bool) -> tuple[Path, dict]:
+    """nbgrader_exchange.py's three forgeries in an exchange beside an honest submission, collected by the course's
+    collect (``safe``) or nbgrader's own: the forged time and name in ps1, the hard link in his submission of ps2,
+    the linked folder as his submission of ps3.
+    Submissions are made by this test's user, so the student "mallory" is that user."""
+    import datetime
+    import pwd
+
+    from nbgrader.coursedir import CourseDirectory
+    from nbgrader.exchange.default.collect import ExchangeCollect
+    from traitlets.config import Config
+
+    from grader.nbgrader.exchange import LinkSafeCollect
+
+    plants = exchange_constants("nbgrader_exchange.py")
+    me = pwd.getpwuid(os.getuid()).pw_name
+    course, exchange = tmp_path / "course", tmp_path / "exchange"
+    (course / "source" / "ps1").mkdir(parents=True)
+    secret = tmp_path / "hidden_cases.json"
+    secret.write_text('{"cases": [], "note": "the instructor\'s secret"}')
+    inbound = exchange / "tilelang-course" / "inbound"
+    inbound.mkdir(parents=True)
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
+
+    def hand_in(student: str, stated: str, tag: str, assignment: str = "ps1") -> Path:
+        folder = inbound / f"{student}+{assignment}+{stated}+{tag}"
+        folder.mkdir()
+        (folder / plants["NOTEBOOK"]).write_text(f'{{"by": "{me}", "tag": "{tag}"}}')
+        (folder / "timestamp.txt").write_text(stated)
+        return folder
+
+    linked = hand_in(me, now, "hard-link", "ps2")  # his own, with a hard link to the hidden cases
+    (course / "source" / "ps3").mkdir()
+    (course / "source" / "ps3" / plants["NOTEBOOK"]).write_text('{"by": "the instructor, with the solutions"}')
+    (inbound / f"{me}+ps3+{now}+linked-folder").symlink_to(plants["LINKED_FOLDER"])
+    assert (inbound / f"{me}+ps3+{now}+linked-folder" / plants["NOTEBOOK"]).is_file()
+    os.link(secret, linked / plants["HARD_LINK"])
+    hand_in(me, plants["FORGED_TIME"], "late")  # handed in now, stating a time before the due date
+    alice = course / "submitted" / plants["IMPERSONATED"] / "ps1"  # collected earlier, her own
+    alice.mkdir(parents=True)
+    (alice / plants["NOTEBOOK"]).write_text('{"by": "alice"}')
+    (alice / "timestamp.txt").write_text("2026-06-01 00:00:00.000000 UTC")
+    hand_in(plants["IMPERSONATED"], now, "impersonated")  # owned by this user, not alice
+
+    config = Config()
+    config.CourseDirectory.root = str(course)
+    config.CourseDirectory.course_id = "tilelang-course"
+    config.CourseDirectory.assignment_id = "ps1"
+    config.Exchange.root = str(exchange)
+    config.Exchange.path_includes_course = True
+    config.ExchangeCollect.update = True
+    kind = LinkSafeCollect if safe else ExchangeCollect
+    for assignment in ("ps1", "ps2", "ps3"):
+        config.CourseDirectory.assignment_id = assignment
+        kind(coursedir=CourseDirectory(config=config), config=config).start()
+    return course / "submitted", plants
+
+
+def test_collect_believes_nothing_a_student_forges_in_the_exchange(tmp_path):
+    """nbgrader_exchange.py handed in: the course's collect leaves the hard-linked submission and the impersonation
+    uncollected (alice's own submission stays) and records the time the late submission last changed, not the
+    time it states; honest fields are kept (its notebook)."""
+    pytest.importorskip("nbgrader")
+    import datetime
+    import pwd
+
+    from nbgrader.utils import parse_utc
+
+    submitted, plants = collect_from_exchange(tmp_path, safe=True)
+    me = pwd.getpwuid(os.getuid()).pw_name
+    assert not (submitted / me / "ps2").exists(), "a submission holding a hard link was collected"
+    assert not (submitted / me / "ps3").exists(), "a linked submission folder was collected"
+    assert "the instructor's secret" not in "".join(p.read_text() for p in submitted.rglob("*") if p.is_file())
+    alice = submitted / plants["IMPERSONATED"] / "ps1"
+    assert json.loads((alice / plants["NOTEBOOK"]).read_text()) == {"by": "alice"}, "alice's submission was replaced"
+    late = submitted / me / "ps1"
+    assert json.loads((late / plants["NOTEBOOK"]).read_text())["tag"] == "late"
+    recorded = parse_utc((late / "timestamp.txt").read_text())
+    now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    assert abs(recorded - now) < datetime.timedelta(minutes=5), f"the forged time was kept: {recorded}"
+
+
+def test_nbgraders_own_collect_believes_the_forgeries(tmp_path):
+    """The same exchange collected by nbgrader's own collect: each forgery gets what it came for, so the course's
+    collect refusing them (above) means something."""
+    pytest.importorskip("nbgrader")
+    import pwd
+
+    submitted, plants = collect_from_exchange(tmp_path, safe=False)
+    me = pwd.getpwuid(os.getuid()).pw_name
+    linked = submitted / me / "ps2" / plants["HARD_LINK"]
+    assert "the instructor's secret" in linked.read_text()
+    solutions = submitted / me / "ps3" / plants["NOTEBOOK"]
+    assert not solutions.is_symlink() and "the solutions" in solutions.read_text()
+    alice = submitted / plants["IMPERSONATED"] / "ps1"
+    assert json.loads((alice / plants["NOTEBOOK"]).read_text())["tag"] == "impersonated"
+    assert (submitted / me / "ps1" / "timestamp.txt").read_text() == plants["FORGED_TIME"]
