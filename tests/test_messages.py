@@ -876,3 +876,30 @@ def test_a_channel_loop_that_rounds_down_is_said_in_the_learners_sizes():
         "rather than C_in // BLOCK_C"
     )
     assert all("W2" not in r.hint for r in results), [r.hint for r in results]
+
+
+def test_an_accumulator_overwritten_on_every_step_is_named_from_the_tir():
+    """`partial[i, j] = ...` where `+=` was meant: each column tile overwrites the last, so nearly every row sum is
+    wrong; the TIR shows a buffer the loop writes at the same elements every step and reads only after it."""
+    from grader.i18n import tr
+    from grader.pipeline.checks import overwritten_each_step
+    from tests.conftest import ROOT
+    from tests.inprocess import grade_simulated
+
+    results = grade_simulated("05", wrong_file("05", "row_sum_tiled_assigns_partial"), "row_sum_tiled")
+    failed = [r for r in results if r.status == Status.FAILED]
+    assert [r.case for r in failed] == ["square_256", "odd_127x129"]  # a row of one tile passes
+    assert all(r.cause.kind == CauseKind.OVERWRITTEN for r in failed)
+    assert failed[0].hint == (
+        "the likely cause: `partial[i, j] = ...` inside the T.serial loop over `k` overwrites `partial` on every "
+        "step, and nothing in the loop reads it, so after the loop `partial` holds the last step's values only: add "
+        "into it (`+=`), and clear it once before the loop"
+    )
+    assert tr(failed[0].hint, "zh_CN") != failed[0].hint
+    # the course's kernels: the scores of flash attention are overwritten every key tile, but read in it
+    for puzzle, kernel, case in (("05", "row_sum_tiled", "odd_127x129"), ("07", "flash_attention", "rect_40x70x32")):
+        solution = next((ROOT / "solutions").glob(f"p{puzzle}_*.py"))
+        assert overwritten_each_step(traced_tir(solution, puzzle, kernel, case)) == []
+    # the other wrong kernels of row_sum_tiled keep their own sentences
+    restart = grade_simulated("05", wrong_file("05", "row_sum_tiled_reduce_clears"), "row_sum_tiled", ["square_256"])
+    assert restart[0].cause.kind == CauseKind.REDUCE_RESTART

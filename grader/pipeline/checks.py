@@ -752,3 +752,90 @@ def masks_without_offset(tir: Any, sizes: Mapping[str, int], params: Mapping[str
 
     tirx.stmt_functor.post_order_visit(tir.body, visit_loop)
     return list(dict.fromkeys(problems))
+
+
+# ------------------------------------------------------------------ an accumulator overwritten on every step
+
+
+def _index_vars_only(indices: list[Any], allowed: set[Any]) -> bool:
+    """Whether every index uses only ``allowed`` variables (or none) and reads no buffer."""
+    from tilelang import tvm
+
+    for index in indices:
+        if _loads_any(index) or not set(tvm.tirx.analysis.undefined_vars(index)) <= allowed:
+            return False
+    return True
+
+
+def overwritten_each_step(tir: Any) -> list[str]:
+    """A sentence for each on-chip buffer that a T.serial or T.Pipelined loop of more than one step overwrites on
+    every step (``partial[i, j] = tile[i, j]`` where ``+=`` was meant, or a T.copy into it) at the same elements
+    (its index uses none of the loop's own variables, only T.Parallel's), that nothing in the loop reads, and that
+    the kernel reads after it: only the last step's values are left. A write under an ``if`` (the last step's
+    alone, say) is left alone."""
+    from tilelang import tvm
+
+    tirx = tvm.tirx
+    problems: list[str] = []
+
+    def visit_loop(loop: Any) -> None:
+        if not isinstance(loop, tirx.For) or loop.kind not in (tirx.ForKind.SERIAL, tirx.ForKind.UNROLLED):
+            return
+        if (_const(loop.extent) or 0) < 2:
+            return
+        kind = "T.Pipelined" if "num_stages" in loop.annotations else "T.serial"
+        parallel: set[Any] = set()
+        writes: list[tuple[Any, str]] = []  # (buffer, how the learner wrote the write)
+
+        def walk(node: Any, guarded: bool) -> None:
+            if isinstance(node, tirx.IfThenElse):
+                guarded = True
+            elif isinstance(node, tirx.For) and node.kind == tirx.ForKind.PARALLEL:
+                parallel.add(node.loop_var)
+            elif isinstance(node, tirx.BufferStore) and not guarded:
+                if _updates_itself(node) is None and _index_vars_only(list(node.indices), parallel):
+                    indices = ", ".join(str(i) for i in node.indices)
+                    writes.append((node.buffer, f"`{node.buffer.name}[{indices}] = ...`"))
+                return
+            elif isinstance(node, tirx.Evaluate) and isinstance(node.value, tirx.Call) and not guarded:
+                call = node.value
+                if getattr(call.op, "name", "") == "tl.tileop.copy" and len(call.args) > 1:
+                    region = _region(call.args[1])
+                    if region is not None and _index_vars_only(region[1], set()):
+                        writes.append((region[0], f"T.copy into `{region[0].name}`"))
+                return
+            for child in _stmt_children(node):
+                walk(child, guarded)
+
+        walk(loop.body, False)
+        for buffer, what in writes:
+            if str(buffer.scope()) not in _LEFTOVER_SCOPES or _reads(loop.body, buffer):
+                continue
+            if not _reads(tir.body, buffer):  # read nowhere: not this bug
+                continue
+            name = buffer.name
+            problems.append(
+                f"{what} inside the {kind} loop over `{loop.loop_var.name}` overwrites `{name}` on every step, and "
+                f"nothing in the loop reads it, so after the loop `{name}` holds the last step's values only: add "
+                f"into it (`+=`), and clear it once before the loop"
+            )
+
+    tirx.stmt_functor.post_order_visit(tir.body, visit_loop)
+    return list(dict.fromkeys(problems))
+
+
+def _stmt_children(node: Any) -> list[Any]:
+    """The statements directly under ``node`` (a sequence's, a loop's, a block's, a let's body)."""
+    from tilelang import tvm
+
+    tirx = tvm.tirx
+    if isinstance(node, tirx.SeqStmt):
+        return list(node.seq)
+    if isinstance(node, tirx.IfThenElse):
+        return [node.then_case] + ([node.else_case] if node.else_case is not None else [])
+    if isinstance(node, tirx.SBlockRealize):
+        return [node.block]
+    if isinstance(node, tirx.SBlock):
+        return [node.init, node.body] if node.init is not None else [node.body]
+    body = getattr(node, "body", None)
+    return [body] if isinstance(body, tirx.Stmt) else []
