@@ -94,6 +94,8 @@ EXPECTED = {
     "nbgrader_links.py": (Status.FAILED, "of 256 output elements wrong"),
     # its attack is on nbgrader's exchange (test_collect_believes_nothing_a_student_forges_in_the_exchange); zeros
     "nbgrader_exchange.py": (Status.FAILED, "of 256 output elements wrong"),
+    # its attack is on nbgrader validate (test_validate_runs_no_students_notebook_as_the_instructor); here, zeros
+    "validate_as_instructor.py": (Status.FAILED, "of 256 output elements wrong"),
     # right in a simulator that converted floats to integers as x86 does; zeros on the GPU, whose cvt saturates
     "saturating_cast.py": (Status.FAILED, "of 256 output elements wrong"),
     # right where uint32 arithmetic did not wrap; on the GPU only C[0] is stored
@@ -613,3 +615,34 @@ def test_nbgraders_own_collect_believes_the_forgeries(tmp_path):
     alice = submitted / plants["IMPERSONATED"] / "ps1"
     assert json.loads((alice / plants["NOTEBOOK"]).read_text())["tag"] == "impersonated"
     assert (submitted / me / "ps1" / "timestamp.txt").read_text() == plants["FORGED_TIME"]
+
+
+def test_validate_runs_no_students_notebook_as_the_instructor(tmp_path):
+    """validate_as_instructor.py's cell in a notebook under submitted/: the instructor's `nbgrader validate` in the
+    course's folder, with the course's config, runs none of it and says why; the same notebook under source/ (the
+    instructor's own) is run, which shows the cell works and validate runs it where it is allowed to."""
+    pytest.importorskip("nbgrader")
+    import nbformat
+
+    from grader.nbgrader.course import main as make_course
+
+    plants = exchange_constants("validate_as_instructor.py")
+    course = tmp_path / "course"
+    assert make_course([str(course), "--puzzles", "02", "--assignment", "ps1"]) == 0
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(plants["CELL"])])
+    submitted = course / "submitted" / "mallory" / "ps1"
+    submitted.mkdir(parents=True)
+    nbformat.write(notebook, submitted / plants["NOTEBOOK"])
+    nbformat.write(notebook, course / "source" / "ps1" / "mine.ipynb")
+    marker = tmp_path / "ran-as-the-instructor"
+    env = {**os.environ, "TILELANG_ATTACK_DIR": str(tmp_path)}
+
+    def validate(path: Path) -> subprocess.CompletedProcess:
+        command = [sys.executable, "-m", "nbgrader", "validate", str(path.relative_to(course))]
+        return subprocess.run(command, cwd=course, env=env, capture_output=True, text=True, timeout=300)
+
+    refused = validate(submitted / plants["NOTEBOOK"])
+    assert not marker.exists(), "the student's cell ran as the instructor"
+    assert "would run the notebook in" in refused.stdout + refused.stderr, refused.stdout + refused.stderr
+    validate(course / "source" / "ps1" / "mine.ipynb")
+    assert marker.read_text() == str(course / "source" / "ps1"), "validate ran no notebook at all"

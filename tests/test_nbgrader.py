@@ -1013,6 +1013,9 @@ def test_config_names_are_nbgrader_options(tmp_path: Path):
     assert JUDGE_AFTER_ENV not in os.environ  # loading the config (as a Jupyter server does) defers nothing
     assert "capture_fd_output" in IPKernelApp.class_trait_names()
     assert execute.skip_cells_with_tag == "skip-execution"
+    # validate runs no student's notebook as you (nbconvert applies it when it runs a notebook, over nbgrader's
+    # default: test_validate_runs_no_students_notebook_as_the_instructor in tests/test_attacks.py)
+    assert config.Execute.kernel_manager_class == "grader.nbgrader.validate.OwnNotebooksOnly"
     assert OverwriteCells(config=config).add_missing_cells is True
     coursedir = CourseDirectory(config=config)
     assert coursedir.root == str(course) and coursedir.course_id == "tilelang-course"

@@ -228,6 +228,9 @@ c.ExchangeFactory.collect = "grader.nbgrader.exchange.LinkSafeCollect"
 
 # The Execute settings below are for `nbgrader validate` and the formgrader's own runs of a notebook;
 # autograde does not execute the student's notebook at all (the pipeline further down).
+# `nbgrader validate` runs every cell as you, unconfined: this kernel manager runs none of a notebook in this
+# folder outside source/ and release/ (a student's, under submitted/, autograded/, feedback/) or in the exchange.
+c.Execute.kernel_manager_class = "grader.nbgrader.validate.OwnNotebooksOnly"
 # Each cell may run this long. A check cell grades its kernel in a child process stopped after
 # {course.timeout} s (the timeout= in the cell), so a hung kernel fails its check before this fires;
 # it bounds every other cell (a learner's cell that never returns is interrupted, the rest run).
