@@ -18,7 +18,7 @@ tests/attacks/nbgrader_exchange.py):
   (a hard link), and collects no submission that holds one;
 - the folder's name says whose it is (``nbgrader submit --student=alice`` names it so), and nbgrader's collect only
   warned when its owner was someone else, then filed it as alice's, replacing her own: this collect does not
-  collect it (CollectApp.check_owner, on by default; where every student's server runs as one Unix user, the
+  collect it (ExchangeCollect.check_owner, on by default; where every student's server runs as one Unix user, the
   owner tells nothing, and turning it off there collects as nbgrader does);
 - the name and ``timestamp.txt`` say when it was handed in, and the late penalty is counted from them: this
   collect takes the time the kernel recorded when the folder or anything in it last changed (the latest
