@@ -53,6 +53,7 @@ WRONG = [
     (CauseKind.CORNER_COPY, "p09/channels_weights_by_corner", "conv1d_channels", "small_4to8_256_k3", {}),
     (CauseKind.MASK_OFFSET, "p07/flash_mask_without_tile_offset", "flash_attention", "rect_40x70x32", {}),
     (CauseKind.OVERWRITTEN, "p05/row_sum_tiled_assigns_partial", "row_sum_tiled", "square_256", {}),
+    (CauseKind.LOOP_SHORT, "p08/matmul_cuda_cores_k_off_by_one", "matmul_cuda_cores", "rect_77x150x91", {}),
 ]
 
 # Causes only the verdicts of earlier cases point to (grader.pipeline.across): the kernel's cases up to this one

@@ -903,3 +903,33 @@ def test_an_accumulator_overwritten_on_every_step_is_named_from_the_tir():
     # the other wrong kernels of row_sum_tiled keep their own sentences
     restart = grade_simulated("05", wrong_file("05", "row_sum_tiled_reduce_clears"), "row_sum_tiled", ["square_256"])
     assert restart[0].cause.kind == CauseKind.REDUCE_RESTART
+
+
+def test_a_loop_one_step_short_is_named_from_the_tir(tmp_path):
+    """`for k in T.serial(K - 1)`: every element misses one product, so nearly all are wrong; the TIR shows a loop
+    one step short of the dimension it walks, which no access reaches the end of. Steps of a tile say the same."""
+    from grader.i18n import tr
+    from grader.pipeline.checks import one_short_problems
+    from tests.conftest import ROOT
+    from tests.inprocess import grade_simulated, spec
+
+    results = grade_simulated("08", wrong_file("08", "matmul_cuda_cores_k_off_by_one"), "matmul_cuda_cores")
+    assert all(r.status == Status.FAILED and r.cause.kind == CauseKind.LOOP_SHORT for r in results)
+    assert results[0].hint == (
+        "the likely cause: the T.serial loop over `k` runs 255 steps along K = 256 (dimension 1 of A), one short: the "
+        "last of K is never visited. Run it K times, not K - 1"
+    )
+    assert tr(results[0].hint, "zh_CN") != results[0].hint
+    kernel = spec("08").kernel("matmul_shared")
+    case = kernel.case("square_256")
+    tensors = kernel.inputs + kernel.outputs
+    tiles = learner_copy(
+        tmp_path, "08", [("def matmul_shared(", "def matmul_shared("), ("BLOCK_K)):", "BLOCK_K) - 1):")]
+    )
+    (said,) = one_short_problems(traced_tir(tiles, "08", "matmul_shared", case.name), case.sizes, case.params, tensors)
+    assert said.startswith("the T.serial loop over `k` runs 7 steps of 32 along K = 256 (dimension 1 of A), one step")
+    assert said.endswith("Run it T.ceildiv(K, BLOCK_K) times, not one fewer")
+    solution = ROOT / "solutions" / "p08_matrix.py"
+    for name in ("matmul_cuda_cores", "matmul_shared"):
+        tir = traced_tir(solution, "08", name, "square_256")
+        assert one_short_problems(tir, case.sizes, case.params, tensors) == []

@@ -144,6 +144,7 @@ class _Shortfall:
     size: int  # S
     step: int  # c
     floors: bool  # E == S // c with S % c != 0 (else a zero-block axis that is short some other way)
+    one_short: bool = False  # a loop (not a grid axis) one step short of S: E == S - 1 for c = 1, or S // c - 1
 
 
 def _const(value: Any) -> int | None:
@@ -220,6 +221,16 @@ def global_accesses(tir: Any) -> list[tuple[Any, list[Any], list[int], bool]]:
     return [(buf, [substituted(i) for i in indices], extents, written) for buf, indices, extents, written in accesses]
 
 
+def _rather(short: _Shortfall, before: _Shortfall | None, own: Collection[str]) -> bool:
+    """Whether ``short`` says a loop's shortfall better than ``before``, found earlier: a count that rounds down
+    before a loop one step short, then along the kernel's own tensors before a view it made, then the first."""
+    if before is None:
+        return True
+    if before.one_short != short.one_short:
+        return before.one_short
+    return short.buffer in own and before.buffer not in own
+
+
 def _shortfalls(tir: Any, own: Collection[str] = ()) -> list[_Shortfall]:
     """A loop or grid axis's shortfall along the first tensor it falls short on, writes first; along one of
     ``own`` (the kernel's tensors, which the learner named) where it falls short on one, rather than on a
@@ -251,16 +262,21 @@ def _shortfalls(tir: Any, own: Collection[str] = ()) -> list[_Shortfall]:
             loop = by_var[var]
             coefficients = tvm.arith.detect_linear_equation(index, [var])
             step = _const(coefficients[0]) if len(coefficients) == 2 else None
-            if step is None or step <= 1:
+            if step is None or step < 1:
                 continue
             count = loop.start + loop.extent  # the steps it takes, counted from 0
+            if step == 1:  # only a loop one short is read from a step of 1 (a halo, a window: anything else)
+                if not loop.grid and count == size - 1 and (buffer, dim) not in reached and var not in found:
+                    found[var] = _Shortfall(loop, buffer, dim, size, step, False, one_short=True)
+                continue
             if count * step >= size:
                 covers.add(var)
             elif (buffer, dim) not in reached:
                 floors = size % step != 0 and count == size // step
-                if floors or loop.extent == 0:
-                    short = _Shortfall(loop, buffer, dim, size, step, floors)
-                    if var not in found or (buffer in own and found[var].buffer not in own):
+                one_short = not loop.grid and size % step == 0 and count == size // step - 1
+                if floors or loop.extent == 0 or one_short:
+                    short = _Shortfall(loop, buffer, dim, size, step, floors, one_short=one_short)
+                    if _rather(short, found.get(var), own):
                         found[var] = short
     for var in covers:  # a block index stepping past one tensor's end but short of another's: an index bug
         found.pop(var, None)
@@ -318,6 +334,29 @@ def loop_problems(tir: Any, sizes: Mapping[str, int], params: Mapping[str, Any],
     return [
         _sentence(s, sizes, params, tensors) for s in _shortfalls(tir, _own(tensors)) if not s.loop.grid and s.floors
     ]
+
+
+def one_short_problems(tir: Any, sizes: Mapping[str, int], params: Mapping[str, Any], tensors: Any = ()) -> list[str]:
+    """A sentence for each T.serial / T.Pipelined / T.Parallel loop that stops one step short of a dimension of a
+    global tensor it walks, for this case (``for k in T.serial(K - 1)``), where no access reaches that end.
+    Same arguments as :func:`grid_problems`."""
+    out = []
+    for short in _shortfalls(tir, _own(tensors)):
+        if not short.one_short:
+            continue
+        names = _described(short, sizes, params, tensors)
+        count = short.loop.start + short.loop.extent
+        if short.step == 1:
+            out.append(
+                f"{short.loop.what} runs {count} steps along {names.where}, one short: the last of {names.size} is "
+                f"never visited. Run it {names.size} times, not {names.size} - 1"
+            )
+        else:
+            out.append(
+                f"{short.loop.what} runs {count} steps of {short.step} along {names.where}, one step short: the "
+                f"last {short.step} of {names.size} are never visited. Run it {names.ceil} times, not one fewer"
+            )
+    return out
 
 
 def floor_problems(tir: Any, sizes: Mapping[str, int], params: Mapping[str, Any], tensors: Any = ()) -> list[str]:

@@ -195,6 +195,7 @@ def held_to_tir(result: CaseResult, kernel: Kernel, case: Case, tir: Any) -> Non
         floor_problems,
         masks_without_offset,
         never_initialized,
+        one_short_problems,
         overwritten_each_step,
         reduce_restarts,
         repeated_updates,
@@ -212,6 +213,7 @@ def held_to_tir(result: CaseResult, kernel: Kernel, case: Case, tir: Any) -> Non
         found += [(CauseKind.CORNER_COPY, s) for s in corner_copies(tir)]
         found += [(CauseKind.MASK_OFFSET, s) for s in masks_without_offset(tir, case.sizes, case.params, shape)]
         found += [(CauseKind.ROUNDS_DOWN, s) for s in floor_problems(tir, case.sizes, case.params, shape)]
+        found += [(CauseKind.LOOP_SHORT, s) for s in one_short_problems(tir, case.sizes, case.params, shape)]
         found += [(CauseKind.REDUCE_RESTART, s) for s in reduce_restarts(tir)]
         found += [(CauseKind.OVERWRITTEN, s) for s in overwritten_each_step(tir)]
     causes = [Cause(kind) for kind, _ in found]
