@@ -3,9 +3,10 @@ table of grading options from which both front ends build their parsers.
 
 ``python -m grader`` (grader.frontends.cli) builds its argparse parser from ``OPTIONS``, and the pytest
 plugin (grader.frontends.plugin) its ``--grade-*`` options from the same records, so a flag, its default
-and its help exist in one place. Either parser's result becomes a ``GradeOptions``; the CLI hands it to
-pytest as argv generated from the table (``GradeOptions.pytest_argv``), and the supervisor hands the judge
-process a ``JudgeRequest`` (``to_dict``/``from_dict`` across the process boundary).
+and its help exist in one place. Either parser's result becomes a ``GradeOptions``. A front end hands a grading
+run a typed ``GradeRequest`` (grader.frontends.grading; ``to_dict``/``from_dict`` across a process boundary), and
+the supervisor hands the judge process a ``JudgeRequest`` the same way; ``GradeOptions.pytest_argv`` writes the
+``--grade-*`` flags for whoever drives the plugin through pytest itself.
 
 This module imports nothing from grader: every other module may import it.
 """
@@ -310,8 +311,8 @@ OPTIONS: tuple[Option, ...] = (
         "quiet",
         "--quiet",
         "--grade-quiet",
-        "print no verdict lines, only write {json}: for a front end that renders the results itself (a notebook's "
-        "check(), nbgrader's JudgeChecks), so that a check is rendered once",
+        "print no verdict lines, only send the results (and write {json}, if given): for a front end that renders "
+        "the results itself (a notebook's check(), nbgrader's JudgeChecks), so that a check is rendered once",
         default=False,
         action="store_true",
     ),
@@ -366,8 +367,8 @@ class GradeOptions:
     save_failures: Path | None = _default("save_failures")
     memory_limit_gb: float = _default("memory_limit_gb")  # 0: none
     verbose: bool = _default("verbose")
-    quiet: bool = _default("quiet")  # the front end renders the JSON results: print no verdict lines
-    no_sandbox: bool = _default("no_sandbox")  # the CLI's: the judge reads SANDBOX, which the CLI sets from it
+    quiet: bool = _default("quiet")  # the front end renders the typed results: print no verdict lines
+    no_sandbox: bool = _default("no_sandbox")  # the judge reads SANDBOX, which grader.frontends.grading sets from it
     spec_dir: Path | None = _default("spec_dir")  # None: the course's solutions/
 
     @classmethod
@@ -386,11 +387,6 @@ class GradeOptions:
     def pytest_argv(self) -> list[str]:
         """The ``--grade-*`` arguments that give the plugin these options (only those not at their default)."""
         return self.argv(PYTEST)
-
-    def cli_argv(self) -> list[str]:
-        """The ``python -m grader`` flags that say these options (only those not at their default): how a front
-        end's typed options reach the grader process it starts (grader.processes.launch)."""
-        return self.argv(CLI)
 
     def argv(self, front: str) -> list[str]:
         argv: list[str] = []
@@ -538,6 +534,23 @@ def parse_params(texts: Sequence[str]) -> dict[str, int]:
             raise ValueError(f"--param {text}: write a block parameter and a whole number, e.g. --param BLOCK_N=128")
         params[name] = int(value)
     return params
+
+
+@dataclass(frozen=True)
+class GradeRequest:
+    """One grading run, as every front end asks for it (grader.frontends.grading.run): which files to grade as
+    which puzzles, and how. Crosses a process boundary only as to_dict's JSON (grader.processes.launch)."""
+
+    targets: tuple[tuple[str, str], ...]  # (puzzle id, path of the file graded), in the order to grade them
+    options: GradeOptions = field(default_factory=GradeOptions)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"targets": [list(target) for target in self.targets], "options": self.options.to_dict()}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> GradeRequest:
+        targets = tuple((str(puzzle_id), str(path)) for puzzle_id, path in data["targets"])
+        return cls(targets, GradeOptions.from_dict(data.get("options", {})))
 
 
 @dataclass(frozen=True)

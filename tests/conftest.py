@@ -172,17 +172,32 @@ def attack_warm_server():
 
 
 def warm_runner(tmp_path: Path, server):
-    """``grade``'s signature and GraderRun, through a warm server: stdout and stderr come back as one stream
-    (``out``; ``err`` is empty), and a check stopped at ``timeout`` or dead without an exit status has code -9."""
+    """``grade``'s signature and GraderRun, through a warm server: the command line's request
+    (grader.frontends.cli.request_of) sent as a front end sends one (grader.processes.launch.grade_request), with
+    the verdict lines printed by the check; stdout and stderr come back as one stream (``out``; ``err`` is empty),
+    a usage error as the command line says it (exit 2), and a check stopped at ``timeout`` or dead without an exit
+    status has code -9."""
+    from dataclasses import replace
+
+    from grader.frontends.cli import UsageError, request_of
+    from grader.i18n import tr
+    from grader.processes import launch
 
     def run(*args: str, timeout: float = 900, env: dict[str, str] | None = None) -> GraderRun:
         assert server.alive(), "the session's warm grader is gone: every later warm check would fail"
         json_path = tmp_path / f"result{len(list(tmp_path.iterdir()))}.json"
         argv = [*args, "--json", str(json_path)]
+        try:
+            request = request_of(argv)
+        except UsageError as error:
+            return GraderRun(subprocess.CompletedProcess(argv, 2, tr(f"grader: {error}") + "\n", ""), json_path)
+        request = replace(request, options=replace(request.options, json=json_path))
         # A trace cache of the test's own (a warm check keeps traces under XDG_CACHE_HOME): a trace
         # cached by an earlier run would skip the tracer, and with it what the test watches it do.
         own_cache = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
-        answer = server.run(argv, {**os.environ, **own_cache, **(env or {})}, str(ROOT), timeout)
+        answer = launch.grade_request(
+            request, timeout, env={**os.environ, **own_cache, **(env or {})}, cwd=ROOT, warm=server
+        )
         code = -9 if answer.returncode is None else answer.returncode
         completed = subprocess.CompletedProcess(argv, code, answer.output, "")
         return GraderRun(completed, json_path)
@@ -192,8 +207,8 @@ def warm_runner(tmp_path: Path, server):
 
 @pytest.fixture
 def warm_grade(tmp_path: Path, warm_server):
-    """Like ``grade``, through the session's warm grader, as a notebook's check runs: the same ``main`` of
-    grader.frontends.cli with the same argv, environment and folder, forked from a process that has
+    """Like ``grade``, through the session's warm grader, as a notebook's check runs: the command line's request,
+    graded by the same grader.frontends.grading.run in the same folder, forked from a process that has
     imported torch and TileLang instead of started cold (4 to 8 s saved a run). The default for a test
     that grades; stdout and stderr come back as one stream (``out``), so a test that asserts on stderr
     alone stays with ``grade``."""

@@ -8,6 +8,8 @@ are left out, since they never run.
 from __future__ import annotations
 
 import ast
+import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -282,14 +284,16 @@ def test_no_module_uses_another_modules_private_names():
     assert set(PRIVATE_IMPORTS_ALLOWED) <= used, "an allowed exception no longer happens: remove it"
 
 
-# The modules that start a grading run for a front end. They hand the grader typed GradeOptions
-# (grader.processes.launch.check_options); the flags are written from settings.OPTIONS, in one place
-# (GradeOptions.cli_argv), so no front end spells an option's flag by hand.
+# The modules that start a grading run for a front end. They hand it a typed request (settings.GradeRequest, made
+# from grader.processes.launch.check_options): no flag crosses between a front end and the grading run, so none
+# may be written here by hand.
 STARTS_GRADING = (
     "grader.processes.launch",
     "grader.frontends.notebook",
     "grader.frontends.planted",
     "grader.frontends.watch",
+    "grader.frontends.warm",
+    "grader.frontends.warm_server",
     "grader.nbgrader.judge",
     "grader.nbgrader.shards",
 )
@@ -335,15 +339,72 @@ def test_the_flag_check_sees_a_flag_written_by_hand(tmp_path: Path, monkeypatch:
     assert grading_flags_written("front") == []
 
 
-def test_the_typed_options_say_what_the_flags_said():
-    """check_options and cli_argv: a check's options in the grader's own words, read back by its own parser."""
+def calls_of(name: str, dotted: str) -> list[int]:
+    """The lines where module ``name`` calls ``dotted`` (e.g. ``pytest.main``), by that spelling or its last part
+    imported alone."""
+    tree = ast.parse(MODULES[name].read_text())
+    head, _, last = dotted.rpartition(".")
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            spelled = ast.unparse(func)
+            if spelled == dotted or (spelled == last and head and _imports_from(tree, head, last)):
+                lines.append(node.lineno)
+    return lines
+
+
+def _imports_from(tree: ast.AST, module: str, name: str) -> bool:
+    return any(
+        isinstance(node, ast.ImportFrom) and node.module == module and any(a.name == name for a in node.names)
+        for node in ast.walk(tree)
+    )
+
+
+def test_one_entry_point_grades():
+    """The route, pinned: only grader.frontends.grading runs pytest over graded files; the command line calls its
+    ``run``, and every other front end reaches it through grader.processes.launch (grade or grade_request), whose
+    child runs it by name. No front end starts ``python -m grader`` for a check."""
+    runs_pytest = {name for name in MODULES if name.startswith("grader.") and calls_of(name, "pytest.main")}
+    assert runs_pytest == {"grader.frontends.grading"}
+    assert calls_of("grader.frontends.cli", "grading.run")
+    started_by_name = {
+        name
+        for name in MODULES
+        if name.startswith("grader.") and '"grader.frontends.grading"' in MODULES[name].read_text()
+    }
+    assert started_by_name == {"grader.processes.launch"}
+    starts = {name for name in STARTS_GRADING if name != "grader.processes.launch"}
+    through_launch = {
+        name
+        for name in starts
+        if any(calls_of(name, f"{prefix}{call}") for prefix in ("launch.", "") for call in ("grade", "grade_request"))
+    }
+    # the warm client and server carry a request launch made; shards reach it through nbgrader's JudgeChecks
+    assert through_launch == starts - {
+        "grader.frontends.warm",
+        "grader.frontends.warm_server",
+        "grader.nbgrader.shards",
+    }
+    for name in starts - {"grader.nbgrader.shards"}:  # a shard starts nbgrader (autograde-shard), not a check
+        text = MODULES[name].read_text()
+        assert '"grader", *' not in text and 'hermetic.command("grader"' not in text, name
+
+
+def test_the_typed_request_crosses_a_process_boundary_unchanged():
+    """A front end's request survives its JSON (the cold child's stdin, the warm server's socket), and the command
+    line's flags make the same options a front end types."""
     from grader import settings
     from grader.frontends import cli
     from grader.processes.launch import check_options
 
-    options = check_options(["gemv"], 120.0, device="cpu", cases="small", bench=True, params=("BLOCK_N=64",))
-    parsed = settings.GradeOptions.from_parsed(cli.parser().parse_args(["08", *options.cli_argv()]), settings.CLI)
-    assert parsed == options
+    options = check_options(["gemv"], 120.0, device="cpu", cases="square_256", bench=True, params=("BLOCK_N=64",))
+    request = settings.GradeRequest((("08", str(ROOT / "solutions" / "p08_matrix.py")),), options)
+    assert settings.GradeRequest.from_dict(json.loads(json.dumps(request.to_dict()))) == request
+    argv = ["08", "--solutions", "-k", "gemv", "--exact", "--device", "cpu", "--case", "square_256", "--bench"]
+    typed = cli.request_of([*argv, "--param", "BLOCK_N=64"])
+    assert typed.targets == request.targets
+    assert typed.options == replace(options, timeout=typed.options.timeout, quiet=False, full=True)
     assert options.timeout == settings.case_timeout(120.0) and options.kernels_exact
 
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from grader.frontends import explain_view
-from grader.outcome import Explanation, Step, TileValues, Touch
+from grader.outcome import CaseResult, Explanation, Step, TileValues, Touch
 
 M, K, BLOCK = 127, 129, 64  # gemv's odd case: A is 127x129, one block per 64 rows, K in tiles of 64
 
@@ -260,19 +260,28 @@ def grader_document(explained: bool) -> dict:
     return {"results": [passed.to_dict(), failed.to_dict(), large.to_dict()], "runs": []}
 
 
+def streamed(document: dict) -> object:
+    """A grading run whose results are ``document``'s, each sent through the stream's encoding as a check's are
+    (grader.processes.stream), with exit code 1."""
+    from grader.processes import launch, stream
+
+    results = [stream.decode(stream.encode(stream.Graded(CaseResult.from_dict(r)))).result for r in document["results"]]
+    return launch.GraderRun(results, 1, "", 0.1, document["runs"])
+
+
 def test_explain_in_a_notebook_records_the_first_failed_case_and_shows_the_view(monkeypatch, capsys):
     from grader.frontends import notebook
     from grader.processes import launch
 
     calls, shown = [], []
 
-    def run_grader(puzzle_id, module, options, timeout, **_):
+    def grade(puzzle_id, module, options, timeout, **_):
         calls.append((options.kernels, options.explain, options.block, options.cases, options.device))
         explained = bool(options.cases)
-        return launch.GraderRun(grader_document(explained), 1, "", 0.1)
+        return streamed(grader_document(explained))
 
     monkeypatch.setattr(notebook, "_magics", FakeMagics)
-    monkeypatch.setattr(launch, "run_grader", run_grader)
+    monkeypatch.setattr(launch, "grade", grade)
     monkeypatch.setattr("IPython.display.display", shown.append)
     result = notebook.explain("gemv", block=(1, 0))
     first = ("gemv", "gemv", "1,0")
@@ -287,7 +296,7 @@ def test_explain_in_a_notebook_says_why_there_is_no_view(monkeypatch, capsys):
     from grader.processes import launch
 
     monkeypatch.setattr(notebook, "_magics", FakeMagics)
-    monkeypatch.setattr(launch, "run_grader", lambda *a, **k: launch.GraderRun(grader_document(False), 1, "", 0.1))
+    monkeypatch.setattr(launch, "grade", lambda *a, **k: streamed(grader_document(False)))
     result = notebook.explain("gemv", case="small")
     assert result.explanation is None
     assert "explain: nothing to show for gemv: max abs err 0" in capsys.readouterr().out
@@ -322,20 +331,19 @@ class TwoCellMagics(FakeMagics):
 
 
 def test_explain_in_a_notebook_names_the_lines_of_the_learners_cell_and_says_nan(monkeypatch, capsys, tmp_path):
-    from grader.frontends import notebook, render
+    from grader.frontends import notebook
     from grader.processes import launch
 
-    def run_grader(puzzle_id, module, options, timeout, **_):
+    def grade(puzzle_id, module, options, timeout, **_):
         document = grader_document(bool(options.cases))
         if options.cases:  # a never-written element, as grader.pipeline.explain records it
             target = {"buffer": "y", "index": [64], "got": "nan", "expected": 2.0}
             document["results"][2]["explanation"]["target"] = target
-        render.write_json(tmp_path / "out.json", document)  # the JSON the notebook reads
-        return launch.GraderRun(launch.read_json(tmp_path / "out.json"), 1, "", 0.1)
+        return streamed(document)  # as the notebook gets it: through the stream's encoding
 
     shown = []
     monkeypatch.setattr(notebook, "_magics", TwoCellMagics)
-    monkeypatch.setattr(launch, "run_grader", run_grader)
+    monkeypatch.setattr(launch, "grade", grade)
     monkeypatch.setattr("IPython.display.display", shown.append)
     notebook.explain("gemv")
     page = html.unescape(shown[0].data)

@@ -118,12 +118,12 @@ def test_nothing_planted_runs_in_a_check_typed_at_the_terminal(tmp_path: Path):
 
 
 def test_nothing_planted_runs_in_a_check_the_course_starts(tmp_path: Path, monkeypatch):
-    """The route of a notebook's check() and of nbgrader's JudgeChecks (grader.processes.launch.run_grader),
+    """The route of a notebook's check() and of nbgrader's JudgeChecks (grader.processes.launch.grade),
     whose module sits in $TMPDIR: the same plants, and the ones only a process the course starts can be kept
     from (HOME's user site, PYTHONSTARTUP, the current folder and $TMPDIR on PYTHONPATH)."""
     import tempfile
 
-    from grader.processes.launch import check_options, run_grader
+    from grader.processes.launch import check_options, grade
 
     graded, here, markers, env = planted_course(tmp_path)
     env["HOME"] = str(tmp_path / "home")
@@ -133,11 +133,11 @@ def test_nothing_planted_runs_in_a_check_the_course_starts(tmp_path: Path, monke
         monkeypatch.setenv(name, value)
     monkeypatch.setattr(tempfile, "tempdir", None)  # found again from TMPDIR
     monkeypatch.chdir(here)
-    run = run_grader("08", ZEROS_GEMV, check_options(["gemv"], 600, device="cpu", cases=CASE), 600)
+    run = grade("08", ZEROS_GEMV, check_options(["gemv"], 600, device="cpu", cases=CASE), 600)
     assert sorted(p.name for p in markers.iterdir()) == [], run.output
     assert run.returncode == 1, run.output
-    (result,) = [r for r in run.document["results"] if r["kernel"] == "gemv"]
-    assert result["status"] == Status.FAILED
+    (result,) = [r for r in run.results if r.kernel == "gemv"]
+    assert result.status == Status.FAILED
 
 
 def test_the_hermetic_path_keeps_out_the_folders_anyone_can_plant_in(tmp_path: Path, monkeypatch):

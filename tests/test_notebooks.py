@@ -681,7 +681,7 @@ def test_a_check_killed_at_its_limit_leaves_nothing_in_the_learners_tmpdir(monke
     server = WarmGrader() if warm else None
     try:
         module = "import time\ntime.sleep(600)\n"  # the trace never ends; its own limit (120 s) is far away
-        run = launch.run_grader(
+        run = launch.grade(
             "01", module, launch.check_options(["copy_serial"], 12.0, device="cpu", timeout=120.0), 12.0, warm=server
         )
         if server is not None:
@@ -700,7 +700,7 @@ from grader.processes import launch
 
 server = WarmGrader() if sys.argv[1] == "warm" else None
 options = launch.check_options(["copy_serial"], 300.0, device="cpu", timeout=300.0)
-launch.run_grader("01", "import time\\ntime.sleep(600)\\n", options, 300.0, warm=server)
+launch.grade("01", "import time\\ntime.sleep(600)\\n", options, 300.0, warm=server)
 """
 
 
@@ -751,15 +751,18 @@ def processes_left_in(folder: Path, wait_s: float = 10.0) -> list[str]:
 
 
 def test_a_check_is_rendered_once_by_its_front_end():
-    """check()'s route asks the grader for its JSON alone (GradeOptions.quiet): the grader prints no verdict
-    line, which the notebook would throw away, and the JSON holds the verdict the notebook renders."""
+    """check()'s route asks the grader for its typed results alone (GradeOptions.quiet): the grader prints no
+    verdict line, which the notebook would throw away, and the results it streams back hold the verdict the
+    notebook renders."""
+    from grader.outcome import Status
     from grader.processes import launch
 
     module = (ROOT / "solutions" / "p02_vector_add.py").read_text()
     options = launch.check_options(["add"], 120.0, device="cpu", cases="tail_1000")
-    assert options.quiet and "--quiet" in options.cli_argv()
-    run = launch.run_grader("02", module, options, 120.0)
+    assert options.quiet and options.json is None
+    run = launch.grade("02", module, options, 120.0)
     assert run.returncode == 0, run.output
-    (result,) = [r for r in run.document["results"] if r["kernel"] == "add"]
-    assert result["status"] == "passed" and result["case"] == "tail_1000"
+    (result,) = [r for r in run.results if r.kernel == "add"]
+    assert result.status == Status.PASSED and result.case == "tail_1000"
+    assert [r["puzzle"] for r in run.runs] == ["02"]
     assert "tail_1000" not in run.output and "puzzle 02" not in run.output, run.output

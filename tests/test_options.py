@@ -117,15 +117,20 @@ def test_pytest_argv_is_generated_from_the_table_and_read_back_equal(tmp_path):
     assert GradeOptions().pytest_argv() == []  # defaults go unsaid: the plugin has the same ones
 
 
-def test_the_cli_hands_pytest_its_options_through_the_table(tmp_path):
+def test_the_cli_hands_the_run_its_options_typed_and_pytest_none(tmp_path):
+    """The command line's flags become a typed request (grader.frontends.grading.run takes it as it is): pytest's
+    own argv holds the files and the plugin's fixed settings, and no option."""
+    from grader.frontends import grading
+
     flags = ["-k", "gemv", "--bench", "--json", "r.json", "--verbose", "--timeout", "5"]
     args = cli.parser().parse_args(["08", *flags])
-    out = cli.pytest_args(args, cli.targets(args, ROOT))
-    options = cli.grade_options(args)
-    assert out[-len(options.pytest_argv()) :] == options.pytest_argv()
-    assert from_pytest(*options.pytest_argv()) == options == from_cli(*flags)
-    assert out[out.index("--grade-timeout") + 1] == "5.0" and out[out.index("--grade-kernels") + 1] == "gemv"
-    assert any(a.startswith("08=") and a.endswith("p08_matrix.py") for a in out)
+    request = cli.grade_request(args, cli.targets(args, ROOT))
+    assert request.options == from_cli(*flags) == cli.grade_options(args)
+    assert [(puzzle_id, Path(path).name) for puzzle_id, path in request.targets] == [("08", "p08_matrix.py")]
+    argv = grading.pytest_args(request)
+    option_flags = {flag for option in settings.OPTIONS for flag in (option.cli, option.pytest) if flag}
+    assert not option_flags & set(argv) and "--grade" not in argv and "5" not in argv
+    assert argv[0].endswith("p08_matrix.py") and "grader.frontends.plugin" in argv
     relative = cli.grade_options(cli.parser().parse_args(["08", "--save-failures", "here"]))
     assert relative.save_failures == Path("here").resolve()
 

@@ -142,7 +142,7 @@ def test_a_pass_with_cases_only_compiled_exits_3_and_says_what_was_not_checked(g
     from grader.frontends.notebook import verdict
     from grader.processes.launch import GraderRun
 
-    checked = verdict("add", GraderRun(run.doc, 0, "", 1.0), [], "02", 60.0)
+    checked = verdict("add", GraderRun.from_document(run.doc, 0, "", 1.0), [], "02", 60.0)
     assert checked.passed and "3 case(s) simulated on the CPU, 2 only compiled for sm_90a" in checked.summary
     for case in map(CaseResult.from_dict, run.results()):
         shown = render.message(case)
@@ -172,7 +172,7 @@ def test_a_quick_check_simulates_the_small_cases_and_names_the_large_ones_it_did
     from grader.frontends.notebook import verdict
     from grader.processes.launch import GraderRun
 
-    checked = verdict("add", GraderRun(run.doc, 3, "", 1.0), [], "02", 60.0)
+    checked = verdict("add", GraderRun.from_document(run.doc, 3, "", 1.0), [], "02", 60.0)
     assert checked.passed and checked.summary == (
         'add: passed all 3 cases; 2 large case(s) not compiled in this quick check: check("add", full=True) '
         "compiles them too"
@@ -264,7 +264,7 @@ def test_a_judged_run_that_reports_fewer_cases_than_the_spec_scores_nothing():
     from grader.processes.launch import GraderRun
 
     one = CaseResult("02", "add", "small_1024", "passed", {}, "max abs err 0", checked="simulated").to_dict()
-    run = GraderRun({"results": [one], "runs": []}, 0, "", 1.0)
+    run = GraderRun.from_document({"results": [one], "runs": []}, 0, "", 1.0)
     assert verdict("add", run, [], "02", 60.0).passed  # the learner's own check: no spec to hold it to
     cut = verdict("add", run, [], "02", 60.0, expected=15)
     assert not cut.passed
@@ -295,7 +295,7 @@ def test_a_check_cell_whose_metadata_the_student_made_a_string_is_still_recorded
     import grader.processes.launch as launch
     from grader.nbgrader.judge import JudgeChecks
 
-    monkeypatch.setattr(launch, "run_grader", lambda *args, **kwargs: launch.GraderRun(None, 1, "", 0.1))
+    monkeypatch.setattr(launch, "grade", lambda *args, **kwargs: launch.GraderRun(None, 1, "", 0.1))
     cell = new_code_cell('check("add")', metadata={"tilelang_course": "forged"})
     judge = JudgeChecks(device="cpu")
     judge._sandbox, judge._device = {}, "cpu"
@@ -315,11 +315,11 @@ def test_the_judge_times_the_bench_case_only_where_asked_and_a_gpu_grades(monkey
 
     asked: list[tuple[bool, bool, str]] = []
 
-    def run_grader(puzzle_id, module, options, *args, **kwargs):
+    def grade(puzzle_id, module, options, *args, **kwargs):
         asked.append((options.full, options.bench, options.device))
         return launch.GraderRun(None, 1, "", 0.1)
 
-    monkeypatch.setattr(launch, "run_grader", run_grader)
+    monkeypatch.setattr(launch, "grade", grade)
     module = "import tilelang\n\n@tilelang.jit\ndef add(A, B, C):\n    pass\n"
     for bench, device in ((False, "cuda"), (True, "cpu"), (True, "cuda")):
         judge = JudgeChecks(bench=bench)

@@ -198,18 +198,32 @@ def test_the_server_runs_nothing_for_a_client_without_its_secret(warm_server, tm
     check gets no answer and starts nothing: the secret reached the server only through its stdin."""
     import socket
 
-    marker = tmp_path / "ran"
-    forged = {"argv": ["--hint", "gemv"], "env": {}, "cwd": str(tmp_path)}
+    from grader.settings import GradeOptions, GradeRequest
+
+    graded = tmp_path / "p02_mine.py"
+    graded.write_text("")
+    asked = GradeRequest((("02", str(graded)),), GradeOptions(no_sandbox=True, device="cpu"))
+    forged = {"grade": asked.to_dict(), "env": {}, "cwd": str(tmp_path)}
     deadline = time.monotonic() + 60
     while not Path(warm_server.path).exists() and time.monotonic() < deadline:  # it binds once it has its secret
         time.sleep(0.05)
     for request in (forged, {**forged, "secret": "0" * 64}):
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
-            client.settimeout(30)
-            client.connect(warm_server.path)
-            client.sendall(json.dumps(request).encode() + b"\n")
-            assert client.recv(4096) == b""  # closed unanswered: no "warm pid=", no check
-    assert not marker.exists()
+        read_end, write_end = os.pipe()
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+                client.settimeout(30)
+                client.connect(warm_server.path)
+                data = json.dumps(request).encode() + b"\n"
+                socket.send_fds(client, [data[:1]], [write_end])  # as the real client sends its results' pipe
+                client.sendall(data[1:])
+                assert client.recv(4096) == b""  # closed unanswered: no "warm pid=", no check
+            os.close(write_end)
+            write_end = -1
+            assert os.read(read_end, 4096) == b""  # the server kept no copy of the pipe: nothing graded on it
+        finally:
+            os.close(read_end)
+            if write_end >= 0:
+                os.close(write_end)
     assert warm_server.alive()
 
 
@@ -273,10 +287,14 @@ class _FakeWarm:
 
     asked: list[str] = []
 
-    def run(self, argv, env, cwd, timeout):
+    def alive(self):
+        return True
+
+    def run(self, request, env, cwd, timeout, results_fd):
         from grader.frontends.warm import WarmRun
 
-        self.asked.append(argv[argv.index("-k") + 1])
+        assert request.options.kernels_exact and not request.options.quiet  # the check prints its verdict lines
+        self.asked.append(request.options.kernels)
         return WarmRun(0, "")
 
     def stop(self):
@@ -302,7 +320,10 @@ def test_the_watch_loop_regrades_the_kernel_whose_source_changed(tmp_path, monke
     _FakeWarm.asked = []
     monkeypatch.setattr("grader.frontends.warm.WarmGrader", _FakeWarm)
     monkeypatch.setattr(watch.time, "sleep", poll)
-    code = watch.watch("02", learner, P02, ["02", "--file", str(learner)], P02_KERNELS)
+    from grader.settings import GradeOptions, GradeRequest
+
+    request = GradeRequest((("02", str(learner)),), GradeOptions(device="cpu"))
+    code = watch.watch(request, P02, P02_KERNELS)
     assert _FakeWarm.asked == ["add,mul_relu,add_fragments", "mul_relu"]
     assert code == 130 and capsys.readouterr().out.splitlines()[-1] == f"stopped watching {learner}"
 

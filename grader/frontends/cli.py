@@ -1,8 +1,5 @@
-"""`python -m grader [ID ...]`: grade puzzles through pytest.main, then map its exit code.
-
-Exit codes: 0 every case passed, 1 some case failed, 2 usage error, 3 no case failed but some were only
-compiled (no CUDA GPU here), or, in a quick check (-k without --full, no GPU), left uncompiled: their numbers
-were not checked.
+"""`python -m grader [ID ...]`: the flags as a typed request, graded here by grader.frontends.grading.run (whose
+docstring gives the exit codes).
 
 A usage error (an unknown puzzle, kernel or case, a file Python cannot parse) is found from the files' text
 (``ast``, never an import) before pytest, torch or any grading process starts, and said in one line.
@@ -30,12 +27,11 @@ from grader.discover import (
     puzzle_files,
     puzzle_id_of,
 )
+from grader.frontends import grading
+from grader.frontends.grading import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from grader.i18n import hint_lines, tr
-from grader.processes import hermetic
-from grader.settings import CLI, OPTION, OPTIONS, SANDBOX, GradeOptions, hidden_cases_file
+from grader.settings import CLI, OPTION, OPTIONS, GradeOptions, GradeRequest, hidden_cases_file
 from grader.settings import parse_params as _parse_params
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNCHECKED = 0, 1, 2, 3
 
 
 class UsageError(Exception):
@@ -220,32 +216,18 @@ def grade_options(args: argparse.Namespace) -> GradeOptions:
     return options
 
 
-def pytest_args(args: argparse.Namespace, chosen: list[tuple[str, Path]]) -> list[str]:
-    out = [str(path) for _, path in chosen]
-    for puzzle_id, path in chosen:
-        out += ["--grade", f"{puzzle_id}={path.resolve()}"]
-    out += [
-        "-p",
-        "grader.frontends.plugin",
-        "-p",
-        "no:cacheprovider",
-        # Its cleanup runs gc.collect() five times: seconds in a warm check, whose process holds torch and TileLang
-        # (grader.frontends.warm); a grading run raises nothing for it to report.
-        "-p",
-        "no:unraisableexception",
-        "--noconftest",  # a conftest.py beside the graded file, in a parent or in $TMPDIR would run in this process
-        "--rootdir",
-        str(chosen[0][1].resolve().parent),
-        "-c",
-        str(Path(__file__).with_name("pytest.ini")),
-        "-q",
-        "--no-header",
-        "--tb=no",
-        "-rN",
-        "--color=auto",
-    ]
-    out += grade_options(args).pytest_argv()
-    return out
+def grade_request(args: argparse.Namespace, chosen: list[tuple[str, Path]]) -> GradeRequest:
+    """What the command line asks for, typed: grader.frontends.grading.run takes it as it is."""
+    return GradeRequest(tuple((puzzle_id, str(path.resolve())) for puzzle_id, path in chosen), grade_options(args))
+
+
+def request_of(argv: Sequence[str]) -> GradeRequest:
+    """``python -m grader ARGV``'s request, or UsageError: for a front end that holds a command line (the tests'
+    warm runs), not a person (``--hint`` and ``--watch`` are the command line's own)."""
+    args = parser().parse_args(list(argv))
+    chosen = targets(args, course_root())
+    check_names(args, chosen, course_root())
+    return grade_request(args, chosen)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -258,47 +240,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as error:
         print(tr(f"grader: {error}"), file=sys.stderr)
         return EXIT_USAGE
-    if args.no_sandbox:
-        os.environ[SANDBOX] = "off"  # read by the judge, which starts the tracer
     if args.watch:
-        return watch(args, chosen, list(argv if argv is not None else sys.argv[1:]))
-    import pytest
-
-    # Only the grader's own plugin and options: no installed plugin, no PYTEST_ADDOPTS or PYTEST_PLUGINS.
-    os.environ.update(hermetic.environment(os.environ))
-    seen = _Unchecked()
+        return watch(args, chosen)
     with stopped_by_ctrl_c(), json_on_stdout(args):
-        code = pytest.main(pytest_args(args, chosen), plugins=[seen])
-    if code == pytest.ExitCode.OK:
-        return EXIT_UNCHECKED if seen.count else EXIT_OK
-    if code == pytest.ExitCode.TESTS_FAILED:
-        return EXIT_FAILED
-    if code == pytest.ExitCode.NO_TESTS_COLLECTED:
-        if seen.count:  # a quick check whose selected cases were all too large to simulate: none compiled
-            return EXIT_UNCHECKED
-        chosen_by = " ".join(
-            f"{flag} {value!r}" for flag, value in (("-k", args.kernels), ("--case", args.cases)) if value
-        )
-        if not chosen_by:  # with -k or --case the plugin said what matched nothing and which names exist
-            print("grader: nothing to grade", file=sys.stderr)
-        return EXIT_USAGE
-    if code == pytest.ExitCode.USAGE_ERROR:
-        return EXIT_USAGE
-    return EXIT_FAILED
-
-
-class _Unchecked:
-    """Counts, as the grading ends, the cases that were only compiled (grader.verified)."""
-
-    count = 0
-
-    def pytest_sessionfinish(self, session: object) -> None:
-        from grader.frontends.plugin import unchecked_cases
-
-        self.count = unchecked_cases(session.config)  # type: ignore[attr-defined]
-
-
-EXIT_INTERRUPTED = 130  # the shell's code for a program stopped by Ctrl-C (128 + SIGINT)
+        return grading.run(grade_request(args, chosen))
 
 
 @contextlib.contextmanager
@@ -365,7 +310,7 @@ def print_hint(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def watch(args: argparse.Namespace, chosen: list[tuple[str, Path]], argv: list[str]) -> int:
+def watch(args: argparse.Namespace, chosen: list[tuple[str, Path]]) -> int:
     from grader.frontends.watch import kernel_names, watch
 
     if len(chosen) != 1:
@@ -374,19 +319,4 @@ def watch(args: argparse.Namespace, chosen: list[tuple[str, Path]], argv: list[s
     puzzle_id, path = chosen[0]
     spec = next((course_root() / "solutions").glob(f"p{puzzle_id}_*.py"))
     wanted = chosen_kernels(kernel_names(spec), args.kernels, args.kernels_exact)
-    rest = _without(argv, {"--watch", "--exact", "--solutions"}, {"-k"})
-    if args.file is None:  # grade exactly the file being watched
-        rest += ["--file", str(path)]
-    return watch(puzzle_id, path, spec, rest, wanted)
-
-
-def _without(argv: list[str], flags: set[str], with_value: set[str]) -> list[str]:
-    out, skip = [], False
-    for arg in argv:
-        if skip:
-            skip = False
-        elif arg in with_value:
-            skip = True
-        elif arg not in flags and not any(arg.startswith(f"{v}=") for v in with_value):
-            out.append(arg)
-    return out
+    return watch(grade_request(args, chosen), spec, wanted)

@@ -292,7 +292,7 @@ def _check(kernel: str, timeout: float, device: str, full: bool = False) -> Chec
         print_verdict(result)
         return result
     options = launch.check_options([kernel], timeout, device=device, full=full)
-    run = launch.run_grader(magics.puzzle_id, module, options, timeout, warm=magics.warm)
+    run = launch.grade(magics.puzzle_id, module, options, timeout, warm=magics.warm)
     result = verdict(kernel, run, starts, magics.puzzle_id, timeout)
     print_verdict(result)
     show_tile_map(result.cases())
@@ -331,13 +331,13 @@ def verdict(
             f"(or compiling took longer: check({kernel!r}, timeout=...))"
         )
         return CheckResult(kernel, False, summary, [summary], None, run.seconds)
-    if run.document is None:
+    if run.results is None:
         tail = [where(line) for line in run.output.strip().splitlines()[-5:]]
         summary = tr(f"{kernel}: the grader stopped without a verdict (exit code {run.returncode})")
         return CheckResult(kernel, False, summary, [summary, *tail], None, run.seconds)
     result = CheckResult(kernel, False, "", [], run.document, run.seconds)
-    cases = [CaseResult.from_dict(case) for case in result.cases()]
-    device_name = next((r.get("device", "") for r in run.document.get("runs", [])), "")
+    cases = [case for case in run.results if case.kernel == kernel]
+    device_name = next((r.get("device", "") for r in run.runs), "")
     lines = [f"{kernel} — {device_name}" if device_name else kernel]
     if cases and all(c.status == Status.NOT_IMPLEMENTED for c in cases):
         cases_shown = [dataclasses.replace(cases[0], case=f"({len(cases)} cases)")]
@@ -349,7 +349,7 @@ def verdict(
         shown = render.case_lines(case, layout=layout, previous=previous, longer=longer)
         lines += [where(line) for line in shown]
         previous = case
-    skipped = [c for r in run.document.get("runs", []) for c in r.get("not_compiled") or [] if c["kernel"] == kernel]
+    skipped = [c for r in run.runs for c in r.get("not_compiled") or [] if c["kernel"] == kernel]
     compile_all = layout.compile_all.format(kernel=kernel)
     result.passed, result.summary = render.summary(kernel, cases, len(skipped), compile_all)
     if expected is not None and len(cases) < expected:  # a run cut short must not score what it skipped
@@ -414,13 +414,13 @@ def bench(*kernels: str, timeout: float = settings.BENCH_TIMEOUT_S, device: str 
         magics = _magics()
         module, _ = magics.module_text()
         options = launch.check_options(kernels, timeout, device="cuda", bench=True, params=param_texts(params))
-        run = launch.run_grader(magics.puzzle_id, module, options, timeout)
-        if run.document is None:
+        run = launch.grade(magics.puzzle_id, module, options, timeout)
+        if run.results is None:
             reason = f"no answer within {timeout:g} s" if run.returncode is None else "the grader stopped"
             print(f"bench: {reason}; run python -m grader {magics.puzzle_id} --bench for details")
             return BenchResult()
-        rows = _bench_rows(run.document)
-        for line in render.bench_lines(_results(run.document)):
+        rows = _bench_rows(run.results)
+        for line in render.bench_lines(run.results):
             print(tr(line))
         missing = [k for k in kernels if k not in {r.kernel for r in rows}]
         if missing:
@@ -450,12 +450,12 @@ def profile(
         magics = _magics()
         module, _ = magics.module_text()
         options = launch.check_options([kernel], timeout, profile=kernel, static=static, params=param_texts(params))
-        run = launch.run_grader(magics.puzzle_id, module, options, timeout)
-        if run.document is None:
+        run = launch.grade(magics.puzzle_id, module, options, timeout)
+        if run.results is None:
             reason = f"no answer within {timeout:g} s" if run.returncode is None else "the grader stopped"
             print(f"profile: {reason}; run python -m grader {magics.puzzle_id} --profile {kernel} for details")
             return ProfileResult()
-        results = _results(run.document)
+        results = run.results
         lines = render.profile_lines(results)
         if not lines:
             said = next((r.message for r in results if r.message), "it did not build")
@@ -540,14 +540,14 @@ def explain_module(
         where_arg = ",".join(str(b) for b in block) if isinstance(block, (tuple, list)) else block
         block_text = "" if where_arg is None else str(where_arg)
         options = launch.check_options([kernel], limit, device="cpu", explain=kernel, block=block_text)
-        run = launch.run_grader(puzzle_id, module, dataclasses.replace(options, cases=case or ""), limit, warm=warm)
-        chosen = _explained_case(run.document, kernel, case)
+        run = launch.grade(puzzle_id, module, dataclasses.replace(options, cases=case or ""), limit, warm=warm)
+        chosen = _explained_case(run.results, kernel, case)
         if chosen is not None and chosen.explanation is None and not case:
             # that run graded every case and recorded none: record the chosen one alone
             alone = dataclasses.replace(options, cases=chosen.case)
-            run = launch.run_grader(puzzle_id, module, alone, limit, warm=warm)
-            chosen = _explained_case(run.document, kernel, chosen.case)
-        if run.document is None:
+            run = launch.grade(puzzle_id, module, alone, limit, warm=warm)
+            chosen = _explained_case(run.results, kernel, chosen.case)
+        if run.results is None:
             reason = f"no answer within {limit:g} s" if run.returncode is None else "the grader stopped"
             print(tr(f"explain: {reason}; run python -m grader {puzzle_id} --explain {kernel} for details"))
             return ExplainResult()
@@ -564,12 +564,12 @@ def explain_module(
     return ExplainResult(chosen, run.document)
 
 
-def _explained_case(document: dict[str, Any] | None, kernel: str, case: str | None) -> CaseResult | None:
+def _explained_case(results: list[CaseResult] | None, kernel: str, case: str | None) -> CaseResult | None:
     """The case to show: the one named, else the first with a record, else the first failed simulated case, else
     the first simulated case."""
     from grader import verified
 
-    results = [r for r in _results(document or {}) if r.kernel == kernel]
+    results = [r for r in results or [] if r.kernel == kernel]
     # the judge hands the record back on one of the kernel's results; it names the case it shows
     recorded = next((r.explanation for r in results if r.explanation is not None), None)
     if recorded is not None and (not case or recorded.case == case):
@@ -582,28 +582,23 @@ def _explained_case(document: dict[str, Any] | None, kernel: str, case: str | No
     return (failed or ran or [None])[0]
 
 
-def _results(document: dict[str, Any]) -> list[CaseResult]:
-    """The grader's JSON results as CaseResults, for the renderer."""
-    return [CaseResult.from_dict(r) for r in document.get("results", [])]
-
-
-def _bench_rows(document: dict[str, Any]) -> list[BenchRow]:
+def _bench_rows(results: list[CaseResult]) -> list[BenchRow]:
     rows = []
-    for r in document.get("results", []):
-        b = r.get("bench")
+    for r in results:
+        b = r.bench
         if b:
-            floor = b.get("floor_ms")
+            floor = b.floor_ms
             rows.append(
                 BenchRow(
-                    r["kernel"],
-                    r["case"],
-                    b["kernel_ms"],
-                    b["torch_ms"],
-                    b.get("tflops"),
-                    b.get("gbps"),
-                    100.0 * floor / b["kernel_ms"] if floor else None,
-                    b.get("bound", ""),
-                    dict(b.get("others") or {}),
+                    r.kernel,
+                    r.case,
+                    b.kernel_ms,
+                    b.torch_ms,
+                    b.tflops,
+                    b.gbps,
+                    100.0 * floor / b.kernel_ms if floor else None,
+                    b.bound,
+                    dict(b.others or {}),
                 )
             )
     return rows

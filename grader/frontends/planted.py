@@ -72,7 +72,7 @@ def check_source(
             print(result.summary)
             return result
         options = launch.check_options([kernel], limit, device="cpu", cases=case or "")
-        run = launch.run_grader(puzzle_id, source, options, limit, warm=_warm())
+        run = launch.grade(puzzle_id, source, options, limit, warm=_warm())
         result = notebook.verdict(kernel, run, [], puzzle_id, limit, layout=PLANTED, where=where)
         notebook.print_verdict(result)
         notebook.show_tile_map(result.cases())

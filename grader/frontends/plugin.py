@@ -2,13 +2,14 @@
 
 Hooks, each with one job:
   pytest_addoption          the "grader" option group
-  pytest_configure          markers p01..p10 and gpu; the run's state in config.stash
+  pytest_configure          markers p01..p10 and gpu; the run's state in config.stash, from the front end's
+                            typed request (grader.frontends.grading) or from pytest's --grade flags
   pytest_pycollect_makemodule  a graded puzzle file becomes a PuzzleFile
   pytest_collection_finish  each puzzle's child process learns which cases were selected
   pytest_runtest_protocol   prints the verdict line of each case after it ran
   pytest_report_teststatus  hides pytest's own progress letters for graded cases
   pytest_terminal_summary   the bench table
-  pytest_sessionfinish      the JSON file; child processes stopped
+  pytest_sessionfinish      the runs to the front end's sink; the JSON file (--json); child processes stopped
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import pytest
 from grader import verified
 from grader.discover import chosen_kernels, course_root
 from grader.frontends import render as report
+from grader.frontends.grading import REQUEST_PLUGIN
 from grader.i18n import tr
 from grader.outcome import CaseResult, Status
 from grader.processes.supervisor import PuzzleRun
@@ -36,7 +38,8 @@ class GradeState:
 
     targets: dict[Path, str]  # file graded -> puzzle id
     spec_dir: Path
-    options: GradeOptions  # the --grade-* flags
+    options: GradeOptions  # the request's, or the --grade-* flags
+    sink: Any = None  # where each result goes as it comes, and the runs at the end (grader.processes.stream.Writer)
     runs: dict[Path, PuzzleRun] = field(default_factory=dict)
     results: list[CaseResult] = field(default_factory=list)
     announced: set[tuple[str, str]] = field(default_factory=set)
@@ -69,16 +72,19 @@ def pytest_configure(config: pytest.Config) -> None:
     for number in range(1, 11):
         config.addinivalue_line("markers", f"p{number:02d}: puzzle {number:02d}")
     config.addinivalue_line("markers", "gpu: needs a CUDA GPU (skipped without one)")
-    targets: dict[Path, str] = {}
-    for entry in config.getoption("grade", default=[]) or []:
-        puzzle_id, _, path = entry.partition("=")
-        targets[Path(path).resolve()] = puzzle_id
-    options = GradeOptions.from_parsed(config, PYTEST)
+    carrier = config.pluginmanager.get_plugin(REQUEST_PLUGIN)
+    if carrier is not None:  # a front end's typed request (grader.frontends.grading.run)
+        pairs = [(puzzle_id, path) for puzzle_id, path in carrier.request.targets]
+        options, sink = carrier.request.options, carrier.sink
+    else:  # pytest --grade ID=PATH --grade-*: the same options, from pytest's own flags
+        pairs = [entry.partition("=")[::2] for entry in config.getoption("grade", default=[]) or []]
+        options, sink = GradeOptions.from_parsed(config, PYTEST), None
+    targets = {Path(path).resolve(): puzzle_id for puzzle_id, path in pairs}
     try:
         options.block_params()
     except ValueError as error:
         raise pytest.UsageError(str(error)) from None
-    config.stash[STATE] = GradeState(targets, options.spec_dir or course_root() / "solutions", options)
+    config.stash[STATE] = GradeState(targets, options.spec_dir or course_root() / "solutions", options, sink)
 
 
 def _state(config: pytest.Config) -> GradeState | None:
@@ -206,7 +212,10 @@ class CaseItem(pytest.Item):
             result.sizes = dict(self.sizes)
         self.result = result
         self.user_properties.append(("status", str(result.status)))  # for pytest_report_teststatus
-        _state(self.config).results.append(result)
+        state = _state(self.config)
+        state.results.append(result)
+        if state.sink is not None:
+            state.sink.result(result)
         # built but its numbers unchecked (too large to simulate, or a construct the simulator lacks): exit 3
         if result.status in (Status.COMPILED, Status.NOT_APPLICABLE, Status.UNSUPPORTED):
             pytest.skip(report.message(result))
@@ -215,7 +224,7 @@ class CaseItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, CaseFailed):
-            verbose = self.config.getoption("grade_verbose")
+            verbose = _state(self.config).options.verbose
             return "\n".join(report.case_lines(excinfo.value.result, verbose))
         return super().repr_failure(excinfo)
 
@@ -284,7 +293,7 @@ def _is_graded(report: pytest.TestReport, config: pytest.Config) -> bool:
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
     yield
-    if isinstance(item, CaseItem) and item.result is not None and not item.config.getoption("grade_quiet"):
+    if isinstance(item, CaseItem) and item.result is not None and not _state(item.config).options.quiet:
         _print_case(item, nextitem)
 
 
@@ -303,7 +312,7 @@ def _print_case(item: CaseItem, nextitem: pytest.Item | None = None) -> None:
         _print_folded(item, writer)
         _announce(item, writer, result)
         colour = {"green": result.status == Status.PASSED, "yellow": result.status == Status.COMPILED}
-        lines = report.case_lines(result, item.config.getoption("grade_verbose"))
+        lines = report.case_lines(result, state.options.verbose)
         writer.write_line(lines[0], red=not any(colour.values()), **colour)
         for line in lines[1:]:
             writer.write_line(line)
@@ -370,7 +379,7 @@ def explained_lines(result: CaseResult) -> list[str]:
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     state = _state(config)
-    if state is None or config.getoption("grade_quiet"):  # the front end renders the JSON results itself
+    if state is None or state.options.quiet:  # the front end renders the JSON results itself
         return
     if not state.results:
         for line in report.not_compiled_lines(_runs(state)):  # a quick check that had only large cases to grade
@@ -422,9 +431,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     for run in state.runs.values():
         run.close()
-    path = session.config.getoption("grade_json")
-    if path:
-        report.write_json(Path(path), report.to_json(state.results, _runs(state)))
+    runs = _runs(state)
+    carrier = session.config.pluginmanager.get_plugin(REQUEST_PLUGIN)
+    if carrier is not None:
+        carrier.unchecked = unchecked_cases(session.config)
+    if state.sink is not None:
+        state.sink.finished(runs)
+    if state.options.json:
+        report.write_json(Path(state.options.json), report.to_json(state.results, runs))
 
 
 def _runs(state: GradeState) -> list[dict[str, Any]]:

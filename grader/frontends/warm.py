@@ -2,10 +2,11 @@
 imported (CUDA not initialised), from which every check's processes are forked instead of started cold.
 
 ``python -m grader.frontends.warm_server SOCKET`` (the server) listens on a Unix socket. A request is one JSON line,
-``{"secret": "...", "argv": [...], "cwd": "...", "env": {...}}``: the grader's command line, with the secret
-the client gave the server on its stdin (any other request is dropped unanswered). For each one the server forks
-a child that becomes ``python -m grader ARGV`` in its own session, its stdout and stderr the connection;
-it answers ``warm pid=N`` first and ``\\0exit=CODE`` last. That child forks the judge, and the judge forks
+``{"secret": "...", "grade": {...}, "cwd": "...", "env": {...}}``: a typed grading request (settings.GradeRequest,
+as JSON), with the secret the client gave the server on its stdin (any other request is dropped unanswered), and
+with the descriptor the results stream back on, passed on the line's first byte. For each one the server forks a
+child that runs grader.frontends.grading.serve in its own session, its stdout and stderr the connection; it
+answers ``warm pid=N`` first and ``\\0exit=CODE`` last. That child forks the judge, and the judge forks
 the tracer (``WARM_ENV`` tells them to), so each is still a process of its own, started fresh for this
 check, with what the cold path gives it: the tracer a scrubbed environment, its own session, limits and
 only the descriptors it needs; the judge never imports the learner's file. The server itself never runs
@@ -73,10 +74,14 @@ class WarmGrader:
     def alive(self) -> bool:
         return self.process.poll() is None
 
-    def run(self, argv: list[str], env: dict[str, str], cwd: str, timeout: float) -> WarmRun:
-        """``python -m grader ARGV`` through the server: its output and exit code. ``timeout`` counts from the
-        fork of the check: a request sent while the server still imports torch and TileLang waits for that in
-        the backlog, bounded by the grader's start limit (a slow machine's cost, not the kernel's)."""
+    def run(
+        self, request: settings.GradeRequest, env: dict[str, str], cwd: str, timeout: float, results_fd: int
+    ) -> WarmRun:
+        """``request`` graded through the server (grader.frontends.grading.serve), its results streamed on
+        ``results_fd`` (passed to the server with the request; the caller keeps and closes its own copy): the
+        run's output and exit code. ``timeout`` counts from the fork of the check: a request sent while the server
+        still imports torch and TileLang waits for that in the backlog, bounded by the grader's start limit (a slow
+        machine's cost, not the kernel's)."""
         deadline = time.monotonic() + settings.DEFAULT_COMPILE_TIMEOUT_S
         client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
@@ -88,8 +93,11 @@ class WarmGrader:
                     if not self.alive() or time.monotonic() > deadline:
                         raise
                     time.sleep(0.05)
-            request = {"secret": self.secret, "argv": argv, "env": env, "cwd": cwd}
-            client.sendall(json.dumps(request).encode() + b"\n")
+            message = {"secret": self.secret, "grade": request.to_dict(), "env": env, "cwd": cwd}
+            # the results' descriptor rides on the request's first byte (SCM_RIGHTS)
+            data = json.dumps(message).encode() + b"\n"
+            socket.send_fds(client, [data[:1]], [results_fd])
+            client.sendall(data[1:])
             return _collect(client, deadline, timeout)
         finally:
             client.close()

@@ -1,6 +1,6 @@
 """The warm grader's server (``python -m grader.frontends.warm_server SOCKET``): imports what every check
-needs once, then forks one child per request that becomes ``python -m grader ARGV`` (grader.frontends.warm
-says how a check is isolated; WarmGrader there is the client)."""
+needs once, then forks one child per typed request that grades it (grader.frontends.grading.serve;
+grader.frontends.warm says how a check is isolated; WarmGrader there is the client)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from typing import Any
 
 from grader.frontends.warm import EXIT_MARK, WARM_ENV
 from grader.processes import reaper
+from grader.settings import GradeRequest
 
 MAX_REQUEST = 1 << 20
 
@@ -38,7 +39,7 @@ def preload() -> None:
     import tilelang.language  # noqa: F401
     import torch  # noqa: F401
 
-    import grader.frontends.cli  # noqa: F401
+    import grader.frontends.grading  # noqa: F401
     import grader.pipeline.checks  # noqa: F401
     import grader.pipeline.compare  # noqa: F401
     import grader.pipeline.inputs  # noqa: F401
@@ -106,8 +107,8 @@ def _read_line(fd: int) -> bytes:
 
 def _fork_check(listener: socket.socket, connection: socket.socket) -> None:
     try:
-        request = _read_request(connection)
-    except (OSError, ValueError):
+        request, results_fd = _read_request(connection)
+    except (OSError, ValueError, KeyError, TypeError):
         connection.close()
         return
     gone_with_the_server = reaper.death_link(os.getpid())
@@ -118,30 +119,46 @@ def _fork_check(listener: socket.socket, connection: socket.socket) -> None:
             # with the front end that started it, or a killed kernel's check would grade on to its limit
             gone_with_the_server()
             listener.close()
-            code = _run_check(connection, request)
+            code = _run_check(connection, request, results_fd)
         finally:
             os._exit(code)
     connection.close()
+    os.close(results_fd)
 
 
-def _read_request(connection: socket.socket) -> dict[str, Any]:
+def _read_request(connection: socket.socket) -> tuple[dict[str, Any], int]:
+    """The request and the results' descriptor that came with its first byte; ValueError (the descriptor
+    closed) for anything else: no descriptor, a line that is not a request, a wrong secret."""
     connection.settimeout(10)
-    data = b""
-    while b"\n" not in data and len(data) < MAX_REQUEST:
-        chunk = connection.recv(65536)
-        if not chunk:
-            break
-        data += chunk
-    request = json.loads(data.partition(b"\n")[0])
-    if not isinstance(request, dict) or not isinstance(request.get("argv"), list):
-        raise ValueError("not a request")
-    if not hmac.compare_digest(str(request.get("secret", "")).encode(), _SECRET):
-        raise ValueError("not from the front end that started this server")
-    return request
+    data, fds, _, _ = socket.recv_fds(connection, 1, 4)
+    results_fd = fds[0] if len(fds) == 1 else -1
+    if results_fd < 0:
+        for fd in fds:  # more than one: not our client's
+            os.close(fd)
+    try:
+        if results_fd < 0:
+            raise ValueError("no descriptor for the results")
+        while b"\n" not in data and len(data) < MAX_REQUEST:
+            chunk = connection.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+        request = json.loads(data.partition(b"\n")[0])
+        if not isinstance(request, dict) or not isinstance(request.get("grade"), dict):
+            raise ValueError("not a request")
+        if not hmac.compare_digest(str(request.get("secret", "")).encode(), _SECRET):
+            raise ValueError("not from the front end that started this server")
+        request["grade"] = GradeRequest.from_dict(request["grade"])
+    except BaseException:
+        if results_fd >= 0:
+            os.close(results_fd)
+        raise
+    return request, results_fd
 
 
-def _run_check(connection: socket.socket, request: dict[str, Any]) -> int:
-    """In the forked child: become ``python -m grader ARGV`` with the request's directory and environment."""
+def _run_check(connection: socket.socket, request: dict[str, Any], results_fd: int) -> int:
+    """In the forked child: grade the request (grader.frontends.grading.serve) in its directory and environment,
+    the results on ``results_fd``, the output on the connection."""
     os.setsid()  # its own process group: a timeout kills the check and everything it started
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     fd = connection.fileno()
@@ -160,10 +177,10 @@ def _run_check(connection: socket.socket, request: dict[str, Any]) -> int:
     from grader.processes.sandbox import HIDE_ENV
 
     os.environ[HIDE_ENV] = os.pathsep.join(p for p in (os.environ.get(HIDE_ENV, ""), _SOCKET_FOLDER) if p)
-    from grader.__main__ import main
+    from grader.frontends.grading import serve
 
     try:
-        code = main([str(a) for a in request["argv"]])
+        code = serve(request["grade"], results_fd)
     except SystemExit as stop:
         code = stop.code if isinstance(stop.code, int) else 1
     sys.stdout.flush()

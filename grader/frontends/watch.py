@@ -17,13 +17,14 @@ import re
 import signal
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from grader import settings
+from grader.frontends.grading import EXIT_INTERRUPTED
 from grader.i18n import tr
 
 POLL_S = 0.3
-EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a program Ctrl-C stopped
 
 
 def kernel_names(spec_file: Path) -> list[str]:
@@ -61,11 +62,13 @@ def changed(before: dict[str, str], now: dict[str, str], kernels: list[str]) -> 
     return [k for k in kernels if before.get(k) != now.get(k)]
 
 
-def watch(puzzle_id: str, path: Path, spec_file: Path, argv: list[str], kernels: list[str]) -> int:
-    """Grade ``path``'s ``kernels`` now and after every save, until Ctrl-C. ``argv`` is the grader's
-    command line without --watch (and without -k: the changed kernels are chosen here)."""
+def watch(request: settings.GradeRequest, spec_file: Path, kernels: list[str]) -> int:
+    """Grade the request's one file's ``kernels`` now and after every save, until Ctrl-C: each time the request
+    with the changed kernels chosen, through grader.processes.launch.grade and one warm grader."""
     from grader.frontends.warm import WarmGrader
 
+    ((_, graded),) = request.targets
+    path = Path(graded)
     warm = None
     seen: dict[str, str] = {}
     stamp = None
@@ -88,7 +91,7 @@ def watch(puzzle_id: str, path: Path, spec_file: Path, argv: list[str], kernels:
                 todo = changed(seen, now, kernels)
                 seen = now
                 if todo:
-                    _regrade(warm, argv, todo)
+                    _regrade(warm, request, todo)
             time.sleep(POLL_S)
     except KeyboardInterrupt:  # Ctrl-C; a check under way was stopped with all it started (grader.frontends.warm)
         # the terminal echoed ^C without a newline: the line starts on a line of its own
@@ -99,11 +102,16 @@ def watch(puzzle_id: str, path: Path, spec_file: Path, argv: list[str], kernels:
             warm.stop()
 
 
-def _regrade(warm: object, argv: list[str], kernels: list[str]) -> None:
+def _regrade(warm: object, request: settings.GradeRequest, kernels: list[str]) -> None:
+    from grader.processes import launch
+
     started = time.perf_counter()
     print(f"\n--- {time.strftime('%H:%M:%S')} grading {', '.join(kernels)}", flush=True)
-    chosen = settings.GradeOptions(kernels=",".join(kernels), kernels_exact=True).cli_argv()  # after: they win
-    run = warm.run([*argv, *chosen], dict(os.environ), str(Path.cwd()), 3600.0)
+    chosen = replace(request.options, kernels=",".join(kernels), kernels_exact=True, quiet=False)
+    # the verdict lines as the grading run prints them (rendered there, once); the file graded where it is
+    run = launch.grade_request(
+        replace(request, options=chosen), 3600.0, env=dict(os.environ), cwd=Path.cwd(), warm=warm
+    )
     sys.stdout.write(_verdict_lines(run.output))
     print(f"--- {time.perf_counter() - started:.1f} s", flush=True)
 

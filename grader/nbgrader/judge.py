@@ -328,14 +328,14 @@ class JudgeChecks(NbGraderPreprocessor):
         self, puzzle_id: str, module: str, starts: list[tuple[int, str]], members: list[tuple[NotebookNode, str]]
     ) -> None:
         from grader.frontends.notebook import defines_kernel, verdict
-        from grader.processes.launch import GraderRun, check_options, run_grader
+        from grader.processes.launch import GraderRun, check_options, grade
 
         defined = [k for _, k in members if defines_kernel(module, k)]
         env = {**self._sandbox, **({settings.HIDDEN_CASES: self.hidden_cases} if self.hidden_cases else {})}
         limit = self.timeout * len(defined)  # the whole run: each kernel its check's time
         started = time.perf_counter()
         run = (
-            run_grader(
+            grade(
                 puzzle_id,
                 module,
                 check_options(

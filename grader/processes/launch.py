@@ -1,7 +1,10 @@
-"""How a front end starts a grading run on a module's text: ``python -m grader`` on it in a child process
-group with a time limit, cold and hermetic (grader.processes.hermetic), or forked from a warm grader
-(grader.frontends.warm) when one is running. The notebook's check()/bench()/profile()/explain(), the planted
-kernels' check_source() and nbgrader's JudgeChecks all start their runs here, and read the grader's JSON back.
+"""How a front end starts a grading run: ``grade_request`` sends a typed request (settings.GradeRequest) to
+grader.frontends.grading in a child process group with a time limit, cold and hermetic
+(grader.processes.hermetic), or forked from a warm grader (grader.frontends.warm) when one is running, and reads
+the typed results back as they come (grader.processes.stream). ``grade`` does that for a module's text. The
+notebook's check()/bench()/profile()/explain(), the planted kernels' check_source(), ``--watch`` and nbgrader's
+JudgeChecks (so the shards and the Slurm task) all start their runs here; the command line runs
+grader.frontends.grading.run in its own process.
 """
 
 from __future__ import annotations
@@ -14,36 +17,53 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from grader import settings
 from grader.discover import course_root
-from grader.processes import hermetic, reaper
+from grader.outcome import CaseResult
+from grader.processes import hermetic, reaper, stream
 
 
 @dataclass
 class GraderRun:
-    """One run's grader JSON (None: no readable report), exit code, captured output and wall time."""
+    """One run's typed results (None: the run ended without a complete stream, so no verdict), what each graded
+    file's run was, the exit code, the captured output and the wall time."""
 
-    document: dict[str, Any] | None
+    results: list[CaseResult] | None
     returncode: int | None  # None: stopped at the time limit
     output: str
     seconds: float
+    runs: list[dict[str, Any]] = field(default_factory=list)  # grader.frontends.plugin's _runs, one per file
+
+    @classmethod
+    def from_document(cls, document: dict[str, Any], returncode: int | None, output: str, seconds: float) -> GraderRun:
+        """A run from the grader's JSON report (``--json``): the inverse of ``document``."""
+        results = [CaseResult.from_dict(result) for result in document.get("results", [])]
+        return cls(results, returncode, output, seconds, list(document.get("runs", [])))
+
+    @property
+    def document(self) -> dict[str, Any] | None:
+        """The results as the grader's JSON report holds them (``--json``), for what keeps that form (a
+        notebook's CheckResult, nbgrader's records)."""
+        if self.results is None:
+            return None
+        return {"runs": self.runs, "results": [result.to_dict() for result in self.results]}
 
 
 def check_options(kernels: Sequence[str], limit: float, **fields: Any) -> settings.GradeOptions:
     """The options of a front end's check of ``kernels`` (by their whole names) within ``limit`` seconds: each
     case's own code gets settings.case_timeout(limit) and the grader prints no verdict lines (the front end renders
-    the results from the JSON) unless ``fields`` say otherwise; ``fields`` are
-    GradeOptions' (device, full, bench, params, profile, static, explain, block, cases)."""
+    the typed results) unless ``fields`` say otherwise; ``fields`` are GradeOptions' (device, full, bench, params,
+    profile, static, explain, block, cases)."""
     fields.setdefault("timeout", settings.case_timeout(limit))
-    fields.setdefault("quiet", True)  # the front end renders the JSON results, once
+    fields.setdefault("quiet", True)  # the front end renders the results, once
     return settings.GradeOptions(kernels=",".join(kernels), kernels_exact=True, **fields)
 
 
-def run_grader(
+def grade(
     puzzle_id: str,
     module: str,
     options: settings.GradeOptions,
@@ -52,68 +72,101 @@ def run_grader(
     env_extra: dict[str, str] | None = None,
     warm: Any = None,
 ) -> GraderRun:
-    """``python -m grader`` on the module with ``options`` (typed; made into flags here and nowhere else), in a
-    child process group killed whole at ``timeout`` seconds; forked from ``warm`` (a
-    grader.frontends.warm.WarmGrader) when it is running, else a fresh interpreter. Where the report goes is this
-    function's: a ``json`` in ``options`` is replaced."""
-    root = course_root()
+    """Grade the module text ``module`` as puzzle ``puzzle_id`` with ``options``: grade_request on a copy of it in
+    a temporary folder of its own, which is also the run's current folder and $TMPDIR."""
     with tempfile.TemporaryDirectory(prefix="tilelang-course-check-") as folder:
         source = Path(folder) / f"p{puzzle_id}_notebook.py"
         source.write_text(module)
-        report = Path(folder) / "result.json"
-        arguments = [puzzle_id, "--file", str(source), *replace(options, json=report).cli_argv()]
+        request = settings.GradeRequest(((puzzle_id, str(source)),), options)
         env = {**os.environ, "TILELANG_PRINT_ON_COMPILATION": "0", "PYTHONWARNINGS": "ignore", **(env_extra or {})}
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
         env.pop("MPLBACKEND", None)
-        env = hermetic.environment(env, cwd=folder)
-        command = hermetic.command("grader", *arguments, env=env, cwd=folder)
         # The grader's and its judges' temporary folders inside this one: a check killed at its limit leaves
-        # nothing in the learner's $TMPDIR (the sandboxed tracer sees neither: it gets an empty /tmp). Set only
-        # now: the learner's $TMPDIR is one of the folders the lines above keep off the grader's path.
+        # nothing in the learner's $TMPDIR (the sandboxed tracer sees neither: it gets an empty /tmp).
         scratch = Path(folder) / "tmp"
         scratch.mkdir()
+        return grade_request(
+            request, timeout, env=env, cwd=Path(folder), scratch=scratch, warm=warm if not env_extra else None
+        )
+
+
+def grade_request(
+    request: settings.GradeRequest,
+    timeout: float,
+    *,
+    env: dict[str, str],
+    cwd: Path,
+    scratch: Path | None = None,
+    warm: Any = None,
+) -> GraderRun:
+    """The one way a front end starts a grading run: grader.frontends.grading's ``main`` on ``request`` (typed; it
+    crosses as JSON), in a child process group killed whole at ``timeout`` seconds; forked from ``warm`` (a
+    grader.frontends.warm.WarmGrader) when it is running, else a fresh hermetic interpreter. The results come back
+    typed, each as it is graded, on a pipe of their own (grader.processes.stream). ``env`` is made hermetic here;
+    ``scratch``: the run's $TMPDIR (set after that, as the learner's $TMPDIR is one of the folders it keeps off the
+    path)."""
+    root = course_root()
+    env = {**env, "PYTHONPATH": os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)}
+    env = hermetic.environment(env, cwd=str(cwd))
+    if scratch is not None:
         env["TMPDIR"] = str(scratch)
-        started = time.perf_counter()
-        if warm is not None and warm.alive() and not env_extra:
-            answer = warm.run(arguments, env, folder, timeout)
-            document = read_json(report) if answer.returncode is not None else None
-            return GraderRun(document, answer.returncode, answer.output, time.perf_counter() - started)
-        gone_with_the_front_end = reaper.death_link(os.getpid())
+    read_end, write_end = os.pipe()
+    reader = stream.Reader(read_end)
+    started = time.perf_counter()
+    try:
+        if warm is not None and warm.alive():
+            answer = warm.run(request, env, str(cwd), timeout, write_end)
+            os.close(write_end)
+            write_end = -1
+            code, output = answer.returncode, answer.output
+        else:
+            code, output = _cold(request, env, cwd, timeout, write_end)
+            write_end = -1
+    finally:
+        if write_end >= 0:
+            os.close(write_end)
+    received = reader.wait()
+    complete = code is not None and received.code is not None
+    return GraderRun(received.results if complete else None, code, output, time.perf_counter() - started, received.runs)
+
+
+def _cold(
+    request: settings.GradeRequest, env: dict[str, str], cwd: Path, timeout: float, write_end: int
+) -> tuple[int | None, str]:
+    """A fresh hermetic interpreter runs the request; the pipe's write end is closed here once it holds it."""
+    command = hermetic.command("grader.frontends.grading", env=env, cwd=str(cwd))
+    message = json.dumps({"request": request.to_dict(), "results_fd": write_end}).encode() + b"\n"
+    gone_with_the_front_end = reaper.death_link(os.getpid())
+    try:
         child = subprocess.Popen(
             command,
-            cwd=folder,
+            cwd=cwd,
             env=env,
+            stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
+            pass_fds=(write_end,),
             start_new_session=True,
             # a session of its own (killed whole at the limit), and gone with the front end: a Jupyter kernel
             # restarted or an autograde stopped while it grades would otherwise leave it running to its end
             preexec_fn=gone_with_the_front_end,
         )
-        try:
-            output, _ = child.communicate(timeout=timeout)
-            code: int | None = child.returncode
-        except subprocess.TimeoutExpired:
-            kill_group(child)
-            try:  # bounded too: a process outside the group could hold the pipe open
-                output, _ = child.communicate(timeout=10)
-            except subprocess.TimeoutExpired:
-                output = b""
-            code = None
-        finally:
-            if child.returncode is None:  # interrupted (the stop button): stop the grader and its workers
-                kill_group(child)
-                child.wait()
-        document = read_json(report) if code is not None else None
-        return GraderRun(document, code, output.decode(errors="replace"), time.perf_counter() - started)
-
-
-def read_json(path: Path) -> dict[str, Any] | None:
-    """The grader's JSON report, or None for none or a truncated one (the caller says no verdict came)."""
+    finally:
+        os.close(write_end)  # the child's copy is the only one: the stream ends when the run does
     try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
+        output, _ = child.communicate(message, timeout=timeout)
+        code: int | None = child.returncode
+    except subprocess.TimeoutExpired:
+        kill_group(child)
+        try:  # bounded too: a process outside the group could hold the pipe open
+            output, _ = child.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            output = b""
+        code = None
+    finally:
+        if child.returncode is None:  # interrupted (the stop button): stop the grader and its workers
+            kill_group(child)
+            child.wait()
+    return code, output.decode(errors="replace")
 
 
 def kill_group(child: subprocess.Popen) -> None:
