@@ -139,6 +139,10 @@ class LinkSafeCollect(ExchangeCollect):
             record["refused"] = "it is a symbolic link"
             self.log.error("Not collected: %s is a symbolic link", path)
             return record
+        # submitted/../ps1 would be COURSE/ps1 (glob's * skips names that start with a dot: a student id given by
+        # --student could still be one)
+        if record["username"] in ("", ".", "..") or os.sep in record["username"]:
+            problems.append("its name is no student's")
         if self.check_owner and pwd is not None:
             owner = owner_name(os.lstat(path).st_uid)
             if owner != record["username"]:
