@@ -169,17 +169,21 @@ def test_the_why_sentence_reads_in_chinese():
 
 
 def test_a_never_written_element_reads_nan_after_the_json_a_notebook_reads(tmp_path):
-    # The record travels to a notebook as the grader's JSON, whose NaN would be null: the view then said
-    # "C[0] = None, expected 7.65566" where the terminal said nan.
+    # The record travels to a notebook as JSON (the grading run's stream, grader.processes.stream; --json's file
+    # too), whose NaN would be null: the view then said "C[0] = None, expected 7.65566" where the terminal said nan.
+    import json
+
     from grader.frontends import explain_view, render
     from grader.outcome import CaseResult
-    from grader.processes.launch import read_json
+    from grader.processes import stream
 
     explanation = explained("08", "gemv", "odd_127x129", WRONG / "p08" / "gemv_tail_dropped.py")
     assert explanation.target["got"] == "nan" and isinstance(explanation.target["expected"], float)
     case = CaseResult("08", "gemv", "odd_127x129", "failed", {"M": 127}, checked="simulated", explanation=explanation)
     render.write_json(tmp_path / "out.json", {"results": [case.to_dict()], "runs": []})
-    back = CaseResult.from_dict(read_json(tmp_path / "out.json")["results"][0]).explanation
-    said = explain_view.target_text(back, lang="en")
-    assert " = nan, expected " in said and "None" not in said, said
-    assert said == explain_view.target_text(explanation, lang="en")  # as the terminal says it
+    from_file = CaseResult.from_dict(json.loads((tmp_path / "out.json").read_text())["results"][0]).explanation
+    streamed = stream.decode(stream.encode(stream.Graded(case))).result.explanation
+    for back in (from_file, streamed):
+        said = explain_view.target_text(back, lang="en")
+        assert " = nan, expected " in said and "None" not in said, said
+        assert said == explain_view.target_text(explanation, lang="en")  # as the terminal says it
