@@ -572,9 +572,10 @@ def test_the_bench_marker_places_the_bench_cell(tmp_path: Path):
     assert cells[2].source == "%%puzzle part1\nimport tilelang" and cells[5].source.startswith("%%puzzle references\n")
 
 
-def test_bench_table_and_plot_read_the_graders_json(capsys):
+def test_bench_table_and_plot_read_the_graders_results(capsys):
     from grader.frontends import notebook as nb
     from grader.frontends import render
+    from grader.outcome import CaseResult
 
     document = {
         "results": [
@@ -596,9 +597,10 @@ def test_bench_table_and_plot_read_the_graders_json(capsys):
     }
     for r in document["results"]:
         r.update(puzzle="08", status="passed", sizes={})
-    rows = nb._bench_rows(document)
+    results = [CaseResult.from_dict(r) for r in document["results"]]
+    rows = nb._bench_rows(results)
     assert [(r.kernel, r.case) for r in rows] == [("gemv", "large_8192"), ("matmul_tuned", "large_4096")]
-    table = render.bench_lines(nb._results(document))  # the CLI's table: one renderer
+    table = render.bench_lines(results)  # the CLI's table: one renderer
     header = ["kernel", "case", "ms", "spread", "TFLOP/s", "GB/s", "roofline", "torch", "ms", "spread", "vs", "torch"]
     assert table[0].split() == header
     assert table[1].split()[4] == "-"  # a document from before --repeat has no range: no spread, not a made-up 0%
