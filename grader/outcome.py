@@ -203,6 +203,7 @@ class CauseKind(StrEnum):
     NAN_SPREAD = "nan_spread"  # "nan" NaN elements among "values" wrong ones: a buffer read before it was set
     IMPRECISE = "imprecise"  # small errors past the tolerance: "max_rel_error"
     CLAMP = "clamp"  # the wrong elements are a clamp's: "bound", "pattern" (missing, cut, wrong_side, misplaced)
+    SHIFTED = "shifted"  # one error along runs of "run" elements of "axis": a term each run shares is wrong
     WRONG_VALUES = "wrong_values"  # none of the above: "wrong", "total", "most" (nearly every element)
     SIDE_EFFECT = "side_effect"  # stored to an input or past an output: "inputs_written", "outside_outputs"
     # Across a kernel's cases (grader.pipeline.across)

@@ -933,3 +933,27 @@ def test_a_loop_one_step_short_is_named_from_the_tir(tmp_path):
     for name in ("matmul_cuda_cores", "matmul_shared"):
         tir = traced_tir(solution, "08", name, "square_256")
         assert one_short_problems(tir, case.sizes, case.params, tensors) == []
+
+
+def test_an_error_shared_by_each_group_is_read_from_the_values():
+    """A dequantization whose zero point is off (`q - 7` for `q - 8`): each element is off by its group's scale, the
+    same along each group of G columns. The numbers alone say a term each group shares is wrong; a wrong factor,
+    or errors with no such runs, get no such sentence."""
+    from grader.i18n import tr
+    from tests.inprocess import grade_simulated
+
+    g = torch.Generator().manual_seed(5)
+    q = torch.randint(0, 16, (37, 128), generator=g).to(torch.float64)
+    scales = (torch.rand((37, 2), generator=g, dtype=torch.float64) + 0.5).repeat_interleave(64, dim=1)
+    want = (q - 8) * scales
+    result = compare("W", ((q - 7) * scales).to(torch.float16), want, FP16, tile=(64, 64))
+    assert result.cause.kind == CauseKind.SHIFTED and result.cause.facts["run"] == 64, result.hint
+    assert result.hint.startswith("The error is the same along runs of 64 elements of dimension 1 of W (W[0, 0] is off")
+    assert tr(result.hint, "zh_CN") != result.hint
+    for wrong in ((q - 8) * scales * 1.5, want + values((37, 128))):  # a factor; errors of every size
+        assert compare("W", wrong.to(torch.float16), want, FP16).cause.kind == CauseKind.WRONG_VALUES
+    # graded: the known-wrong kernel without its zero point; the GEMM without it sums the shifts: no runs there
+    (first, *_) = grade_simulated("10", wrong_file("10", "unpack_no_zero_point"), "dequantize_int4")
+    assert first.cause.kind == CauseKind.SHIFTED and "runs of 64 elements of dimension 1 of W" in first.hint
+    (gemm, *_) = grade_simulated("10", wrong_file("10", "matmul_no_zero_point"), "dequant_matmul")
+    assert gemm.status == Status.FAILED and gemm.cause.kind == CauseKind.WRONG_VALUES

@@ -135,6 +135,10 @@ def compare(
             clamp = _clamp_hint(name, got, want, bad)
             if clamp is not None:
                 result.hint, kind, facts = clamp
+        if kind == CauseKind.WRONG_VALUES and not result.nan and not result.infinite:
+            shifted = _constant_error(name, got, want, bad, allowed)
+            if shifted is not None:
+                result.hint, kind, facts = shifted
     where = {"tiles": tiles.facts} if tiles else {}
     result.cause = Cause(kind, {"output": name, **facts, **where})
     return result
@@ -203,6 +207,47 @@ def _clamp_hint(name: str, got: torch.Tensor, want: torch.Tensor, bad: torch.Ten
                 CauseKind.CLAMP,
                 {**side, "pattern": "misplaced"},
             )
+    return None
+
+
+RUN_MIN = 4  # a run of fewer elements with one error says too little to name a shared term
+
+
+def _constant_error(
+    name: str, got: torch.Tensor, want: torch.Tensor, bad: torch.Tensor, allowed: torch.Tensor
+) -> Said | None:
+    """A sentence when most elements are wrong and the error (actual - expected) is the same, within the
+    tolerance, along runs of g >= RUN_MIN elements of one axis (a whole row, or groups of g columns): a term that
+    each run shares is wrong (a zero point, an offset, a bias, the value of another group) while the part that
+    varies element by element is right. None when the pattern does not hold."""
+    if got.dim() == 0 or int(bad.sum().item()) * 2 < bad.numel():
+        return None
+    error = got - want
+    for axis in reversed(range(got.dim())):
+        extent = got.shape[axis]
+        if extent < 2 * RUN_MIN:
+            continue
+        step = (error.narrow(axis, 1, extent - 1) - error.narrow(axis, 0, extent - 1)).abs()
+        slack = allowed.narrow(axis, 1, extent - 1) + allowed.narrow(axis, 0, extent - 1)
+        jumps = ~(step <= slack)
+        others = [d for d in range(got.dim()) if d != axis]
+        where = (jumps.any(dim=others) if others else jumps).nonzero().flatten() + 1  # the runs' starts
+        run = extent
+        for start in where.tolist():
+            run = math.gcd(run, start)
+        if run < RUN_MIN:
+            continue
+        first = int(torch.nonzero(bad.flatten())[0].item())
+        index = _index(first, tuple(got.shape))
+        at = f"{name}[{', '.join(map(str, index))}]"
+        off = _fmt(error.flatten()[first].item())
+        return (
+            f"The error is the same along runs of {run} elements of dimension {axis} of {name} ({at} is off by "
+            f"{off}): the part of the formula that varies element by element is right, and a term each run shares is "
+            "wrong (an offset, a zero point, a bias, a value of the wrong group).",
+            CauseKind.SHIFTED,
+            {"axis": axis, "run": run},
+        )
     return None
 
 
