@@ -953,7 +953,8 @@ def test_an_error_shared_by_each_group_is_read_from_the_values():
     for wrong in ((q - 8) * scales * 1.5, want + values((37, 128))):  # a factor; errors of every size
         assert compare("W", wrong.to(torch.float16), want, FP16).cause.kind == CauseKind.WRONG_VALUES
     # graded: the known-wrong kernel without its zero point; the GEMM without it sums the shifts: no runs there
-    (first, *_) = grade_simulated("10", wrong_file("10", "unpack_no_zero_point"), "dequantize_int4")
-    assert first.cause.kind == CauseKind.SHIFTED and "runs of 64 elements of dimension 1 of W" in first.hint
+    for name in ("unpack_no_zero_point", "unpack_zero_point_7"):
+        (first, *_) = grade_simulated("10", wrong_file("10", name), "dequantize_int4")
+        assert first.cause.kind == CauseKind.SHIFTED and "runs of 64 elements of dimension 1 of W" in first.hint
     (gemm, *_) = grade_simulated("10", wrong_file("10", "matmul_no_zero_point"), "dequant_matmul")
     assert gemm.status == Status.FAILED and gemm.cause.kind == CauseKind.WRONG_VALUES
