@@ -119,6 +119,13 @@ EXPECTED = {
     ),
     # right where an int32 nothing wrote read as 0; undefined on the GPU. No verdict on the CPU (exit 3)
     "uninitialised_int.py": (Status.UNSUPPORTED, "an integer read from memory the kernel allocated and nothing wrote"),
+    # right where int32 + wrapped; the lowering folds the overflowing test to false and the GPU stores zeros
+    # right where every lane's thread index was 0; on the GPU only thread 0 stores its sums
+    "thread_index.py": ((Status.UNSUPPORTED, Status.FAILED), ("the thread index", "of 256 output elements wrong")),
+    "signed_overflow.py": (
+        (Status.UNSUPPORTED, Status.FAILED),
+        ("an overflow of int32", "of 256 output elements wrong"),
+    ),
 }
 # Run with --no-sandbox, each of these gets what it came for: evidence that the attack is live (test_..._live).
 LIVE_UNCONFINED = {

@@ -83,6 +83,10 @@ def binary_ops(tirx: Any) -> dict[type, Any]:
 
 
 COMPARISONS = (torch.lt, torch.le, torch.gt, torch.ge, torch.eq, torch.ne)
+# Signed integer arithmetic checked for overflow (Interpreter.no_signed_overflow): int32, C's int. Narrower types are
+# computed in int and truncated when stored (defined: they wrap, as torch does); int64 is computed in int64 itself.
+SIGNED_ARITHMETIC = (torch.add, torch.sub, torch.mul)
+SIGNED_OVERFLOW_CHECKED = {"int32"}
 
 # Unsigned integers wider than a byte live in the next wider signed type (torch's CPU kernels lack
 # bitwise ops on uint16/uint32); their values fit, and T.reinterpret takes the low bits back.
@@ -155,6 +159,19 @@ def reinterpret_bits(value: torch.Tensor, source: str, target: str) -> torch.Ten
     wide = value.to(torch.int64) & ((1 << bits) - 1)
     wide = torch.where(wide >= 1 << (bits - 1), wide - (1 << bits), wide)
     return forged_fill(wide.to(signed).view(floats[target]))  # bits a kernel makes are never memory nothing wrote
+
+
+class ThreadIndex:
+    """The value of a block's thread index (T.get_thread_binding, the Bind of tl.launch_thread_idx) in the simulator,
+    which runs a block's threads as one program at tile level: it had 0 for every lane, so a kernel that stored its
+    sums only where the thread index was 0 stored them all here, and on the GPU, where the lanes of a T.Parallel are
+    spread over the block's threads, only thread 0's (tests/attacks/thread_index.py). Read in an expression, it gives
+    the case no CPU verdict."""
+
+    what = "the thread index (T.get_thread_binding): the simulator runs a block's threads as one program"
+
+
+THREAD_INDEX = ThreadIndex()
 
 
 @dataclass
@@ -334,7 +351,7 @@ class Interpreter:
 
     def bind_value(self, value: Any) -> Any:
         if isinstance(value, self.tir.Call) and value.op.name == "tl.launch_thread_idx":
-            return 0  # tile-level semantics: the threads of a block act as one program
+            return THREAD_INDEX  # tile-level semantics: the threads of a block act as one program
         return self.expr(value)
 
     def loop(self, node: Any) -> None:
@@ -722,7 +739,10 @@ class Interpreter:
         if isinstance(node, t.Var):
             if node not in self.env:
                 raise Unsupported(f"the free variable {node.name}")
-            return self.env[node]
+            value = self.env[node]
+            if value is THREAD_INDEX:
+                raise Unsupported(THREAD_INDEX.what)
+            return value
         if isinstance(node, t.BufferLoad):
             return self.load(node)
         if isinstance(node, t.Cast):
@@ -802,6 +822,8 @@ class Interpreter:
 
     def binary(self, op: Any, node: Any) -> Any:
         a, b = self.operands(node)
+        if op in SIGNED_ARITHMETIC and str(node.dtype) in SIGNED_OVERFLOW_CHECKED:
+            self.no_signed_overflow(op, a, b, str(node.dtype))
         if not isinstance(a, torch.Tensor) and not isinstance(b, torch.Tensor):
             return fitted(PY_OPS[op](a, b), str(node.dtype))  # index arithmetic on plain ints
         operand_dtype = torch_dtype(node.a.dtype) if str(node.a.dtype) != "bool" else None
@@ -821,6 +843,23 @@ class Interpreter:
         if value.dtype == dtype or not value.is_floating_point():
             return value.to(dtype)
         return keep_unwritten(value.to(dtype), value)
+
+    def no_signed_overflow(self, op: Any, a: Any, b: Any, name: str) -> None:
+        """Unsupported where a lane the mask keeps overflows a signed integer type in ``+``, ``-`` or ``*``. C and CUDA
+        leave signed overflow undefined, and both TVM's simplifier and nvcc assume it never happens: TileLang's
+        lowering folds `n + 2147483647 < n` to false, so a kernel that stored its sums where that held stored them
+        here (the sum wraps) and zeros on the GPU (tests/attacks/signed_overflow.py). Unsigned types wrap on the GPU
+        too (fitted), and are not checked."""
+        low, high = integer_range(name) or (0, 0)
+        what = (
+            f"an overflow of {name} arithmetic (C leaves it undefined; TileLang and nvcc fold as if it never happened)"
+        )
+        if not isinstance(a, torch.Tensor) and not isinstance(b, torch.Tensor):
+            if isinstance(a, bool | int) and isinstance(b, bool | int) and not low <= PY_OPS[op](a, b) <= high:
+                self.unsupported_in_kept_lanes(torch.tensor(True), what)
+            return
+        exact = op(self.as_tensor(a).to(torch.int64), self.as_tensor(b).to(torch.int64))
+        self.unsupported_in_kept_lanes((exact < low) | (exact > high), what)
 
     def no_nan_compared(self, a: torch.Tensor, b: torch.Tensor) -> None:
         """Unsupported where a lane the mask keeps compares NaN. TileLang's lowering simplifies with the algebra of
