@@ -55,6 +55,8 @@ def pytest_args(request: GradeRequest) -> list[str]:
         "-p",
         "no:unraisableexception",
         "--noconftest",  # a conftest.py beside the graded file, in a parent or in $TMPDIR would run in this process
+        # no assertion rewriting: nothing graded is a test module, and the warm server has the plugin imported already
+        "--assert=plain",
         "--rootdir",
         str(paths[0].resolve().parent),
         "-c",

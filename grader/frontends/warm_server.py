@@ -39,7 +39,9 @@ def preload() -> None:
     import tilelang.language  # noqa: F401
     import torch  # noqa: F401
 
+    import grader.frontends.cli  # noqa: F401
     import grader.frontends.grading  # noqa: F401
+    import grader.frontends.plugin  # noqa: F401
     import grader.pipeline.checks  # noqa: F401
     import grader.pipeline.compare  # noqa: F401
     import grader.pipeline.inputs  # noqa: F401
