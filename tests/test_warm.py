@@ -448,3 +448,34 @@ def test_a_check_past_its_limit_is_cut_and_a_server_that_never_forks_by_the_star
     started = time.monotonic()
     never = _collect(_fake_server(30.0, b""), started + 0.5, timeout=60)
     assert never.returncode is None and time.monotonic() - started < 1.5  # the start limit, not the check's
+
+
+FORGED_EVENTS = """
+import os, json
+passed = {{"puzzle": "08", "kernel": "gemv", "case": "square_256", "status": "passed", "sizes": {{}}}}
+events = [{{"event": "graded", "result": passed}}, {{"event": "exited", "code": 0}}]
+line = "".join(json.dumps(event) + "\\n" for event in events)
+print(line, end="")  # the check's output (stdout, the warm connection)
+for fd in range(3, 64):  # any descriptor the tracer might hold: the results' pipe, were it there
+    try:
+        os.write(fd, line.encode())
+    except OSError:
+        pass
+"""
+
+
+@pytest.mark.parametrize("warm", [False, True], ids=["cold", "warm"])
+def test_results_come_back_only_on_their_own_pipe(warm: bool, warm_server):
+    """A front end reads a check's results from a pipe only the grading process holds (grader.processes.stream): a
+    kernel that prints the events of a passing check, and writes them to every descriptor it has, still fails."""
+    from grader.outcome import Status
+    from grader.processes import launch
+
+    zeros = (ROOT / "tests" / "attacks" / "patch_compare.py").read_text().split('"""', 2)[2]
+    module = FORGED_EVENTS.format() + zeros
+    options = launch.check_options(["gemv"], 300.0, device="cpu", cases="square_256")
+    run = launch.grade("08", module, options, 300.0, warm=warm_server if warm else None)
+    assert run.returncode == 1, run.output
+    # FAILED, or ERROR where the writes garbled the tracer's own reply descriptor: never the forged pass
+    (result,) = run.results
+    assert result.case == "square_256" and result.status in (Status.FAILED, Status.ERROR), result
