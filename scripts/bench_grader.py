@@ -41,6 +41,7 @@ def cold(argv: list[str]) -> tuple[float, int]:
 
 
 def main() -> int:
+    from grader.frontends.cli import run_through
     from grader.frontends.warm import WarmGrader
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -61,13 +62,13 @@ def main() -> int:
             if args.sandbox:  # no trace cached: the tracer runs, in the sandbox or not
                 env["XDG_CACHE_HOME"] = fresh
             started = time.perf_counter()
-            answer = warm.run(argv, env, str(ROOT), 900)
+            answer = run_through(warm, argv, 900, env=env, cwd=ROOT)
             return time.perf_counter() - started, answer.returncode, answer.output
 
     try:
         for name, argv in chosen.items():
             cold(argv)  # fills the compile cache
-            warm.run(argv, dict(os.environ), str(ROOT), 900)  # and warms the server
+            run_through(warm, argv, 900, env=dict(os.environ), cwd=ROOT)  # and warms the server
             times: dict[str, list[float]] = {f"{kind}{v}": [] for v in variants for kind in ("cold", "warm")}
             codes = set()
             for _ in range(args.repeat):

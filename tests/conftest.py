@@ -172,32 +172,20 @@ def attack_warm_server():
 
 
 def warm_runner(tmp_path: Path, server):
-    """``grade``'s signature and GraderRun, through a warm server: the command line's request
-    (grader.frontends.cli.request_of) sent as a front end sends one (grader.processes.launch.grade_request), with
-    the verdict lines printed by the check; stdout and stderr come back as one stream (``out``; ``err`` is empty),
-    a usage error as the command line says it (exit 2), and a check stopped at ``timeout`` or dead without an exit
-    status has code -9."""
-    from dataclasses import replace
-
-    from grader.frontends.cli import UsageError, request_of
-    from grader.i18n import tr
-    from grader.processes import launch
+    """``grade``'s signature and GraderRun, through a warm server: the command line graded as a front end grades
+    (grader.frontends.cli.run_through), with the verdict lines printed by the check; stdout and stderr come back as
+    one stream (``out``; ``err`` is empty), a usage error as the command line says it (exit 2), and a check stopped
+    at ``timeout`` or dead without an exit status has code -9."""
+    from grader.frontends.cli import run_through
 
     def run(*args: str, timeout: float = 900, env: dict[str, str] | None = None) -> GraderRun:
         assert server.alive(), "the session's warm grader is gone: every later warm check would fail"
         json_path = tmp_path / f"result{len(list(tmp_path.iterdir()))}.json"
         argv = [*args, "--json", str(json_path)]
-        try:
-            request = request_of(argv)
-        except UsageError as error:
-            return GraderRun(subprocess.CompletedProcess(argv, 2, tr(f"grader: {error}") + "\n", ""), json_path)
-        request = replace(request, options=replace(request.options, json=json_path))
         # A trace cache of the test's own (a warm check keeps traces under XDG_CACHE_HOME): a trace
         # cached by an earlier run would skip the tracer, and with it what the test watches it do.
         own_cache = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
-        answer = launch.grade_request(
-            request, timeout, env={**os.environ, **own_cache, **(env or {})}, cwd=ROOT, warm=server
-        )
+        answer = run_through(server, argv, timeout, env={**os.environ, **own_cache, **(env or {})}, cwd=ROOT)
         code = -9 if answer.returncode is None else answer.returncode
         completed = subprocess.CompletedProcess(argv, code, answer.output, "")
         return GraderRun(completed, json_path)

@@ -17,6 +17,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from grader.discover import (
     CELL_END,
@@ -228,6 +229,20 @@ def request_of(argv: Sequence[str]) -> GradeRequest:
     chosen = targets(args, course_root())
     check_names(args, chosen, course_root())
     return grade_request(args, chosen)
+
+
+def run_through(warm: Any, argv: Sequence[str], timeout: float, *, env: dict[str, str], cwd: Path) -> Any:
+    """``python -m grader ARGV`` graded as a front end grades (grader.processes.launch.grade_request), through the
+    warm grader ``warm``: the check prints its verdict lines; a usage error comes back as the command line says
+    it, exit code 2. For the scripts and tests that hold a command line (scripts/bench_grader.py, the tests'
+    ``warm_grade``), not for a person (``--hint`` and ``--watch`` are the command line's own)."""
+    from grader.processes import launch
+
+    try:
+        request = request_of(argv)
+    except UsageError as error:
+        return launch.GraderRun(None, EXIT_USAGE, tr(f"grader: {error}") + "\n", 0.0)
+    return launch.grade_request(request, timeout, env=env, cwd=cwd, warm=warm)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
