@@ -210,7 +210,7 @@ class CauseKind(StrEnum):
     SEVERAL_STEPS = "several_steps"  # "loop", "steps", "online", "passing" (the one-step cases that pass)
     LARGE_INPUTS = "large_inputs"  # "scales" (input -> factor), "passing" (the ordinary cases that pass)
     # The admitted TIR (grader.pipeline.checks, the puzzle's concepts)
-    # (these nine have no facts: grader.pipeline.checks says them in sentences only)
+    # (these ten have no facts: grader.pipeline.checks says them in sentences only)
     NEVER_INITIALIZED = "never_initialized"  # a buffer read or added into before anything sets it
     ADDED_NEVER_SET = "added_never_set"  # an output added into atomically that nothing zeroes first
     CORNER_COPY = "corner_copy"  # a tile copied from a corner where it should move with the loop
@@ -219,6 +219,7 @@ class CauseKind(StrEnum):
     MASK_OFFSET = "mask_offset"  # a mask inside a tile loop that counts positions from 0 in every tile
     OVERWRITTEN = "overwritten"  # a buffer a loop overwrites on every step and reads only after it (= for +=)
     LOOP_SHORT = "loop_short"  # a loop one step short of a dimension it walks (T.serial(K - 1))
+    TILE_STEP = "tile_step"  # a tile loop whose copies step by another length than their tile's
     REPEATED_UPDATE = "repeated_update"  # an element updated from itself in a T.Parallel over a variable its index
     # leaves out: each thread applies the update once per value of that variable it covers
     CONCEPT_MISS = "concept_miss"  # "wants", "instead" (None where the TIR names nothing)

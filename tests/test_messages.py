@@ -958,3 +958,28 @@ def test_an_error_shared_by_each_group_is_read_from_the_values():
         assert first.cause.kind == CauseKind.SHIFTED and "runs of 64 elements of dimension 1 of W" in first.hint
     (gemm, *_) = grade_simulated("10", wrong_file("10", "matmul_no_zero_point"), "dequant_matmul")
     assert gemm.status == Status.FAILED and gemm.cause.kind == CauseKind.WRONG_VALUES
+
+
+def test_key_tiles_that_step_by_another_block_are_named_not_a_missing_rescale():
+    """flash attention stepping its key tiles by BLOCK_M (`K[j * BLOCK_M, 0]` into a BLOCK_N tile): one key tile
+    passes and several fail, as for a missing rescale; the TIR shows copies stepping by another length than their
+    tile's. Nested chunks of tiles (the stream-K kernels') are not named."""
+    from grader.i18n import tr
+    from grader.pipeline.checks import tile_steps_mismatched
+    from tests.conftest import ROOT
+    from tests.inprocess import grade_simulated
+
+    results = grade_simulated("07", wrong_file("07", "flash_key_tiles_step_block_m"), "flash_attention")
+    failed = [r for r in results if r.status == Status.FAILED]
+    assert failed and all(r.cause.kind == CauseKind.TILE_STEP for r in failed)
+    assert failed[0].hint == (
+        "the likely cause: T.copy of K in the T.serial loop over `j` starts each step BLOCK_M = 32 further along "
+        "dimension 0, but its tile is 16 long there: the steps skip what lies between the tiles. Step by the tile's "
+        "length, 16"
+    )
+    assert not any("m_old" in line for r in failed for line in r.details)
+    assert tr(failed[0].hint, "zh_CN") != failed[0].hint
+    right = ROOT / "tests" / "right" / "p08" / "matmul_streamk_segments_per_tile.py"
+    assert tile_steps_mismatched(traced_tir(right, "08", "matmul_streamk", "odd_127x129x131"), {}, {}) == []
+    solution = ROOT / "solutions" / "p07_flash_attention.py"
+    assert tile_steps_mismatched(traced_tir(solution, "07", "flash_attention", "rect_40x70x32"), {}, {}) == []

@@ -19,7 +19,7 @@ from grader.spec import Case
 
 LIKELY = "the likely cause: "
 # Causes read from the TIR that are themselves why one tile's step passes and several fail
-EXPLAIN_STEPS = (CauseKind.MASK_OFFSET, CauseKind.OVERWRITTEN)
+EXPLAIN_STEPS = (CauseKind.MASK_OFFSET, CauseKind.OVERWRITTEN, CauseKind.TILE_STEP)
 
 
 @dataclass(frozen=True)

@@ -878,3 +878,58 @@ def _stmt_children(node: Any) -> list[Any]:
         return [node.init, node.body] if node.init is not None else [node.body]
     body = getattr(node, "body", None)
     return [body] if isinstance(body, tirx.Stmt) else []
+
+
+# ------------------------------------------------------------------ a tile loop that steps by another tile's size
+
+
+def _only_name(value: int, params: Mapping[str, Any]) -> str:
+    """``BLOCK_N = 16`` where one block parameter alone has the value, else the number."""
+    names = [n for n, v in params.items() if isinstance(v, int) and not isinstance(v, bool) and v == value]
+    return f"{names[0]} = {value}" if len(names) == 1 else str(value)
+
+
+def tile_steps_mismatched(
+    tir: Any, sizes: Mapping[str, int], params: Mapping[str, Any], tensors: Any = ()
+) -> list[str]:
+    """A sentence for each T.copy from or to a global tensor, inside a T.serial or T.Pipelined loop of several steps,
+    whose start moves by c elements along a dimension per step (``K[j * BLOCK_M, 0]``) while its tile is e > 1
+    elements long there, e != c (BLOCK_N): the steps skip what lies between the tiles, or read parts twice. Same
+    arguments as :func:`grid_problems`."""
+    from tilelang import tvm
+
+    tirx = tvm.tirx
+    loops = {
+        loop.var: loop
+        for loop in tir_loops(tir)
+        if not loop.grid and "T.Parallel" not in loop.what and loop.start + loop.extent >= 2
+    }
+    problems: list[str] = []
+
+    def visit(node: Any) -> None:
+        if not (isinstance(node, tirx.Call) and getattr(node.op, "name", "") == "tl.tileop.copy" and node.args):
+            return
+        for arg in node.args[:2]:
+            region = _region(arg)
+            if region is None or str(region[0].scope()) != "global":
+                continue
+            buffer, indices, extents = region
+            for dim, (index, extent) in enumerate(zip(indices, extents)):
+                used = [v for v in tirx.analysis.undefined_vars(index) if v in loops]
+                if len(used) != 1 or extent is None or extent <= 1:
+                    continue  # a loop nested in another's steps (chunks of tiles) fills what the outer one skips
+                for var in used:
+                    coefficients = tvm.arith.detect_linear_equation(index, [var])
+                    step = _const(coefficients[0]) if len(coefficients) == 2 else None
+                    if step is None or step <= 1 or step == extent:
+                        continue
+                    what = "skip what lies between the tiles" if step > extent else "cover parts of it twice"
+                    problems.append(
+                        f"T.copy of {buffer.name} in {loops[var].what} starts each step {_only_name(step, params)} "
+                        f"further along dimension {dim}, but its tile is {extent} long there: the steps {what}. Step "
+                        f"by the tile's length, {extent}"
+                    )
+                    return
+
+    tirx.stmt_functor.post_order_visit(tir.body, visit)
+    return list(dict.fromkeys(problems))

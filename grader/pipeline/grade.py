@@ -199,6 +199,7 @@ def held_to_tir(result: CaseResult, kernel: Kernel, case: Case, tir: Any) -> Non
         overwritten_each_step,
         reduce_restarts,
         repeated_updates,
+        tile_steps_mismatched,
     )
 
     if result.status == Status.FAILED and result.cause is not None and result.cause.kind == CauseKind.IMPRECISE:
@@ -211,6 +212,7 @@ def held_to_tir(result: CaseResult, kernel: Kernel, case: Case, tir: Any) -> Non
         shape = kernel.inputs + kernel.outputs
         found += [(CauseKind.ADDED_NEVER_SET, s) for s in added_to_but_never_set(tir)]
         found += [(CauseKind.CORNER_COPY, s) for s in corner_copies(tir)]
+        found += [(CauseKind.TILE_STEP, s) for s in tile_steps_mismatched(tir, case.sizes, case.params, shape)]
         found += [(CauseKind.MASK_OFFSET, s) for s in masks_without_offset(tir, case.sizes, case.params, shape)]
         found += [(CauseKind.ROUNDS_DOWN, s) for s in floor_problems(tir, case.sizes, case.params, shape)]
         found += [(CauseKind.LOOP_SHORT, s) for s in one_short_problems(tir, case.sizes, case.params, shape)]
