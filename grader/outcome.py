@@ -217,7 +217,8 @@ class CauseKind(StrEnum):
     ROUNDS_DOWN = "rounds_down"  # a grid or loop count that rounds a size down (N // BLOCK)
     REDUCE_RESTART = "reduce_restart"  # a reduction that clears what earlier tiles summed
     MASK_OFFSET = "mask_offset"  # a mask inside a tile loop that counts positions from 0 in every tile
-    OVERWRITTEN = "overwritten"  # a buffer a loop overwrites on every step and reads only after it (= for +=)
+    OVERWRITTEN = "overwritten"  # a buffer a loop overwrites (= for +=) or clears on every step and reads only
+    # after it
     LOOP_SHORT = "loop_short"  # a loop one step short of a dimension it walks (T.serial(K - 1))
     TILE_STEP = "tile_step"  # a tile loop whose copies step by another length than their tile's
     REPEATED_UPDATE = "repeated_update"  # an element updated from itself in a T.Parallel over a variable its index

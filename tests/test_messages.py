@@ -983,3 +983,25 @@ def test_key_tiles_that_step_by_another_block_are_named_not_a_missing_rescale():
     assert tile_steps_mismatched(traced_tir(right, "08", "matmul_streamk", "odd_127x129x131"), {}, {}) == []
     solution = ROOT / "solutions" / "p07_flash_attention.py"
     assert tile_steps_mismatched(traced_tir(solution, "07", "flash_attention", "rect_40x70x32"), {}, {}) == []
+
+
+def test_an_accumulator_cleared_on_every_step_is_named_from_the_tir():
+    """T.clear(acc) moved into the K loop: every step throws the sums before it away. The TIR shows a buffer the
+    loop clears and then only adds into, read after the loop; flash attention's scores, cleared every key tile
+    too, are read in the loop and are not named."""
+    from grader.i18n import tr
+    from grader.pipeline.checks import cleared_each_step
+    from tests.conftest import ROOT
+    from tests.inprocess import grade_simulated
+
+    results = grade_simulated("08", wrong_file("08", "matmul_naive_clear_in_loop"), "matmul_naive")
+    assert all(r.status == Status.FAILED and r.cause.kind == CauseKind.OVERWRITTEN for r in results)
+    assert results[0].hint == (
+        "the likely cause: `acc` is cleared inside the T.serial loop over `k`, on every step, and the loop only adds "
+        "into it, so after the loop `acc` holds the last step's sum only: clear it once, before the loop"
+    )
+    assert tr(results[0].hint, "zh_CN") != results[0].hint
+    (backward, *_) = grade_simulated("04", wrong_file("04", "mul_relu_backward_clear_in_loop"), "mul_relu_backward")
+    assert backward.hint.startswith("the likely cause: `partial` is cleared inside the T.serial loop over `k`")
+    solution = ROOT / "solutions" / "p07_flash_attention.py"
+    assert cleared_each_step(traced_tir(solution, "07", "flash_attention", "rect_40x70x32")) == []

@@ -933,3 +933,88 @@ def tile_steps_mismatched(
 
     tirx.stmt_functor.post_order_visit(tir.body, visit)
     return list(dict.fromkeys(problems))
+
+
+def cleared_each_step(tir: Any) -> list[str]:
+    """A sentence for each on-chip buffer that a T.serial or T.Pipelined loop of more than one step clears (T.clear,
+    T.fill, not under an ``if``) and then only adds into (``acc[...] += ...``, a T.gemm or T.reduce with clear=False
+    into it), never reading it otherwise, while the kernel reads it after the loop: each step throws the sums of the
+    steps before away, so only the last step's is left. A per-tile sum the loop reads (flash attention's scores)
+    is left alone."""
+    from tilelang import tvm
+
+    tirx = tvm.tirx
+    problems: list[str] = []
+
+    def other_reads(body: Any, buffer: Any) -> bool:
+        """Whether ``body`` reads ``buffer`` other than to add into it."""
+        found: list[Any] = []
+
+        def visit(node: Any) -> None:
+            if isinstance(node, tirx.BufferStore):
+                if not node.buffer.same_as(buffer) and _reads(node.value, buffer):
+                    found.append(node)
+                for index in node.indices:
+                    if _reads(index, buffer):
+                        found.append(node)
+            elif isinstance(node, tirx.Evaluate) and isinstance(node.value, tirx.Call):
+                call = node.value
+                name = getattr(call.op, "name", "")
+                own = {"tl.tileop.gemm": 2, "tl.tileop.reduce": 1, "tl.tileop.fill": 0}.get(name)
+                for position, arg in enumerate(call.args):
+                    if position == own:
+                        continue
+                    region = _region(arg)
+                    if region is not None and region[0].same_as(buffer) and _const(arg.args[1]) in (1, 3):
+                        found.append(node)
+
+        tirx.stmt_functor.post_order_visit(body, visit)
+        return bool(found)
+
+    def visit_loop(loop: Any) -> None:
+        if not isinstance(loop, tirx.For) or loop.kind not in (tirx.ForKind.SERIAL, tirx.ForKind.UNROLLED):
+            return
+        if (_const(loop.extent) or 0) < 2:
+            return
+        kind = "T.Pipelined" if "num_stages" in loop.annotations else "T.serial"
+        cleared: list[Any] = []
+
+        def walk(node: Any) -> None:
+            if isinstance(node, (tirx.IfThenElse, tirx.For)):
+                return  # under an if, or in an inner loop: not once a step for sure
+            if isinstance(node, tirx.Evaluate) and isinstance(node.value, tirx.Call):
+                call = node.value
+                if getattr(call.op, "name", "") == "tl.tileop.fill" and call.args:
+                    buffer = region_buffer(call.args[0])
+                    if buffer is not None and str(buffer.scope()) in _LEFTOVER_SCOPES:
+                        cleared.append(buffer)
+                return
+            for child in _stmt_children(node):
+                walk(child)
+
+        walk(loop.body)
+        for buffer in cleared:
+            added: list[Any] = []
+
+            def adds(node: Any, buffer: Any = buffer, added: list[Any] = added) -> None:
+                if isinstance(node, tirx.BufferStore) and node.buffer.same_as(buffer) and _updates_itself(node):
+                    added.append(node)
+                elif isinstance(node, tirx.Call) and getattr(node.op, "name", "") in _ACCUMULATING:
+                    dst, clear = _ACCUMULATING[node.op.name]
+                    if len(node.args) > max(dst, clear) and not _is_true(node.args[clear]):
+                        target = region_buffer(node.args[dst])
+                        if target is not None and target.same_as(buffer):
+                            added.append(node)
+
+            tirx.stmt_functor.post_order_visit(loop.body, adds)
+            if not added or other_reads(loop.body, buffer) or not other_reads(tir.body, buffer):
+                continue
+            name = buffer.name
+            problems.append(
+                f"`{name}` is cleared inside the {kind} loop over `{loop.loop_var.name}`, on every step, and the loop "
+                f"only adds into it, so after the loop `{name}` holds the last step's sum only: clear it once, before "
+                "the loop"
+            )
+
+    tirx.stmt_functor.post_order_visit(tir.body, visit_loop)
+    return list(dict.fromkeys(problems))

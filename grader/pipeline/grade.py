@@ -191,6 +191,7 @@ def held_to_tir(result: CaseResult, kernel: Kernel, case: Case, tir: Any) -> Non
     from grader.concepts import narrow_sums
     from grader.pipeline.checks import (
         added_to_but_never_set,
+        cleared_each_step,
         corner_copies,
         floor_problems,
         masks_without_offset,
@@ -218,6 +219,7 @@ def held_to_tir(result: CaseResult, kernel: Kernel, case: Case, tir: Any) -> Non
         found += [(CauseKind.LOOP_SHORT, s) for s in one_short_problems(tir, case.sizes, case.params, shape)]
         found += [(CauseKind.REDUCE_RESTART, s) for s in reduce_restarts(tir)]
         found += [(CauseKind.OVERWRITTEN, s) for s in overwritten_each_step(tir)]
+        found += [(CauseKind.OVERWRITTEN, s) for s in cleared_each_step(tir)]
     causes = [Cause(kind) for kind, _ in found]
     fail_by_tir(result, [s for _, s in found], "the numbers happen to be right, but ", cause=True, causes=causes)
     misses = [missed for concept in kernel.concepts if (missed := concept.miss(tir))]
