@@ -83,6 +83,8 @@ def binary_ops(tirx: Any) -> dict[type, Any]:
 
 
 COMPARISONS = (torch.lt, torch.le, torch.gt, torch.ge, torch.eq, torch.ne)
+# Memory every thread of a block (or of the grid) stores to: lanes of a T.Parallel are threads there
+SHARED_BY_THREADS = ("shared", "shared.dyn", "global")
 # Signed integer arithmetic checked for overflow (Interpreter.no_signed_overflow): int32, C's int. Narrower types are
 # computed in int and truncated when stored (defined: they wrap, as torch does); int64 is computed in int64 itself.
 SIGNED_ARITHMETIC = (torch.add, torch.sub, torch.mul)
@@ -459,9 +461,30 @@ class Interpreter:
         flat_indices, values, lanes = self.lanes_written(node.buffer, data, indices, value, mask)
         if node.buffer.data in self.races.watched and self.scopes[node.buffer.data] == "global":
             self.watch_write(node.buffer, data, flat_indices, values)
+        if self.scopes[node.buffer.data] in SHARED_BY_THREADS:
+            self.no_lanes_disagree(data, flat_indices, values)
         data.index_put_(tuple(flat_indices), values)
         if product is not None:
             self.keep_exact(node.buffer, data, flat_indices, lanes(product))
+
+    @staticmethod
+    def no_lanes_disagree(data: torch.Tensor, flat_indices: list[torch.Tensor], values: torch.Tensor) -> None:
+        """Unsupported where two lanes of one store put different values in one element of shared or global memory.
+        The simulator kept the last lane's; on the GPU the lanes are threads, and which thread's store lands last is
+        not defined: `scale[0] = T.if_then_else(i == BLOCK_M - 1, 1, 0)` in a T.Parallel was 1 here and, as the
+        threads came, 0 on the GPU (tests/attacks/lanes_disagree.py). Lanes that store the same bits agree."""
+        if values.numel() < 2 or not flat_indices:
+            return
+        position = _flat(data, flat_indices)
+        order = torch.argsort(position, stable=True)
+        where, bits = position[order], values[order]
+        if bits.is_floating_point():
+            bits = bits.view({2: torch.int16, 4: torch.int32, 8: torch.int64}[bits.element_size()])
+        if bool(((where[1:] == where[:-1]) & (bits[1:] != bits[:-1])).any()):
+            raise Unsupported(
+                "lanes of one T.Parallel that store different values to one element of shared or global memory "
+                "(the GPU keeps one thread's store, which one is not defined)"
+            )
 
     def lanes_written(
         self, buffer: Any, data: torch.Tensor, indices: list[Any], value: Any, mask: torch.Tensor | None
