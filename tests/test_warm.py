@@ -93,6 +93,8 @@ WARM_ATTACKS = {
     "poison_bytecode.py": "bytecode while the judge's modules are already imported",
     # memory copied by fork: the tracer's sys.modules is a copy of the judge's, with the grader imported
     "patch_sys_modules.py": "sys.modules copied from the judge",
+    # memory copied by fork: linecache held the course's solutions/ file, whose kernel it traced as its own
+    "solution_from_memory.py": "the judge's linecache copied by fork",
     # memory copied by fork: TVM's registry and tilelang.compile are the judge's, copied; TILELANG_* set in place
     "patch_tvm_in_tracer.py": "TVM state copied from the judge",
 }

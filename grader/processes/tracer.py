@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import json
+import linecache
 import os
 import select
 import signal
@@ -114,6 +115,11 @@ class ForkedTracer:
                         os.write(2, f"sandbox: {error}\n".encode())
                         code = sandbox.FAILED
                         raise
+                # The judge's memory, copied by the fork, held the course's solutions as text: linecache had
+                # solutions/pNN.py's lines (read for a traceback or an inspect), and a learner's file that wrote them
+                # into its work folder and imported them traced the course's kernel as its own and PASSed its warm
+                # check (tests/attacks/solution_from_memory.py). No source text of the judge's stays.
+                linecache.clearcache()
                 os.chdir(work)
                 environment = tracer_env(work)
                 os.environ.clear()
