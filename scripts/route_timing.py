@@ -3,7 +3,7 @@ before-and-after in docs/contributing.md: puzzle 02's ``add`` on ``tail_1000`` (
 the median of ``--repeat`` checks after one warm-up, with the file unchanged (the trace cache answers) and edited
 before each check (the tracer runs).
 
-    python scripts/route_timing.py [--repeat 9]
+    python scripts/route_timing.py [--repeat 9] [--device cpu|cuda]
 
 It grades through whichever launcher the tree on ``sys.path`` has (``grade``, or ``run_grader`` before 2026-12-05),
 so an older checkout can be timed the same way: ``PYTHONPATH=OLD python scripts/route_timing.py``.
@@ -21,6 +21,7 @@ from pathlib import Path
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=9)
+    parser.add_argument("--device", default="cpu", help="cpu (simulated, the default) or cuda (on a GPU)")
     args = parser.parse_args()
     import grader
     from grader.frontends.warm import WarmGrader
@@ -29,7 +30,7 @@ def main() -> int:
     root = Path(grader.__file__).resolve().parent.parent
     grade = getattr(launch, "grade", None) or launch.run_grader
     module = (root / "solutions" / "p02_vector_add.py").read_text()
-    options = launch.check_options(["add"], 120.0, device="cpu", cases="tail_1000")
+    options = launch.check_options(["add"], 120.0, device=args.device, cases="tail_1000")
     warm = WarmGrader()
     try:
         medians = {}
@@ -48,7 +49,8 @@ def main() -> int:
             medians[mode] = statistics.median(times)
     finally:
         warm.stop()
-    print(f"{root}: warm check, file unchanged {medians['unchanged']:.3f} s, edited {medians['edited']:.3f} s")
+    said = f"warm check ({args.device}), file unchanged {medians['unchanged']:.3f} s, edited {medians['edited']:.3f} s"
+    print(f"{root}: {said}")
     return 0
 
 
