@@ -591,3 +591,15 @@ def test_speed_on_a_gpu_ranks_the_bench_figures_of_gpu_runs(grade, tmp_path: Pat
             for p in ranked
         )
     )
+
+
+def test_every_cause_kind_has_a_label_on_the_page_in_both_languages():
+    """A cause kind added to the judge (grader.outcome.CauseKind) is named in the report's words, not as its raw
+    value, in English and in Chinese."""
+    from grader.i18n import tr
+    from grader.nbgrader.class_report_page import CAUSE_LABELS
+    from grader.outcome import CauseKind
+
+    assert sorted(kind.value for kind in CauseKind if kind.value not in CAUSE_LABELS) == []
+    untranslated = [label for label in CAUSE_LABELS.values() if tr(label, lang="zh_CN") == label]
+    assert untranslated == []

@@ -40,6 +40,7 @@ OUTPUTS = ("class-report.html", "class-report.json", "kernels.csv", "causes.csv"
 # The judge's cause kinds (grader.outcome.CauseKind), in a few words for the page; the JSON keeps the values.
 CAUSE_LABELS = {
     "wrong_shape": "output of the wrong shape",
+    "signature": "tensors that are not the puzzle's",
     "zeros": "every element 0",
     "underflow": "every element 0, the expected values tiny",
     "nothing_written": "nothing written",
@@ -51,6 +52,7 @@ CAUSE_LABELS = {
     "nan_spread": "NaN from a buffer read before it was set",
     "imprecise": "small errors past the tolerance",
     "clamp": "a clamp's pattern",
+    "shifted": "one error shared by runs of elements",
     "wrong_values": "wrong values",
     "side_effect": "stored to an input or past an output",
     "several_steps": "right in one step, wrong over several",
@@ -60,6 +62,10 @@ CAUSE_LABELS = {
     "corner_copy": "copies only the corner tile",
     "rounds_down": "a count that rounds down",
     "reduce_restart": "a reduction that restarts",
+    "mask_offset": "a mask counted from 0 in every tile",
+    "overwritten": "an accumulator overwritten every step",
+    "loop_short": "a loop one step short",
+    "tile_step": "a tile copy that steps by another length than its tile",
     "repeated_update": "an update repeated by a T.Parallel loop",
     "concept_miss": "misses the construct the puzzle teaches",
     "empty_launch": "a grid of 0 blocks",
