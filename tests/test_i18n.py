@@ -488,3 +488,18 @@ def test_every_profile_sentence_has_a_translation(chinese):
     for sentence in sentences:
         said = tr(f"  - {sentence}")
         assert said != f"  - {sentence}" and not english.search(re.sub(r"`[^`]*`|--\S+|\S+/\S+", "", said)), said
+
+
+def test_a_name_written_as_code_is_not_translated():
+    """A value the English writes as code (`{name}`) is a buffer's or a variable's name: a buffer called `partial`
+    stayed `部分和` inside the Chinese sentence, from the pictures' entry for the word."""
+    from grader.i18n import tr
+
+    assert tr("partial", lang="zh_CN") != "partial"  # the word alone has an entry
+    said = tr(
+        "T.copy into `partial` inside the serial loop over `k` overwrites `partial` on every step, and nothing in the "
+        "loop reads it, so after the loop `partial` holds the last step's values only: add into it (`+=`), and clear "
+        "it once before the loop",
+        lang="zh_CN",
+    )
+    assert said.count("`partial`") == 3 and "部分和" not in said and "`k`" in said, said

@@ -292,7 +292,12 @@ def _translate(text: str, lang: str, _depth: int) -> str:
             continue
         match = pattern.regex.fullmatch(body)
         if match:
-            values = {name: tr(match.group(name), lang, _depth + 1) for name in pattern.names}
+            # a value written as code (`{name}` in the English: a buffer's, a variable's name) stays as it is
+            code = {name for name in pattern.names if f"`{{{name}}}`" in pattern.english}
+            values = {
+                name: match.group(name) if name in code else tr(match.group(name), lang, _depth + 1)
+                for name in pattern.names
+            }
             return indent + PLACEHOLDER.sub(lambda m, v=values: v.get(m.group(1), m.group(0)), pattern.translation)
     return text
 
