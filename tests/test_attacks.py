@@ -481,8 +481,14 @@ def test_a_submission_of_links_is_not_graded(tmp_path):
     def resources(student: str) -> dict:
         return {"nbgrader": {"student": student, "assignment": "ps1", "notebook": "p02_vector_add"}}
 
-    for student in ("mallory", "zed"):
-        with pytest.raises(LinkedSubmission, match=f"{student}'s submission holds symbolic links"):
+    hannah = course / "submitted" / "hannah" / "ps1"  # a tar extracted in the course's root: a hard link
+    hannah.mkdir(parents=True)
+    os.link(course / "gradebook.db", hannah / "data.csv")
+    copied = course / "autograded" / "hannah" / "ps1"
+    copied.mkdir(parents=True)
+    (copied / "data.csv").write_text("copied through a link")
+    for student in ("mallory", "zed", "hannah"):
+        with pytest.raises(LinkedSubmission, match=f"{student}'s submission holds symbolic or hard links"):
             judge.refuse_links(resources(student))
         assert not [p for p in (course / "autograded" / student).rglob("*") if p.is_file()], student
     judge.refuse_links(resources("alice"))

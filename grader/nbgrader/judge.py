@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import sys
 import time
 from dataclasses import asdict
@@ -176,12 +177,21 @@ def instructor_trait(name: str) -> Any:
 
 
 class LinkedSubmission(RuntimeError):
-    """A submission holds a symbolic link: nbgrader would read through it as the grading user."""
+    """A submission holds a symbolic or hard link: nbgrader would read through it as the grading user."""
+
+
+def hard_linked(path: Path) -> bool:
+    """A regular file with more than one name: a hard link, to a file anywhere on its filesystem (the gradebook,
+    the hidden cases, source/). A tar made by hand keeps them (GNU tar recreates one whose target lies in the
+    folder it extracts into: `tar xf` in the course's root reaches the gradebook); nbgrader makes none."""
+    info = path.lstat()
+    return stat.S_ISREG(info.st_mode) and info.st_nlink > 1
 
 
 def submission_links(coursedir: Any, student: str, assignment: str) -> list[Path]:
     """The symbolic links in ``student``'s submission of ``assignment``: on the submission folder's own path
-    below the instructor's part of nbgrader's directory structure, and anywhere under the folder.
+    below the instructor's part of nbgrader's directory structure, and anywhere under the folder; and the hard
+    links under it (hard_linked).
 
     nbgrader follows them all as the grading user: it grades a linked notebook as this student's (the
     instructor's source/ notebook, a classmate's), and copies a linked file (the gradebook, the hidden cases)
@@ -202,6 +212,7 @@ def submission_links(coursedir: Any, student: str, assignment: str) -> list[Path
         return found
     for folder, folders, files in os.walk(here):  # a linked folder is listed, not entered
         found += [Path(folder, name) for name in [*folders, *files] if Path(folder, name).is_symlink()]
+        found += [Path(folder, name) for name in files if hard_linked(Path(folder, name))]
     return sorted(found)
 
 
@@ -306,7 +317,7 @@ class JudgeChecks(NbGraderPreprocessor):
             str(link.relative_to(coursedir.root)) if link.is_relative_to(coursedir.root) else str(link)
             for link in links
         )
-        raise LinkedSubmission(tr(f"{student}'s submission holds symbolic links ({said}): not graded"))
+        raise LinkedSubmission(tr(f"{student}'s submission holds symbolic or hard links ({said}): not graded"))
 
     def case_count(self, puzzle_id: str, kernel: str) -> int | None:
         """How many cases the course's own spec (solutions/, plus the hidden cases) grades ``kernel`` on;
