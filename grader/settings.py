@@ -517,10 +517,11 @@ def grading_device(given: str | None) -> str:
     return given or os.environ.get(DEVICE, "") or "cuda"
 
 
-def hidden_cases_file() -> Path | None:
-    """The instructor's hidden cases file, as $TILELANG_COURSE_HIDDEN_CASES names it (None when unset or empty).
-    The processes read it here and hand the path to the pipeline, which reads no environment."""
-    value = os.environ.get(HIDDEN_CASES, "").strip()
+def hidden_cases_file(env: Mapping[str, str] | None = None) -> Path | None:
+    """The instructor's hidden cases file, as $TILELANG_COURSE_HIDDEN_CASES names it (None when unset or empty) in
+    ``env`` (default: this process's environment). The processes read it here and hand the path to the pipeline,
+    which reads no environment."""
+    value = (os.environ if env is None else env).get(HIDDEN_CASES, "").strip()
     return Path(value) if value else None
 
 

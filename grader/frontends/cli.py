@@ -14,7 +14,7 @@ import os
 import signal
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -124,7 +124,9 @@ def targets(args: argparse.Namespace, root: Path) -> list[tuple[str, Path]]:
     return [(i, present[i]) for i in ids]
 
 
-def check_names(args: argparse.Namespace, chosen: list[tuple[str, Path]], root: Path) -> None:
+def check_names(
+    args: argparse.Namespace, chosen: list[tuple[str, Path]], root: Path, env: Mapping[str, str] | None = None
+) -> None:
     """UsageError for a kernel (-k, --explain, --profile) or a case (--case) the puzzle does not have, and for a
     graded file Python cannot parse: read from the files' text with ``ast``, so it is said before any grading
     process starts (nothing is imported, least of all the graded file)."""
@@ -157,7 +159,7 @@ def check_names(args: argparse.Namespace, chosen: list[tuple[str, Path]], root: 
     if any(declared[k] is None for k in selected):
         return  # some case names are not literals in the course's file: the grader checks them
     for name in _names(args.cases):
-        if name.startswith("hidden_") and hidden_cases_file() is not None:
+        if name.startswith("hidden_") and hidden_cases_file(env) is not None:  # the grading run's environment
             continue
         if not any(name in (declared[k] or ()) for k in selected):
             shown = "; ".join(f"the cases of {k}: {', '.join(declared[k] or ())}" for k in selected[:3])
@@ -222,12 +224,14 @@ def grade_request(args: argparse.Namespace, chosen: list[tuple[str, Path]]) -> G
     return GradeRequest(tuple((puzzle_id, str(path.resolve())) for puzzle_id, path in chosen), grade_options(args))
 
 
-def request_of(argv: Sequence[str]) -> GradeRequest:
-    """``python -m grader ARGV``'s request, or UsageError: for a front end that holds a command line (the tests'
-    warm runs), not a person (``--hint`` and ``--watch`` are the command line's own)."""
+def request_of(argv: Sequence[str], env: Mapping[str, str] | None = None) -> GradeRequest:
+    """``python -m grader ARGV``'s request, or UsageError: for a front end that holds a command line (the tests' warm
+    runs), not a person (``--hint`` and ``--watch`` are the command line's own). ``env``: the grading run's
+    environment, where a ``--case hidden_N`` is looked for (default: this process's, which the options' defaults,
+    $TILELANG_COURSE_ARCH and $TILELANG_COURSE_DEVICE, are read from in either case)."""
     args = parser().parse_args(list(argv))
     chosen = targets(args, course_root())
-    check_names(args, chosen, course_root())
+    check_names(args, chosen, course_root(), env)
     return grade_request(args, chosen)
 
 
@@ -239,7 +243,7 @@ def run_through(warm: Any, argv: Sequence[str], timeout: float, *, env: dict[str
     from grader.processes import launch
 
     try:
-        request = request_of(argv)
+        request = request_of(argv, env)
     except UsageError as error:
         return launch.GraderRun(None, EXIT_USAGE, tr(f"grader: {error}") + "\n", 0.0)
     return launch.grade_request(request, timeout, env=env, cwd=cwd, warm=warm)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -81,6 +82,9 @@ class Writer:
         self.send(Finished(runs))
 
 
+FRONT_END_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
 @dataclass
 class Received:
     """What came back: the results in the order they came, the runs, and the exit code (None: cut short)."""
@@ -98,7 +102,14 @@ class Reader:
         self.fd = fd
         self.received = Received()
         self._thread = threading.Thread(target=self._read, daemon=True)
-        self._thread.start()
+        # The thread starts with Ctrl-C and the terminal's signals blocked (it inherits the mask it is started
+        # under): the kernel then delivers them to the main thread, which the front end's handlers run on (--watch
+        # once went on after a Ctrl-C that came while this thread was alive).
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, FRONT_END_SIGNALS)
+        try:
+            self._thread.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
     def _read(self) -> None:
         buffer = b""
