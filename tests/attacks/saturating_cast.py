@@ -3,7 +3,7 @@
 at least 3e9. CUDA converts a float to an integer with cvt.rzi, which saturates: x becomes INT_MAX, the test is
 false on the GPU, and C is all zeros there. The simulator converted with torch, as x86 does: INT_MIN, the test
 true, every sum stored, every simulated case PASS. The simulator now converts as the GPU does (truncated, clamped
-to the type's range, NaN to 0: grader.pipeline.simulate.interp.saturated), so the CPU grade sees the zeros."""
+to the type's range, NaN to 0: grader.pipeline.simulate.values.saturated), so the CPU grade sees the zeros."""
 
 import tilelang
 import tilelang.language as T

@@ -3,8 +3,8 @@
 T.uint32(4294967295) >= 4294967295. In CUDA's 32-bit unsigned arithmetic the sum wraps to n - 1, so only C[0] is
 stored and the rest are zeros; the simulator kept uint32 in int64 (torch's CPU kernels lack uint32) and plain
 Python ints for index arithmetic, neither of which wraps, so every sum was stored and every simulated case passed.
-The simulator now wraps integer arithmetic to its TIR type's bits (grader.pipeline.simulate.interp.fitted), and
-casts between integer types too (interp.wrapped)."""
+The simulator now wraps integer arithmetic to its TIR type's bits (grader.pipeline.simulate.values.fitted), and
+casts between integer types too (values.wrapped)."""
 
 import tilelang
 import tilelang.language as T

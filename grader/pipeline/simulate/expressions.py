@@ -1,0 +1,302 @@
+"""The interpreter's expressions (grader.pipeline.simulate.interp): one method per TIR expression kind, found
+through a table made once per class; arithmetic as the GPU rounds and wraps it, casts, selects and calls."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import torch
+
+from grader.pipeline.simulate.faults import Unsupported
+from grader.pipeline.simulate.unwritten import (
+    from_unwritten,
+    keep_unwritten,
+)
+from grader.pipeline.simulate.values import (
+    BITWISE_CALLS,
+    COMPARISONS,
+    MATH_CALLS,
+    PY_OPS,
+    RANK,
+    SIGNED_ARITHMETIC,
+    SIGNED_OVERFLOW_CHECKED,
+    THREAD_INDEX,
+    fitted,
+    integer_range,
+    owned,
+    reinterpret_bits,
+    saturated,
+    torch_dtype,
+    wrapped,
+)
+
+
+class Expressions:
+    """How the interpreter evaluates each kind of TIR expression (a mixin of Interpreter)."""
+
+    # ------------------------------------------------------------------ expressions
+    def as_tensor(self, value: Any, dtype: torch.dtype | None = None) -> torch.Tensor:
+        if isinstance(value, torch.Tensor):
+            return value.reshape([1] * RANK) if value.dim() == 0 else value
+        return torch.tensor(value, dtype=dtype).reshape([1] * RANK)
+
+    def int_of(self, expr: Any) -> int:
+        value = self.expr(expr)
+        if isinstance(value, torch.Tensor):
+            if value.numel() != 1:
+                raise Unsupported(f"a loop bound or shape that varies across parallel iterations: {expr}")
+            value = value.item()
+        return int(value)
+
+    # TIR expression kind -> the method that evaluates it (bound per class by values.dispatch_table); Python's own
+    # numbers (index arithmetic folded already) are themselves
+    EXPRESSION_KINDS = {
+        "IntImm": "integer", "FloatImm": "floating", "Var": "variable", "BufferLoad": "load", "Cast": "cast_node",
+        "Add": "add_or_subtract", "Sub": "add_or_subtract", "Mul": "binary_node", "Max": "binary_node",
+        "Min": "binary_node", "LT": "binary_node", "LE": "binary_node", "GT": "binary_node", "GE": "binary_node",
+        "EQ": "binary_node", "NE": "binary_node", "And": "binary_node", "Or": "binary_node", "Div": "divide",
+        "FloorDiv": "floor_divide", "FloorMod": "floor_modulo", "Mod": "truncated_modulo", "Not": "logical_not",
+        "Select": "select_node", "Let": "let", "Call": "call", "StringImm": "string",
+    }  # fmt: skip
+
+    def expr(self, node: Any) -> Any:
+        method = self.expression_methods.get(type(node)) or self.expression_methods.resolve(type(node))
+        if method is None:
+            raise Unsupported(f"the expression {type(node).__name__}: {node}")
+        return method(self, node)
+
+    def constant(self, node: Any) -> Any:
+        return node
+
+    def integer(self, node: Any) -> Any:
+        return bool(node.value) if str(node.dtype) == "bool" else int(node.value)
+
+    def floating(self, node: Any) -> torch.Tensor:
+        return torch.tensor(node.value, dtype=torch_dtype(node.dtype))
+
+    def variable(self, node: Any) -> Any:
+        if node not in self.env:
+            raise Unsupported(f"the free variable {node.name}")
+        value = self.env[node]
+        if value is THREAD_INDEX:
+            raise Unsupported(THREAD_INDEX.what)
+        return value
+
+    def cast_node(self, node: Any) -> Any:
+        return self.cast(self.expr(node.value), str(node.dtype))
+
+    def add_or_subtract(self, node: Any) -> Any:
+        fused = self.fused_multiply_add(node)
+        return fused if fused is not None else self.binary_node(node)
+
+    def binary_node(self, node: Any) -> Any:
+        return self.binary(self.binary_ops[type(node)], node)
+
+    def divide(self, node: Any) -> Any:
+        a, b = self.operands(node)
+        if torch_dtype(node.dtype).is_floating_point:
+            return self.round(torch.div(a, b), node.dtype)
+        return torch.div(a, b, rounding_mode="trunc")
+
+    def floor_divide(self, node: Any) -> Any:
+        a, b = self.operands(node)
+        if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+            return torch.div(a, b, rounding_mode="floor")
+        return a // b
+
+    def floor_modulo(self, node: Any) -> Any:
+        a, b = self.operands(node)
+        return torch.remainder(a, b) if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor) else a % b
+
+    def truncated_modulo(self, node: Any) -> Any:
+        # T.truncmod, C's %: the remainder takes the dividend's sign (-1 % 7 is -1 on the GPU, 6 floored),
+        # so `T.truncmod(n - 1000000, 7) >= 0` held here for every n and on the GPU for one in seven
+        # (tests/attacks/truncated_mod.py)
+        a, b = self.operands(node)
+        if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+            return torch.fmod(a, b)
+        if isinstance(a, int) and isinstance(b, int):
+            return abs(a) % abs(b) * (1 if a >= 0 else -1)
+        return math.fmod(a, b)
+
+    def logical_not(self, node: Any) -> torch.Tensor:
+        return torch.logical_not(self.as_tensor(self.expr(node.a)))
+
+    def select_node(self, node: Any) -> Any:
+        return self.select(self.expr(node.condition), node.true_value, node.false_value, node.dtype)
+
+    def let(self, node: Any) -> Any:
+        self.env[node.var] = owned(self.expr(node.value))
+        return self.expr(node.body)
+
+    def string(self, node: Any) -> str:
+        return node.value
+
+    def fused_multiply_add(self, node: Any) -> torch.Tensor | None:
+        """``x * y + c`` (or ``- c``, ``c -``) in a 16-bit float, rounded once, as the GPU computes it:
+        nvcc contracts the multiply and the add into one fused multiply-add (HFMA) by default."""
+        t = self.tir
+        dtype = torch_dtype(node.dtype) if str(node.dtype) != "bool" else None
+        if dtype not in (torch.float16, torch.bfloat16):
+            return None
+        if isinstance(node.a, t.Mul) and node.a.dtype == node.dtype:
+            product, other, product_sign, other_sign = node.a, node.b, 1.0, 1.0 if isinstance(node, t.Add) else -1.0
+        elif isinstance(node.b, t.Mul) and node.b.dtype == node.dtype:
+            product, other, product_sign, other_sign = node.b, node.a, 1.0 if isinstance(node, t.Add) else -1.0, 1.0
+        else:
+            return None
+        x, y, c = (self.as_typed(self.expr(e), dtype).double() for e in (product.a, product.b, other))
+        # The product of two 16-bit floats is exact in float64, and so (almost always) is the sum.
+        return (product_sign * x * y + other_sign * c).to(dtype)
+
+    def operands(self, node: Any) -> tuple[Any, Any]:
+        a, b = self.expr(node.a), self.expr(node.b)
+        dtype = torch_dtype(node.dtype) if str(node.dtype) != "bool" else None
+        if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+            a, b = self.as_typed(a, dtype), self.as_typed(b, dtype)
+        return a, b
+
+    def as_typed(self, value: Any, dtype: torch.dtype | None) -> torch.Tensor:
+        tensor = self.as_tensor(value) if isinstance(value, torch.Tensor) else torch.tensor(value)
+        if dtype is not None and tensor.dtype != dtype and tensor.dtype != torch.bool:
+            tensor = tensor.to(dtype)
+        return tensor
+
+    def binary(self, op: Any, node: Any) -> Any:
+        a, b = self.operands(node)
+        if op in SIGNED_ARITHMETIC and str(node.dtype) in SIGNED_OVERFLOW_CHECKED:
+            self.no_signed_overflow(op, a, b, str(node.dtype))
+        if not isinstance(a, torch.Tensor) and not isinstance(b, torch.Tensor):
+            return fitted(PY_OPS[op](a, b), str(node.dtype))  # index arithmetic on plain ints
+        operand_dtype = torch_dtype(node.a.dtype) if str(node.a.dtype) != "bool" else None
+        if operand_dtype is not None and operand_dtype.is_floating_point:
+            # Arithmetic in the operands' own dtype, rounded after the op (fp16 stays fp16).
+            a, b = (self.converted(x, operand_dtype) for x in (a, b))
+            if operand_dtype in (torch.float32, torch.float64) and op in (torch.maximum, torch.minimum):
+                self.no_nan_against_a_number(a, b)
+                return fitted(keep_unwritten(op(a, b), a, b), str(node.dtype))
+            if op in COMPARISONS:
+                self.no_nan_compared(a, b)
+        return fitted(op(a, b), str(node.dtype))
+
+    @staticmethod
+    def converted(value: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+        """``value`` in ``dtype``, a float keeping the mark of memory nothing wrote (torch drops it)."""
+        if value.dtype == dtype or not value.is_floating_point():
+            return value.to(dtype)
+        return keep_unwritten(value.to(dtype), value)
+
+    def no_signed_overflow(self, op: Any, a: Any, b: Any, name: str) -> None:
+        """Unsupported where a lane the mask keeps overflows a signed integer type in ``+``, ``-`` or ``*``. C and CUDA
+        leave signed overflow undefined, and both TVM's simplifier and nvcc assume it never happens: TileLang's
+        lowering folds `n + 2147483647 < n` to false, so a kernel that stored its sums where that held stored them
+        here (the sum wraps) and zeros on the GPU (tests/attacks/signed_overflow.py). Unsigned types wrap on the GPU
+        too (fitted), and are not checked."""
+        low, high = integer_range(name) or (0, 0)
+        what = (
+            f"an overflow of {name} arithmetic (C leaves it undefined; TileLang and nvcc fold as if it never happened)"
+        )
+        if not isinstance(a, torch.Tensor) and not isinstance(b, torch.Tensor):
+            if isinstance(a, bool | int) and isinstance(b, bool | int) and not low <= PY_OPS[op](a, b) <= high:
+                self.unsupported_in_kept_lanes(torch.tensor(True), what)
+            return
+        exact = op(self.as_tensor(a).to(torch.int64), self.as_tensor(b).to(torch.int64))
+        self.unsupported_in_kept_lanes((exact < low) | (exact > high), what)
+
+    def no_nan_compared(self, a: torch.Tensor, b: torch.Tensor) -> None:
+        """Unsupported where a lane the mask keeps compares NaN. TileLang's lowering simplifies with the algebra of
+        numbers, not of IEEE floats (x != x to false, x - x to 0): `T.if_then_else(x != x, sum, 0)` of an x that is
+        NaN stored the sum here and, folded, zeros on the GPU (tests/attacks/nan_compared.py). What the GPU answers
+        depends on what the lowering folded, so the simulator gives no verdict. A NaN read from memory nothing
+        wrote (from_unwritten) is a bug either way: compared as torch compares it, the case fails."""
+        nan = (torch.isnan(a) & ~from_unwritten(a)) | (torch.isnan(b) & ~from_unwritten(b))
+        self.unsupported_in_kept_lanes(
+            nan, "a comparison of NaN (TileLang's lowering may fold it as if NaN were a number)"
+        )
+
+    def no_nan_against_a_number(self, a: torch.Tensor, b: torch.Tensor) -> None:
+        """Unsupported where a lane of T.max or T.min of fp32 or fp64 has NaN on one side only. CUDA's max and min
+        of floats are fmaxf and fminf (PTX max.f32), which answer with the number, where torch.maximum answers NaN:
+        T.max(NaN, x) != itself held here and not on the GPU (tests/attacks/nan_max.py). Answering with the number
+        would hide the NaN the simulator fills memory nothing wrote with (a read of it is a bug the GPU shows with
+        whatever that memory holds), so the simulator gives no verdict instead of either answer; for that NaN
+        (from_unwritten) it answers NaN, and the case fails as the kernel's read of nothing deserves."""
+        differs = (torch.isnan(a) ^ torch.isnan(b)) & ~(from_unwritten(a) | from_unwritten(b))
+        self.unsupported_in_kept_lanes(
+            differs, "T.max or T.min of NaN and a number (the GPU's fmaxf and fminf give the number)"
+        )
+
+    def unsupported_in_kept_lanes(self, lanes: torch.Tensor, what: str) -> None:
+        """Unsupported(what) where any of ``lanes`` is one the current mask keeps (every lane without a mask, or
+        where the mask has another shape)."""
+        if self._mask is not None:
+            try:
+                lanes = lanes & self._mask
+            except RuntimeError:  # lanes of another shape: every lane counts
+                pass
+        if bool(lanes.any()):
+            raise Unsupported(what)
+
+    def round(self, value: torch.Tensor, dtype: Any) -> torch.Tensor:
+        return value.to(torch_dtype(dtype))
+
+    def cast(self, value: Any, name: str) -> Any:
+        """``T.cast(value, name)`` as the GPU computes it: a float to an integer type truncated toward zero and
+        clamped to the type's range, NaN to 0 (CUDA's cvt.rzi saturates: x86, and so torch, gives the least
+        integer instead, so `T.cast(x, int32) < 0` of an x past 2^31 chose the right answer here and zeros on
+        the GPU: tests/attacks/saturating_cast.py); an integer to a narrower or unsigned one wrapped to its bits."""
+        dtype = torch_dtype(name)
+        bounds = integer_range(name)
+        if name == "bool" and isinstance(value, torch.Tensor) and value.dtype.is_floating_point:
+            self.no_nan_compared(value, value)  # a float's truth is a comparison with 0
+        if isinstance(value, torch.Tensor):
+            if bounds is not None and value.dtype.is_floating_point:
+                return saturated(value, bounds).to(dtype)
+            if bounds is not None and value.dtype != torch.bool:
+                return wrapped(value.to(torch.int64), bounds).to(dtype)
+            return self.converted(value, dtype)
+        if dtype.is_floating_point:
+            return torch.tensor(value, dtype=dtype)
+        if bounds is not None:
+            low, high = bounds
+            return (int(value) - low) % (high - low + 1) + low
+        return int(value)
+
+    def select(self, condition: Any, true_node: Any, false_node: Any, dtype: Any) -> Any:
+        if not isinstance(condition, torch.Tensor) or condition.numel() == 1:
+            return self.expr(true_node) if bool(condition) else self.expr(false_node)
+        with self.masked(condition):
+            on = self.expr(true_node)
+        with self.masked(~condition):
+            off = self.expr(false_node)
+        target = torch_dtype(dtype)
+        return torch.where(condition, self.as_typed(on, target), self.as_typed(off, target))
+
+    # ------------------------------------------------------------------ calls
+    def call(self, node: Any) -> Any:
+        name = node.op.name
+        args = node.args
+        if name in MATH_CALLS:
+            value = self.as_typed(self.expr(args[0]), torch_dtype(node.dtype))
+            return MATH_CALLS[name](value.to(torch.float32)).to(torch_dtype(node.dtype))
+        if name == "tirx.if_then_else":
+            return self.select(self.expr(args[0]), args[1], args[2], node.dtype)
+        if name == "tl.infinity":
+            return torch.tensor(float("inf"), dtype=torch_dtype(node.dtype))
+        if name in BITWISE_CALLS:
+            dtype = torch_dtype(node.dtype)
+            a, b = (self.as_typed(self.expr(arg), dtype) for arg in args[:2])
+            return fitted(BITWISE_CALLS[name](a, b), str(node.dtype))
+        if name == "tirx.bitwise_not":
+            return fitted(
+                torch.bitwise_not(self.as_typed(self.expr(args[0]), torch_dtype(node.dtype))), str(node.dtype)
+            )
+        if name == "tirx.reinterpret":
+            value = self.expr(args[0])
+            value = value if isinstance(value, torch.Tensor) else torch.tensor(int(value))
+            return reinterpret_bits(value, str(args[0].dtype), str(node.dtype))
+        if name == "tirx.pow":
+            base = self.as_typed(self.expr(args[0]), torch_dtype(node.dtype))
+            return torch.pow(base, self.as_typed(self.expr(args[1]), torch_dtype(node.dtype)))
+        raise Unsupported(f"the call {name}")
