@@ -42,7 +42,7 @@ def normalize_id(text: str) -> str | None:
 
 
 # The line after each notebook cell in a module built from %%puzzle cells (grader.frontends.notebook.module_text): the
-# tracer runs such a module cell by cell, as a notebook does (grader.trace.frontend.load_learner).
+# tracer runs such a module cell by cell, as a notebook does (grader.trace.learner.load_learner).
 CELL_END = "# %% end of a %%puzzle cell"
 
 

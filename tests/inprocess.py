@@ -20,7 +20,7 @@ from grader.pipeline.context import Build, Context
 from grader.pipeline.grade import grade_case
 from grader.pipeline.trace import kernel_function, trace_tir
 from grader.spec import Puzzle
-from grader.trace.frontend import load_learner
+from grader.trace.learner import load_learner
 
 
 def spec(puzzle_id: str) -> Puzzle:

@@ -280,7 +280,7 @@ def test_kernels_tilelang_rejects_while_tracing_get_a_line_and_a_hint():
     sentence with the learner's file:line and a hint, never as TileLang's raw exception alone."""
     from grader.pipeline.build import BuildFailed
     from grader.pipeline.trace import kernel_function, trace_tir
-    from grader.trace.frontend import load_learner
+    from grader.trace.learner import load_learner
     from tests.corpora import wrong_kernels
     from tests.inprocess import spec
 

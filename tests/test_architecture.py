@@ -145,7 +145,7 @@ def test_the_tracer_process_is_started_by_name_only_where_it_is_started():
         for name, path in MODULES.items()
         if not name.startswith("grader.trace") and '"grader.trace.' in path.read_text()
     )
-    assert naming == ["grader.frontends.warm_server", "grader.processes.tracer"]
+    assert naming == ["grader.frontends.warm_server", "grader.processes.tracing"]
 
 
 LOWER = {

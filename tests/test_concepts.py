@@ -186,7 +186,7 @@ def test_the_reference_matmul_tuned_has_both_in_its_tir():
 
 def _streamk_tir(path):
     from grader.pipeline.trace import kernel_function, trace_tir
-    from grader.trace.frontend import load_learner
+    from grader.trace.learner import load_learner
 
     kernel = spec("08").kernel("matmul_streamk")
     case = next(c for c in kernel.cases if c.simulate)

@@ -110,13 +110,13 @@ def test_only_the_partial_tile_wrong_beside_right_whole_tiles_still_says_so():
 
 
 def explained(error: BaseException, source: Path = Path("mine.py"), **kwargs):
-    from grader.pipeline.build import Signature, explain
+    from grader.pipeline.build import Signature, failure_of
 
     signature = Signature("add", ("A", "B"), ("BLOCK",), ("C",))
     try:
         raise error
     except type(error) as raised:
-        return explain(raised, source, signature, **kwargs)
+        return failure_of(raised, source, signature, **kwargs)
 
 
 NVCC_TEXT = """extern "C" __global__ void add_kernel(half_t* C) {

@@ -89,7 +89,7 @@ def test_right_kernel_fits_a_hopper_block_in_every_case(variant: RightKernel):
     must fit the H200's 227 KiB in every case (one did not, which only the GPU run showed)."""
     from grader.pipeline.shared_memory import SHARED_LIMIT, shared_memory_plan
     from grader.pipeline.trace import kernel_function, trace_tir
-    from grader.trace.frontend import load_learner
+    from grader.trace.learner import load_learner
 
     module, problem, _ = load_learner(variant.path)
     assert not problem, problem

@@ -10,7 +10,7 @@ import pytest
 from grader.discover import course_root
 from grader.pipeline.structure import K, of_tir, similarity, sketch, tokens
 from grader.pipeline.trace import kernel_function, trace_tir
-from grader.trace.frontend import load_learner
+from grader.trace.learner import load_learner
 from tests.inprocess import spec
 
 MATMUL = """

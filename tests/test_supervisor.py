@@ -619,7 +619,7 @@ def test_a_tracer_that_never_answers_names_the_learners_limit():
     """What the CLI's hang test once proved with a file that sleeps 20 s at import: the judge waits a little less
     than --timeout (so it, not the supervisor, says which kernel hung) and names --timeout itself."""
     from grader.pipeline.trace import TracerGone
-    from grader.processes.tracer import Tracer
+    from grader.processes.tracing import Tracer
 
     read_end, write_end = os.pipe()
     tracer = Tracer(Path("mine.py"), 1.0)

@@ -59,7 +59,7 @@ def test_a_warm_check_on_the_gpu_gives_the_verdicts_of_a_cold_one(grade, warm_gr
 
 # The attacks whose defence is different when the check is warm. A warm check forks: the server forks the
 # check, the check forks the judge (grader.processes.supervisor), the judge forks the tracer
-# (grader.processes.tracer.ForkedTracer), where the cold path starts each as a new interpreter (the tracer
+# (grader.processes.tracing.ForkedTracer), where the cold path starts each as a new interpreter (the tracer
 # through `python -m grader.processes.sandbox ... -- python -m grader.trace.tracer`). So what differs warm is
 # how the tracer is made: the environment scrubbed in place (os.environ.clear) instead of Popen(env=), the
 # descriptors closed by closerange and dup2 instead of pass_fds, the sandbox entered in the forked child

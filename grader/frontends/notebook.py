@@ -94,7 +94,7 @@ def module_text(cells: dict[str, str], failed: set[str], keep: str = "") -> tupl
     A cell whose last run raised is left out unless it is ``keep`` (the checked kernel's own cell,
     whose error the check then reports), so one broken cell costs only its own kernel's check. Each cell
     ends with a ``CELL_END`` line: the tracer runs the cells one by one, as a notebook does, so a cell
-    that raises costs only the kernels it defines (grader.trace.frontend.load_learner).
+    that raises costs only the kernels it defines (grader.trace.learner.load_learner).
     """
     parts, starts, line = [], [], 1
     for name, source in cells.items():

@@ -47,12 +47,12 @@ def preload() -> None:
     import grader.pipeline.inputs  # noqa: F401
     import grader.pipeline.simulate  # noqa: F401
     import grader.processes.judge  # noqa: F401
-    import grader.processes.tracer  # noqa: F401
+    import grader.processes.tracing  # noqa: F401
 
     # The tracer's modules too, so a forked tracer starts with them loaded. By name: they are the untrusted
     # side (tests/test_architecture.py allows no static import of grader.trace outside it); importing them runs
     # no learner code.
-    for untrusted in ("grader.trace.frontend", "grader.trace.tracer"):
+    for untrusted in ("grader.trace.learner", "grader.trace.tracer"):
         importlib.import_module(untrusted)
     from grader.processes import sandbox
 

@@ -1,6 +1,6 @@
 """Build: compile admitted TIR for one case, and the learner-facing sentences for what TileLang rejects.
 
-No learner object passes through here: tracing is grader.trace's job, admission grader.processes.tracer's."""
+No learner object passes through here: tracing is grader.trace's job, admission grader.processes.tracing's."""
 
 from __future__ import annotations
 
@@ -425,7 +425,7 @@ def _swizzle_failure(check: re.Match, trace: str, source: Path, tir: Any) -> Bui
     return BuildFailed(summary, where, trace, hint)
 
 
-def explain(
+def failure_of(
     error: BaseException, source: Path, signature: Signature | None = None, function_end: int = 0, tir: Any = None
 ) -> BuildFailed:
     """The learner-facing BuildFailed for an exception raised while tracing or compiling a kernel:
@@ -636,7 +636,7 @@ def compile_tir(
         message = str(error)
         if "CUDA installation" in message or "nvcc" in message.lower() and "not found" in message.lower():
             raise BuildFailed(NVCC_HELP, "", traceback.format_exc(), kind=CauseKind.SETUP) from error
-        raise explain(error, source, Signature.of(kernel) if kernel else None, tir=tir) from error
+        raise failure_of(error, source, Signature.of(kernel) if kernel else None, tir=tir) from error
 
 
 def function_end(function: Any) -> int:

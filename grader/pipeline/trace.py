@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.outcome import CauseKind
-from grader.pipeline.build import BuildFailed, NotImplementedYet, Signature, explain, function_end
+from grader.pipeline.build import BuildFailed, NotImplementedYet, Signature, failure_of, function_end
 
 
 class TracerGone(Exception):
@@ -81,7 +81,7 @@ def trace(function: Any, signature: Signature, arguments: dict[str, Any], source
     except NotImplementedError as error:
         raise NotImplementedYet(str(error) or "not implemented yet") from error
     except Exception as error:
-        raise explain(error, source, signature, function_end(function)) from error
+        raise failure_of(error, source, signature, function_end(function)) from error
 
 
 def trace_tir(function: Any, kernel: Any, case: Any, source: Path) -> Any:

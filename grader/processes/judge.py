@@ -160,7 +160,7 @@ def serve(conn: Any, sent: dict[str, Any]) -> None:
     use_scratch(request.scratch)
     from grader.processes import reaper
     from grader.processes.sandbox import policy
-    from grader.processes.tracer import Tracer
+    from grader.processes.tracing import Tracer
 
     reaper.become_subreaper()  # what the tracer forks ends up ours to kill where there is no sandbox
     supervisor = multiprocessing.parent_process()

@@ -29,7 +29,14 @@ def send(reply: TextIO, message: dict[str, Any]) -> None:
 
 def answer(module: Any, source: Path, job: dict[str, Any]) -> dict[str, Any]:
     """Trace one job: the TIR as JSON and the decorator's options, or why not."""
-    from grader.pipeline.build import OUT_OF_MEMORY, BuildFailed, NotImplementedYet, Signature, explain, out_of_memory
+    from grader.pipeline.build import (
+        OUT_OF_MEMORY,
+        BuildFailed,
+        NotImplementedYet,
+        Signature,
+        failure_of,
+        out_of_memory,
+    )
     from grader.pipeline.trace import jit_options, kernel_function, trace
 
     signature = Signature(job["function"], tuple(job["tensors"]), tuple(job["blocks"]), tuple(job.get("outputs", ())))
@@ -50,7 +57,7 @@ def answer(module: Any, source: Path, job: dict[str, Any]) -> dict[str, Any]:
         if out_of_memory(error):
             summary, trace = f"tracing {OUT_OF_MEMORY}", traceback.format_exc()
             return {"status": "failed", "summary": summary, "trace": trace, "kind": "out_of_memory"}
-        failed = explain(error, source, signature)
+        failed = failure_of(error, source, signature)
     return {
         "status": "failed",
         "summary": failed.summary,
@@ -70,7 +77,7 @@ def main(argv: list[str]) -> None:
     logging.getLogger("tilelang").setLevel(logging.WARNING)
     import tilelang  # noqa: F401  (before the learner's file: its import time is ours)
 
-    from grader.trace.frontend import load_learner
+    from grader.trace.learner import load_learner
 
     send(reply, {"event": "ready"})  # the grader's part of the start is over; the learner's file comes next
 
