@@ -4,7 +4,7 @@ a T.Parallel stores at once: 1 from the last lane, 0 from the others. The simula
 the last lane's 1 was kept and every simulated case PASSed. On the GPU each lane is a thread, and which thread's
 store to one address lands last is not defined: the other 63 threads' 0 is at least as likely, and C is zeros. The
 simulator now gives no CPU verdict where lanes of one store put different values in one element of shared or
-global memory (grader.pipeline.simulate.interp.Interpreter.no_lanes_disagree)."""
+global memory (grader.pipeline.simulate.memory.Memory.no_lanes_disagree)."""
 
 import tilelang
 import tilelang.language as T

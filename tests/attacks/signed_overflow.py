@@ -4,7 +4,7 @@
 simplifies as if it never happened: the test is folded to false, and the CUDA stores zeros (read from the generated
 device_kernel.cu: `C[...] = half_t(0)`, nothing else). The simulator wrapped the int32 sum as two's complement, so
 the test held, every sum was stored and every simulated case PASSed. The simulator now gives no CPU verdict where a
-signed +, - or * overflows in a lane it keeps (grader.pipeline.simulate.interp.Interpreter.no_signed_overflow)."""
+signed +, - or * overflows in a lane it keeps (grader.pipeline.simulate.expressions.Expressions.no_signed_overflow)."""
 
 import tilelang
 import tilelang.language as T

@@ -4,7 +4,7 @@ references) and, in linecache, that file's lines (read for a traceback or an ins
 sandbox, so the module's kernels cannot be traced from their file; but their text was in memory: this file writes
 it into its own work folder, imports it and names the course's gemv as its own, which then PASSed every case of a
 warm check (a notebook's check(), --watch). The forked tracer now clears linecache before the learner's file is
-imported (grader.processes.tracer.ForkedTracer). Cold, and warm with hidden cases, the tracer is a fresh
+imported (grader.processes.tracing.ForkedTracer). Cold, and warm with hidden cases, the tracer is a fresh
 interpreter, which never held the text. (Learners may read solutions/ on their own machine; no grade comes from a
 warm check: this keeps the sandbox's word that the tracer holds nothing of the judge.)"""
 

@@ -4,7 +4,7 @@
 threads: thread 0 stores its few rows (the generated CUDA: `if (threadIdx.x == 0) condval = acc[i]; else condval =
 0`), every other thread zeros. The simulator runs a block's threads as one program and had 0 for the thread index,
 so every sum was stored and every simulated case PASSed. The simulator now gives a case that reads the thread
-index no CPU verdict (grader.pipeline.simulate.interp.ThreadIndex)."""
+index no CPU verdict (grader.pipeline.simulate.values.ThreadIndex)."""
 
 import tilelang
 import tilelang.language as T
