@@ -114,16 +114,16 @@ def grade_request(
     started = time.perf_counter()
     try:
         if warm is not None and warm.alive():
-            answer = warm.run(request, env, str(cwd), timeout, write_end)
-            os.close(write_end)
-            write_end = -1
+            try:  # the server keeps its own copy: ours closes whatever happens
+                answer = warm.run(request, env, str(cwd), timeout, write_end)
+            finally:
+                os.close(write_end)
             code, output = answer.returncode, answer.output
         else:
-            code, output = _cold(request, env, cwd, timeout, write_end)
-            write_end = -1
-    finally:
-        if write_end >= 0:
-            os.close(write_end)
+            code, output = _cold(request, env, cwd, timeout, write_end)  # it closes the write end
+    except BaseException:
+        reader.wait(timeout=1.0)  # interrupted (the stop button): no descriptor left open
+        raise
     received = reader.wait()
     complete = code is not None and received.code is not None
     return GraderRun(received.results if complete else None, code, output, time.perf_counter() - started, received.runs)
