@@ -338,4 +338,6 @@ def watch(args: argparse.Namespace, chosen: list[tuple[str, Path]]) -> int:
     puzzle_id, path = chosen[0]
     spec = next((course_root() / "solutions").glob(f"p{puzzle_id}_*.py"))
     wanted = chosen_kernels(kernel_names(spec), args.kernels, args.kernels_exact)
-    return watch(grade_request(args, chosen), spec, wanted)
+    request = grade_request(args, chosen)
+    # each save is a quick check of the file watched, --solutions' file too: large cases compile only with --full
+    return watch(replace(request, options=replace(request.options, full=args.full)), spec, wanted)

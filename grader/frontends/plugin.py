@@ -74,7 +74,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "gpu: needs a CUDA GPU (skipped without one)")
     carrier = config.pluginmanager.get_plugin(REQUEST_PLUGIN)
     if carrier is not None:  # a front end's typed request (grader.frontends.grading.run)
-        pairs = [(puzzle_id, path) for puzzle_id, path in carrier.request.targets]
+        pairs = list(carrier.request.targets)
         options, sink = carrier.request.options, carrier.sink
     else:  # pytest --grade ID=PATH --grade-*: the same options, from pytest's own flags
         pairs = [entry.partition("=")[::2] for entry in config.getoption("grade", default=[]) or []]
@@ -379,7 +379,7 @@ def explained_lines(result: CaseResult) -> list[str]:
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     state = _state(config)
-    if state is None or state.options.quiet:  # the front end renders the JSON results itself
+    if state is None or state.options.quiet:  # the front end renders the results itself
         return
     if not state.results:
         for line in report.not_compiled_lines(_runs(state)):  # a quick check that had only large cases to grade

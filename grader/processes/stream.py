@@ -126,8 +126,7 @@ class Reader:
         try:
             event = decode(line)
         except (ValueError, KeyError, TypeError):
-            self.received.code = None
-            return
+            return  # not an event: the stream stays incomplete unless an exit code follows
         if isinstance(event, Graded):
             self.received.results.append(event.result)
         elif isinstance(event, Finished):
