@@ -17,6 +17,7 @@ STARTED = time.monotonic()
 # worker id -> [(seconds since the start when the report arrived, module, seconds the phase took)]
 REPORTS: dict[str, list[tuple[float, str, float]]] = defaultdict(list)
 BUSIEST = 4  # modules shown per worker
+MODULES = 15  # modules shown for the whole run: where the budget's worker-seconds go
 LAST = 3  # tests shown per worker, the last it finished
 
 
@@ -50,3 +51,13 @@ def summary(terminalreporter) -> None:
             + "; last: "
             + ", ".join(last_tests)
         )
+    totals: dict[str, float] = defaultdict(float)
+    for reports in REPORTS.values():
+        for _, nodeid, seconds in reports:
+            totals[nodeid.split("::")[0]] += seconds
+    terminalreporter.write_line(
+        f"worker-seconds {sum(totals.values()):.0f}, by module: "
+        + ", ".join(
+            f"{module} {seconds:.0f}" for module, seconds in sorted(totals.items(), key=lambda i: -i[1])[:MODULES]
+        )
+    )
