@@ -148,6 +148,7 @@ UNCONFINED = {
     "tamper_cache_in_place.py": (Status.FAILED, "of 256 output elements wrong"),
     "phone_home.py": (Status.FAILED, "of 256 output elements wrong"),
 }
+DAEMON_WATCH_S = 0.3
 SLOW = {"sleep_at_import.py", "fork_at_import.py"}  # they run into the timeout: give it a short one
 FORK_PIDS = "tilelang-course-attack-fork.pids"  # in the test's own folder, TILELANG_ATTACK_DIR
 FORGE_PID = "tilelang-course-attack-forge-json.pid"
@@ -323,7 +324,9 @@ def judged(
         assert "\x1b" not in run.out and "\r" not in run.out and "\u202e" not in run.out, repr(run.out)
         assert "secret-token" not in run.out and "the instructor's secret" not in run.out
         assert ("not isolated" in run.out) == (not confined), run.out
-        time.sleep(1.0)  # a daemon, were one alive, rewrites files ten times a second
+        # A daemon, were one alive, would rewrite the report: forge_json.py's does ten times a second, so three of
+        # its periods are enough to see it (a second per attack was 110 s of every CI run).
+        time.sleep(DAEMON_WATCH_S)
         again = json.loads(run.json_path.read_text())
         rewritten = "the report was rewritten after the grader wrote it"
         assert [r["status"] for r in again["results"]] == [result["status"]], rewritten
