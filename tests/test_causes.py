@@ -50,6 +50,7 @@ WRONG = [
     (CauseKind.FAULT, "p10/matmul_scale_per_tile", "dequant_matmul", "per_row_100x300x2048", {}),
     (CauseKind.NAN_SPREAD, "p03/outer_add_fragments_shared_one_past", "outer_add_fragments", "odd_33x127", {"nan": 33}),
     (CauseKind.TILE_STEP, "p08/gemv_tile_offsets_swapped", "gemv", "rect_77x150", {}),
+    (CauseKind.TILE_STEP, "p08/matmul_pipelined_a_rows_step_block_k", "matmul_pipelined", "square_256", {}),
     (CauseKind.UNGUARDED_TAIL, "p08/matmul_tuned_store_offsets_swapped", "matmul_tuned", "rect_200x300x100", {}),
     (CauseKind.CORNER_COPY, "p09/channels_weights_by_corner", "conv1d_channels", "small_4to8_256_k3", {}),
     (CauseKind.MASK_OFFSET, "p07/flash_mask_without_tile_offset", "flash_attention", "rect_40x70x32", {}),

@@ -985,6 +985,34 @@ def test_key_tiles_that_step_by_another_block_are_named_not_a_missing_rescale():
     assert tile_steps_mismatched(traced_tir(solution, "07", "flash_attention", "rect_40x70x32"), {}, {}) == []
 
 
+def test_blocks_whose_tiles_step_by_another_block_size_are_named_and_halos_are_not():
+    """`A[by * BLOCK_K, ...]` into a BLOCK_M-row tile: neighbouring blocks' tiles overlap, and the sentence names
+    both sizes (tests/test_causes.py grades the kernel). A convolution's window (its block's outputs plus the taps'
+    halo) overlaps its neighbours by design: the references are not named, with their real block sizes."""
+    from grader.discover import load_module, load_puzzle
+    from grader.i18n import tr
+    from grader.pipeline.checks import tile_steps_mismatched
+    from tests.conftest import ROOT
+
+    def mismatched(path: Path, puzzle: str, kernel: str, case_name: str | None = None) -> list[str]:
+        """The sentences for ``kernel`` in ``path`` at ``case_name`` (default: its second case, one with tails)."""
+        spec = load_puzzle(load_module(next((ROOT / "solutions").glob(f"p{puzzle}_*.py")))).kernel(kernel)
+        case = spec.case(case_name) if case_name else spec.cases[1]
+        return tile_steps_mismatched(traced_tir(path, puzzle, kernel, case.name), case.sizes, case.params)
+
+    wrong = wrong_file("08", "matmul_pipelined_a_rows_step_block_k")
+    (sentence,) = mismatched(wrong, "08", "matmul_pipelined", "rect_150x300x100")  # BLOCK_M 64, BLOCK_K 32
+    assert sentence == (
+        "T.copy of A starts BLOCK_K = 32 further along dimension 0 for each step of T.Kernel's second argument "
+        "(`by`, blockIdx.y), but its tile is BLOCK_M = 64 long there: neighbouring blocks' tiles overlap. Step by "
+        "the tile's length, BLOCK_M, or make the tile as long as the step"
+    )
+    assert "T.Kernel 的第二个参数" in tr(sentence, "zh_CN") and "互相重叠" in tr(sentence, "zh_CN")
+    kernels = [("09", k) for k in ("conv1d_naive", "conv1d_channels", "conv1d_im2col", "conv1d_implicit")]
+    for puzzle, kernel in [*kernels, ("07", "flash_attention"), ("10", "dequant_matmul")]:
+        assert mismatched(next((ROOT / "solutions").glob(f"p{puzzle}_*.py")), puzzle, kernel) == [], kernel
+
+
 def test_an_accumulator_cleared_on_every_step_is_named_from_the_tir():
     """T.clear(acc) moved into the K loop: every step throws the sums before it away. The TIR shows a buffer the
     loop clears and then only adds into, read after the loop; flash attention's scores, cleared every key tile

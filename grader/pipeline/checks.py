@@ -894,17 +894,19 @@ def tile_steps_mismatched(
 ) -> list[str]:
     """A sentence for each T.copy from or to a global tensor, inside a T.serial or T.Pipelined loop of several steps,
     whose start moves by c elements along a dimension per step (``K[j * BLOCK_M, 0]``) while its tile is e > 1
-    elements long there, e != c (BLOCK_N): the steps skip what lies between the tiles, or read parts twice. Same
-    arguments as :func:`grid_problems`."""
+    elements long there, e != c (BLOCK_N): the steps skip what lies between the tiles, or read parts twice. Along
+    T.Kernel's axes only where e and c are two different block parameters (``B[k * BLOCK_K, bx * BLOCK_K]`` into a
+    BLOCK_K x BLOCK_N tile). Same arguments as :func:`grid_problems`."""
     from tilelang import tvm
 
     tirx = tvm.tirx
     loops = {
-        loop.var: loop
-        for loop in tir_loops(tir)
-        if not loop.grid and "T.Parallel" not in loop.what and loop.start + loop.extent >= 2
+        loop.var: loop for loop in tir_loops(tir) if "T.Parallel" not in loop.what and loop.start + loop.extent >= 2
     }
     problems: list[str] = []
+
+    def params_of(value: int) -> list[str]:
+        return [n for n, v in params.items() if isinstance(v, int) and not isinstance(v, bool) and v == value]
 
     def visit(node: Any) -> None:
         if not (isinstance(node, tirx.Call) and getattr(node.op, "name", "") == "tl.tileop.copy" and node.args):
@@ -923,6 +925,21 @@ def tile_steps_mismatched(
                     step = _const(coefficients[0]) if len(coefficients) == 2 else None
                     if step is None or step <= 1 or step == extent:
                         continue
+                    if loops[var].grid:
+                        # Blocks may overlap by design (a convolution's window is its block's outputs plus the
+                        # taps' halo): only a tile one block parameter long, moved by a smaller one, is taken for
+                        # the slip of `bx * BLOCK_K` written for `bx * BLOCK_N`. Gaps between blocks' tiles leave
+                        # elements unwritten, which the comparison names from the output.
+                        if step > extent or not params_of(extent) or not params_of(step):
+                            continue
+                        tile = _only_name(extent, params)
+                        problems.append(
+                            f"T.copy of {buffer.name} starts {_only_name(step, params)} further along dimension {dim} "
+                            f"for each step of {loops[var].what}, but its tile is {tile} long there: neighbouring "
+                            f"blocks' tiles overlap. Step by the tile's length, {tile.partition(' = ')[0]}, or make "
+                            "the tile as long as the step"
+                        )
+                        return
                     what = "skip what lies between the tiles" if step > extent else "cover parts of it twice"
                     problems.append(
                         f"T.copy of {buffer.name} in {loops[var].what} starts each step {_only_name(step, params)} "
