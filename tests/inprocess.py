@@ -13,7 +13,7 @@ from pathlib import Path
 
 from grader.devices import Device
 from grader.discover import course_root, load_module, load_puzzle, puzzle_files
-from grader.outcome import CaseResult
+from grader.outcome import CaseResult, Status
 from grader.pipeline.across import Graded, add_pattern
 from grader.pipeline.build import COMPILE_ONLY_TARGET, BuildFailed, NotImplementedYet
 from grader.pipeline.context import Build, Context
@@ -34,8 +34,10 @@ def grade_simulated(
     cases: list[str] | None = None,
     seed_offset: int = 0,
     seed_from_tir: bool = True,
+    until_rejected: bool = False,
 ) -> list[CaseResult]:
-    """Results for the kernel's simulated cases (or the named ones), as the child would give them."""
+    """Results for the kernel's simulated cases (or the named ones), as the child would give them; with
+    ``until_rejected``, up to the first case that fails or errs (a test that needs one rejection)."""
     puzzle = spec(puzzle_id)
     module, problem, _ = load_learner(source)
     assert not problem, problem
@@ -58,4 +60,6 @@ def grade_simulated(
         add_pattern(graded, earlier)  # as the judge does: the verdicts before it may name the cause
         earlier.append(graded)
         results.append(graded.result)
+        if until_rejected and graded.result.status in (Status.FAILED, Status.ERROR):
+            break
     return results
