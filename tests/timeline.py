@@ -30,15 +30,20 @@ def record(report: pytest.TestReport) -> None:
     REPORTS[_worker(report)].append((time.monotonic() - STARTED, report.nodeid, report.duration))
 
 
+def _by_module(reports: list[tuple[float, str, float]]) -> list[tuple[str, float]]:
+    """(module, seconds of test time) for ``reports``, the busiest first."""
+    per_module: dict[str, float] = defaultdict(float)
+    for _, nodeid, seconds in reports:
+        per_module[nodeid.split("::")[0]] += seconds
+    return sorted(per_module.items(), key=lambda item: -item[1])
+
+
 def summary(terminalreporter) -> None:
     if not REPORTS:
         return
     terminalreporter.section("timeline per worker (seconds since the session started)")
     for worker, reports in sorted(REPORTS.items()):
-        per_module: dict[str, float] = defaultdict(float)
-        for _, nodeid, seconds in reports:
-            per_module[nodeid.split("::")[0]] += seconds
-        busiest = sorted(per_module.items(), key=lambda item: -item[1])[:BUSIEST]
+        busiest = _by_module(reports)[:BUSIEST]
         last_tests = []
         for _, nodeid, _ in reversed(reports):
             if nodeid not in last_tests:
@@ -51,13 +56,8 @@ def summary(terminalreporter) -> None:
             + "; last: "
             + ", ".join(last_tests)
         )
-    totals: dict[str, float] = defaultdict(float)
-    for reports in REPORTS.values():
-        for _, nodeid, seconds in reports:
-            totals[nodeid.split("::")[0]] += seconds
+    totals = _by_module([report for reports in REPORTS.values() for report in reports])
     terminalreporter.write_line(
-        f"worker-seconds {sum(totals.values()):.0f}, by module: "
-        + ", ".join(
-            f"{module} {seconds:.0f}" for module, seconds in sorted(totals.items(), key=lambda i: -i[1])[:MODULES]
-        )
+        f"worker-seconds {sum(seconds for _, seconds in totals):.0f}, by module: "
+        + ", ".join(f"{module} {seconds:.0f}" for module, seconds in totals[:MODULES])
     )

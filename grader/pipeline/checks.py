@@ -883,9 +883,14 @@ def _stmt_children(node: Any) -> list[Any]:
 # ------------------------------------------------------------------ a tile loop that steps by another tile's size
 
 
+def _params_named(value: int, params: Mapping[str, Any]) -> list[str]:
+    """The block parameters whose value is ``value``."""
+    return [n for n, v in params.items() if isinstance(v, int) and not isinstance(v, bool) and v == value]
+
+
 def _only_name(value: int, params: Mapping[str, Any]) -> str:
     """``BLOCK_N = 16`` where one block parameter alone has the value, else the number."""
-    names = [n for n, v in params.items() if isinstance(v, int) and not isinstance(v, bool) and v == value]
+    names = _params_named(value, params)
     return f"{names[0]} = {value}" if len(names) == 1 else str(value)
 
 
@@ -904,9 +909,6 @@ def tile_steps_mismatched(
         loop.var: loop for loop in tir_loops(tir) if "T.Parallel" not in loop.what and loop.start + loop.extent >= 2
     }
     problems: list[str] = []
-
-    def params_of(value: int) -> list[str]:
-        return [n for n, v in params.items() if isinstance(v, int) and not isinstance(v, bool) and v == value]
 
     def visit(node: Any) -> None:
         if not (isinstance(node, tirx.Call) and getattr(node.op, "name", "") == "tl.tileop.copy" and node.args):
@@ -930,7 +932,7 @@ def tile_steps_mismatched(
                         # taps' halo): only a tile one block parameter long, moved by a smaller one, is taken for
                         # the slip of `bx * BLOCK_K` written for `bx * BLOCK_N`. Gaps between blocks' tiles leave
                         # elements unwritten, which the comparison names from the output.
-                        if step > extent or not params_of(extent) or not params_of(step):
+                        if step > extent or not _params_named(extent, params) or not _params_named(step, params):
                             continue
                         tile = _only_name(extent, params)
                         problems.append(
