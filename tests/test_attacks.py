@@ -119,16 +119,33 @@ EXPECTED = {
     ),
     # right where an int32 nothing wrote read as 0; undefined on the GPU. No verdict on the CPU (exit 3)
     "uninitialised_int.py": (Status.UNSUPPORTED, "an integer read from memory the kernel allocated and nothing wrote"),
-    # right where int32 + wrapped; the lowering folds the overflowing test to false and the GPU stores zeros
     # right where every lane's thread index was 0; on the GPU only thread 0 stores its sums
     "thread_index.py": ((Status.UNSUPPORTED, Status.FAILED), ("the thread index", "of 256 output elements wrong")),
     # right where the last lane's store to one shared element was kept; on the GPU any thread's may be
     "lanes_disagree.py": ((Status.UNSUPPORTED, Status.FAILED), ("lanes of one T.Parallel", "output elements wrong")),
     # warm, it traced the course's kernel from the judge's linecache (tests/test_warm.py); cold there is none: zeros
     "solution_from_memory.py": (Status.FAILED, "of 256 output elements wrong"),
+    # right where int32 + wrapped; the lowering folds the overflowing test to false and the GPU stores zeros
     "signed_overflow.py": (
         (Status.UNSUPPORTED, Status.FAILED),
         ("an overflow of int32", "of 256 output elements wrong"),
+    ),
+    # the same in int64
+    "int64_overflow.py": (
+        (Status.UNSUPPORTED, Status.FAILED),
+        ("an overflow of int64", "of 256 output elements wrong"),
+    ),
+    # right where int8 + wrapped; C computes it in int, the test is false and the GPU stores zeros
+    "int8_overflow.py": ((Status.UNSUPPORTED, Status.FAILED), ("an int8 result outside int8", "output elements wrong")),
+    # right where T.max(NaN, x) of fp16 was NaN; on the GPU __hmax returns x and most of C is zeros
+    "fp16_max_nan.py": (
+        (Status.UNSUPPORTED, Status.FAILED),
+        ("T.max or T.min of NaN and a number", "output elements wrong"),
+    ),
+    # right where an int local kept its first lane's value; on the GPU each thread keeps its own and most of C is 0
+    "private_int_lane.py": (
+        (Status.UNSUPPORTED, Status.FAILED),
+        ("an integer that the lanes of one T.Parallel left different", "output elements wrong"),
     ),
 }
 # Run with --no-sandbox, each of these gets what it came for: evidence that the attack is live (test_..._live).

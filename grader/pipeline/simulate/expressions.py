@@ -17,6 +17,7 @@ from grader.pipeline.simulate.values import (
     BITWISE_CALLS,
     COMPARISONS,
     MATH_CALLS,
+    NARROW_INTEGERS,
     PY_OPS,
     RANK,
     SIGNED_ARITHMETIC,
@@ -167,13 +168,15 @@ class Expressions:
         a, b = self.operands(node)
         if op in SIGNED_ARITHMETIC and str(node.dtype) in SIGNED_OVERFLOW_CHECKED:
             self.no_signed_overflow(op, a, b, str(node.dtype))
+        elif op in SIGNED_ARITHMETIC and str(node.dtype) in NARROW_INTEGERS:
+            self.no_narrow_wrap(op, a, b, str(node.dtype))
         if not isinstance(a, torch.Tensor) and not isinstance(b, torch.Tensor):
             return fitted(PY_OPS[op](a, b), str(node.dtype))  # index arithmetic on plain ints
         operand_dtype = torch_dtype(node.a.dtype) if str(node.a.dtype) != "bool" else None
         if operand_dtype is not None and operand_dtype.is_floating_point:
             # Arithmetic in the operands' own dtype, rounded after the op (fp16 stays fp16).
             a, b = (self.converted(x, operand_dtype) for x in (a, b))
-            if operand_dtype in (torch.float32, torch.float64) and op in (torch.maximum, torch.minimum):
+            if op in (torch.maximum, torch.minimum):
                 self.no_nan_against_a_number(a, b)
                 return fitted(keep_unwritten(op(a, b), a, b), str(node.dtype))
             if op in COMPARISONS:
@@ -193,16 +196,32 @@ class Expressions:
         lowering folds `n + 2147483647 < n` to false, so a kernel that stored its sums where that held stored them
         here (the sum wraps) and zeros on the GPU (tests/attacks/signed_overflow.py). Unsigned types wrap on the GPU
         too (fitted), and are not checked."""
-        low, high = integer_range(name) or (0, 0)
         what = (
             f"an overflow of {name} arithmetic (C leaves it undefined; TileLang and nvcc fold as if it never happened)"
         )
+        self.no_result_outside(op, a, b, name, what)
+
+    def no_narrow_wrap(self, op: Any, a: Any, b: Any, name: str) -> None:
+        """Unsupported where a lane the mask keeps computes an 8- or 16-bit integer result outside its type (+, -, *,
+        <<, ~). C promotes both operands to int, so the GPU holds the wider value until it is stored or cast, and a
+        comparison or conversion of it differs from the wrapped value torch computes: `x + T.int8(127) < x` was
+        true here and false on the GPU (tests/attacks/int8_overflow.py)."""
+        what = f"an {name} result outside {name} (C computes it in int: the GPU keeps the wider value until stored)"
+        self.no_result_outside(op, a, b, name, what)
+
+    def no_result_outside(self, op: Any, a: Any, b: Any, name: str, what: str) -> None:
+        """Unsupported(what) where a lane the mask keeps computes ``op(a, b)`` outside the integer type ``name``."""
+        low, high = integer_range(name) or (0, 0)
         if not isinstance(a, torch.Tensor) and not isinstance(b, torch.Tensor):
             if isinstance(a, bool | int) and isinstance(b, bool | int) and not low <= PY_OPS[op](a, b) <= high:
                 self.unsupported_in_kept_lanes(torch.tensor(True), what)
             return
-        exact = op(self.as_tensor(a).to(torch.int64), self.as_tensor(b).to(torch.int64))
-        self.unsupported_in_kept_lanes((exact < low) | (exact > high), what)
+        a, b = torch.broadcast_tensors(self.as_tensor(a).to(torch.int64), self.as_tensor(b).to(torch.int64))
+        if name != "int64":
+            exact = op(a, b)
+            self.unsupported_in_kept_lanes((exact < low) | (exact > high), what)
+            return
+        self.unsupported_in_kept_lanes(int64_overflows(op, a, b), what)
 
     def no_nan_compared(self, a: torch.Tensor, b: torch.Tensor) -> None:
         """Unsupported where a lane the mask keeps compares NaN. TileLang's lowering simplifies with the algebra of
@@ -216,9 +235,11 @@ class Expressions:
         )
 
     def no_nan_against_a_number(self, a: torch.Tensor, b: torch.Tensor) -> None:
-        """Unsupported where a lane of T.max or T.min of fp32 or fp64 has NaN on one side only. CUDA's max and min
-        of floats are fmaxf and fminf (PTX max.f32), which answer with the number, where torch.maximum answers NaN:
-        T.max(NaN, x) != itself held here and not on the GPU (tests/attacks/nan_max.py). Answering with the number
+        """Unsupported where a lane of T.max or T.min of floats has NaN on one side only. CUDA's max and min of
+        floats are fmaxf and fminf (PTX max.f32), and __hmax and __hmin for 16-bit floats (PTX max.f16), which answer
+        with the number, where torch.maximum answers NaN: T.max(NaN, x) != itself held here and not on the GPU
+        (tests/attacks/nan_max.py; in fp16, a NaN max cast to an integer, tests/attacks/fp16_max_nan.py). Answering
+        with the number
         would hide the NaN the simulator fills memory nothing wrote with (a read of it is a bug the GPU shows with
         whatever that memory holds), so the simulator gives no verdict instead of either answer; for that NaN
         (from_unwritten) it answers NaN, and the case fails as the kernel's read of nothing deserves."""
@@ -287,11 +308,14 @@ class Expressions:
         if name in BITWISE_CALLS:
             dtype = torch_dtype(node.dtype)
             a, b = (self.as_typed(self.expr(arg), dtype) for arg in args[:2])
+            if name == "tirx.shift_left" and str(node.dtype) in NARROW_INTEGERS:
+                self.no_narrow_wrap(torch.bitwise_left_shift, a, b, str(node.dtype))
             return fitted(BITWISE_CALLS[name](a, b), str(node.dtype))
         if name == "tirx.bitwise_not":
-            return fitted(
-                torch.bitwise_not(self.as_typed(self.expr(args[0]), torch_dtype(node.dtype))), str(node.dtype)
-            )
+            value = self.as_typed(self.expr(args[0]), torch_dtype(node.dtype))
+            if str(node.dtype) in NARROW_INTEGERS and str(node.dtype).startswith("u"):  # ~ of a promoted byte is < 0
+                self.no_narrow_wrap(torch.sub, torch.full_like(value, -1), value, str(node.dtype))
+            return fitted(torch.bitwise_not(value), str(node.dtype))
         if name == "tirx.reinterpret":
             value = self.expr(args[0])
             value = value if isinstance(value, torch.Tensor) else torch.tensor(int(value))
@@ -300,3 +324,17 @@ class Expressions:
             base = self.as_typed(self.expr(args[0]), torch_dtype(node.dtype))
             return torch.pow(base, self.as_typed(self.expr(args[1]), torch_dtype(node.dtype)))
         raise Unsupported(f"the call {name}")
+
+
+def int64_overflows(op: Any, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """Where ``op(a, b)`` (torch.add, sub or mul of int64 tensors of one shape) leaves int64: torch's int64 wraps,
+    so the test reads the wrapped result (signs for + and -, a division back for *)."""
+    result = op(a, b)
+    if op is torch.add:
+        return ((a >= 0) == (b >= 0)) & ((result >= 0) != (a >= 0))
+    if op is torch.sub:
+        return ((a >= 0) != (b >= 0)) & ((result >= 0) != (a >= 0))
+    minus_one, lowest = a == -1, b == -(2**63)
+    divisor = torch.where((a == 0) | minus_one, torch.ones_like(a), a)
+    wrong_back = torch.div(result, divisor, rounding_mode="trunc") != b
+    return ((a != 0) & ~minus_one & wrong_back) | (minus_one & lowest)

@@ -80,6 +80,9 @@ class Interpreter(Statements, Memory, Expressions):
         # local / local.var buffers written inside a T.Parallel nest: one copy per iteration (each
         # thread's registers), shaped [lanes (RANK axes)] + the buffer's shape, until the nest ends
         self.private: dict[Any, torch.Tensor] = {}
+        # integer local / local.var buffers a nest's lanes left different: buffer -> which elements (flat, bool);
+        # each thread holds its own value there, so reading one gives no verdict (Memory.end_private)
+        self.thread_dependent: dict[Any, torch.Tensor] = {}
         self.checked_blocks: list[Any] = []  # blocks whose shared memory was counted
         self.views_dtype = self.reinterprets(func)  # some T.view reads a buffer as another dtype
         self.shapes: dict[Any, list[int]] = {}  # buffer -> its shape as ints (sizes are fixed per run)

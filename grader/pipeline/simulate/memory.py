@@ -55,6 +55,8 @@ class Memory:
         ):
             position = tuple(int(i) for i in indices)
             if self.scalar_in_bounds(node.buffer, position):
+                if node.buffer.data in self.thread_dependent:  # one value for every thread again
+                    self.thread_dependent[node.buffer.data][flat_positions(data, [torch.tensor(position)])] = False
                 if node.buffer.data in self.races.watched and self.scopes[node.buffer.data] == "global":
                     where = [torch.tensor([p]) for p in position]
                     self.watch_write(node.buffer, data, where, torch.as_tensor(value, dtype=data.dtype).reshape(1))
@@ -65,6 +67,8 @@ class Memory:
             self.watch_write(node.buffer, data, flat_indices, values)
         if self.scopes[node.buffer.data] in SHARED_BY_THREADS:
             self.no_lanes_disagree(data, flat_indices, values)
+        if node.buffer.data in self.thread_dependent:
+            self.thread_dependent[node.buffer.data][flat_positions(data, flat_indices)] = False
         data.index_put_(tuple(flat_indices), values)
         if product is not None:
             self.keep_exact(node.buffer, data, flat_indices, lanes(product))
@@ -216,7 +220,10 @@ class Memory:
 
     def end_private(self) -> None:
         """The nest is over: each thread keeps its own last value. Where every iteration left the
-        same value that is the buffer's value; where they differ it is thread-dependent (NaN)."""
+        same value that is the buffer's value; where they differ it is thread-dependent: NaN for a float, and for
+        an integer (which has no NaN) an element that gives no verdict when read (no_thread_dependent_read). An
+        integer used to take the first lane's value: a kernel that stored its sums where `v == 1`, after every
+        lane had set `v = i + 1`, passed here and stored zeros on the GPU (tests/attacks/private_int_lane.py)."""
         for data_var, copies in self.private.items():
             data = self.buffers[data_var]
             flat = copies.reshape(-1, data.numel())
@@ -224,8 +231,26 @@ class Memory:
             same = ((flat == first) | (flat != flat)).all(dim=0)  # NaN == NaN here
             if data.dtype.is_floating_point:
                 first = torch.where(same, first, torch.full_like(first, float("nan")))
+            elif not bool(same.all()):
+                self.thread_dependent[data_var] = ~same
+            else:
+                self.thread_dependent.pop(data_var, None)
             data.view(-1).copy_(first)
         self.private.clear()
+
+    def no_thread_dependent_read(self, buffer: Any, data: torch.Tensor, indices: list[torch.Tensor]) -> None:
+        """Unsupported where a lane the mask keeps reads an integer element that each thread holds a different value
+        of (end_private): which value the GPU reads depends on the thread, and the simulator has one copy."""
+        varying = self.thread_dependent.get(buffer.data)
+        if varying is None:
+            return
+        shape = torch.broadcast_tensors(*indices)[0].shape if indices else ()
+        read = varying[flat_positions(data, [i.expand(shape) for i in indices])].reshape(shape)
+        self.unsupported_in_kept_lanes(
+            read,
+            f"a read of {buffer.name}, an integer that the lanes of one T.Parallel left different (each thread keeps"
+            " its own value on the GPU)",
+        )
 
     def load(self, node: Any) -> Any:
         data = self.tensor_of(node.buffer)
@@ -234,6 +259,8 @@ class Memory:
             return self.load_private(node.buffer, indices)
         if self.scopes[node.buffer.data] == "local.fragment" and self.parallel_vars:
             self.check_lane_access(node)
+        if self.thread_dependent and node.buffer.data in self.thread_dependent:
+            self.no_thread_dependent_read(node.buffer, data, [self.as_tensor(i) for i in indices])
         # a global buffer some launch writes: the races between blocks are watched on it (races.py)
         watched = node.buffer.data in self.races.watched and self.scopes[node.buffer.data] == "global"
         if not any(isinstance(i, torch.Tensor) for i in indices):

@@ -85,6 +85,7 @@ class Statements:
             shape = [self.int_of(s) for s in buffer.shape]
             dtype = torch_dtype(buffer.dtype)
             self.scopes[buffer.data] = buffer.scope()
+            self.thread_dependent.pop(buffer.data, None)
             if dtype.is_floating_point:
                 self.buffers[buffer.data] = unwritten_fill(shape, dtype)
                 continue

@@ -58,10 +58,14 @@ def binary_ops(tirx: Any) -> dict[type, Any]:
 COMPARISONS = (torch.lt, torch.le, torch.gt, torch.ge, torch.eq, torch.ne)
 # Memory every thread of a block (or of the grid) stores to: lanes of a T.Parallel are threads there
 SHARED_BY_THREADS = ("shared", "shared.dyn", "global")
-# Signed integer arithmetic checked for overflow (Expressions.no_signed_overflow): int32, C's int. Narrower types are
-# computed in int and truncated when stored (defined: they wrap, as torch does); int64 is computed in int64 itself.
+# Signed integer arithmetic checked for overflow (Expressions.no_signed_overflow): int32, C's int, and int64, whose
+# overflow TileLang folds away the same way (tests/attacks/int64_overflow.py).
 SIGNED_ARITHMETIC = (torch.add, torch.sub, torch.mul)
-SIGNED_OVERFLOW_CHECKED = {"int32"}
+SIGNED_OVERFLOW_CHECKED = {"int32", "int64"}
+# Types C promotes to int before any arithmetic: the GPU computes `a + b` of two int8 in int and wraps the result only
+# where it is stored or cast, where torch wraps it at once (tests/attacks/int8_overflow.py). A result outside its
+# type gives no verdict (Expressions.no_narrow_wrap); inside it, the two agree.
+NARROW_INTEGERS = {"int8", "int16", "uint8", "uint16"}
 
 # Unsigned integers wider than a byte live in the next wider signed type (torch's CPU kernels lack
 # bitwise ops on uint16/uint32); their values fit, and T.reinterpret takes the low bits back.
