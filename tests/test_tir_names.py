@@ -143,3 +143,43 @@ def test_payloads_anywhere_are_refused_or_compile_clean(data: st.DataObject):
     compiled = judged(with_payloads(placed))
     if compiled is not None:
         assert_clean(compiled)
+
+
+def test_every_allowed_operation_is_one_tilelang_registers():
+    """The allow-list of operations names TileLang's own: a TileLang bump that renames or drops one shows here."""
+    from tvm_ffi import get_global_func
+
+    registered = {str(name) for name in get_global_func("ir.ListOpNames")()}
+    assert sorted(tir_graph.ALLOWED_OPS - registered) == []
+
+
+HOST_OPERATIONS = (
+    "tl.tvm_ffi_call_with_result",  # its name argument was printed verbatim into the judge's host C++
+    "tirx.tvm_call_packed",
+    "tirx.tvm_call_trace_packed",
+    "tirx.tvm_struct_get",
+    "tirx.tvm_stack_alloca",
+    "tirx.lookup_param",
+    "tirx.TVMBackendAllocWorkspace",
+    "tl.create_tma_descriptor",
+    "tirx.call_llvm_intrin",
+    "tl.ascend_mad",
+)
+
+
+@pytest.mark.parametrize("operation", HOST_OPERATIONS)
+def test_a_call_of_host_or_foreign_code_is_refused_in_one_sentence(operation):
+    """Any call of an operation outside the allow-list (host code, the runtime, other targets) is refused before
+    anything is compiled, whatever its arguments: tests/attacks/host_code_by_ffi_call.py traces to the first."""
+    document = json.loads(traced()[2])
+    op = next(i for i, node in enumerate(document["nodes"]) if node["type"] == "ir.Op")
+    document["nodes"][op]["data"] = operation
+    assert judged(json.dumps(document)) is None
+
+
+@pytest.mark.parametrize("marker", ["/*", "*/", "//", "<%", "%>", "%:", "<:", ":>"])
+def test_a_label_may_not_hold_a_comment_marker_or_a_digraph(marker):
+    """A printf label is printed inside a C string literal; comment markers and digraphs (`<%` is `{`) would be code
+    anywhere else, so the rule for text refuses them."""
+    assert tir_graph.STRING_RULES[tir_graph.TEXT]("row sum")
+    assert not tir_graph.STRING_RULES[tir_graph.TEXT](f"row {marker} sum")

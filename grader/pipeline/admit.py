@@ -26,10 +26,11 @@ NODE_TYPE = re.compile(r"^(tirx|ir|relax)\.[A-Za-z.]+$|^(ffi\.(Array|Map|String|
 IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-STRING_VALUE = re.compile(r"^[A-Za-z0-9_.<>\[\]:, +*/%()=-]{0,200}$")  # printf labels, scopes, thread tags
+STRING_VALUE = tir_graph.TEXT_VALUE  # printf labels, scopes, thread tags: one rule for both readings of the TIR
 
 
-HOST_CALL = re.compile(r"call_packed|call_cpacked|tvm_call_packed|tvm_call_cpacked|call_llvm|call_spirv|tvm_stack")
+# Checked again on the loaded TIR, beside the graph's allow-list of operations (tir_graph.ALLOWED_OPS)
+HOST_CALL = re.compile(r"packed|tvm_ffi_call|call_llvm|call_spirv|tvm_stack|tvm_struct|lookup_param|TVMBackend")
 
 
 EXTERN_CALLS = ("tirx.call_extern", "tirx.call_pure_extern")
