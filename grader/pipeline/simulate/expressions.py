@@ -136,7 +136,10 @@ class Expressions:
 
     def fused_multiply_add(self, node: Any) -> torch.Tensor | None:
         """``x * y + c`` (or ``- c``, ``c -``) in a 16-bit float, rounded once, as the GPU computes it:
-        nvcc contracts the multiply and the add into one fused multiply-add (HFMA) by default."""
+        nvcc contracts the multiply and the add into one fused multiply-add (HFMA) by default. Not fp32: whether
+        nvcc forms an FFMA there depends on what else it rewrites. A gemv that stored its sums only where
+        `acc * 1.1 - s == 0`, s holding `acc * 1.1` in shared memory, passed on an H100 (2026-12-05): no FFMA, or
+        the product's rounding error would have made it zeros. fp32 keeps two roundings."""
         t = self.tir
         dtype = torch_dtype(node.dtype) if str(node.dtype) != "bool" else None
         if dtype not in (torch.float16, torch.bfloat16):
