@@ -287,8 +287,15 @@ PARTS: dict[str, Part] = {
 
 
 def commit() -> str:
+    """GPU_CHECK_COMMIT where the caller names it (the device's copy of the tree may carry another checkout's .git:
+    a run on 2026-12-05 recorded the previous session's commit), else this tree's HEAD, marked where it differs."""
+    named = os.environ.get("GPU_CHECK_COMMIT")
+    if named:
+        return named
     found = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True)
-    return found.stdout.strip() or os.environ.get("GPU_CHECK_COMMIT", "unknown")
+    dirty = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True)
+    head = found.stdout.strip()
+    return f"{head} (with uncommitted changes)" if head and dirty.stdout.strip() else head or "unknown"
 
 
 def device() -> str:

@@ -136,7 +136,7 @@ def kernel_source(cells: Mapping[str, str], kernel: str) -> str:
 
 def notebook_records(student: str, notebook_name: str, notebook: Any) -> list[KernelRecord]:
     """The records of one autograded notebook (an nbformat NotebookNode)."""
-    from grader.nbgrader.judge import check_cells, puzzle_cells
+    from grader.nbgrader.records import check_cells, puzzle_cells
 
     cells = puzzle_cells(notebook)
     found = []

@@ -45,7 +45,6 @@ What each check cell's metadata records, under ``cell.metadata["tilelang_course"
 from __future__ import annotations
 
 import os
-import re
 import stat
 import sys
 import time
@@ -60,36 +59,8 @@ from traitlets import Bool, Enum, Float, Unicode
 
 from grader import settings, verified
 from grader.i18n import tr
-from grader.nbgrader.records import case_record
+from grader.nbgrader.records import case_record, check_cells, puzzle_cells
 from grader.outcome import CaseResult
-
-PUZZLE_CELL = re.compile(r"\A%%puzzle[ \t]*(?P<name>[^\n]*)\n?")
-CHECK_ID = re.compile(r"^p(?P<puzzle>\d\d)_(?P<kernel>[A-Za-z0-9_]+)_check$")
-
-
-def puzzle_cells(notebook: NotebookNode) -> dict[str, str]:
-    """The notebook's ``%%puzzle`` cells, name -> source, in notebook order (nothing here ran them)."""
-    cells: dict[str, str] = {}
-    for cell in notebook.cells:
-        if cell.cell_type != "code":
-            continue
-        match = PUZZLE_CELL.match(cell.source)
-        if match is None:
-            continue
-        name = match.group("name").strip() or f"cell{len(cells) + 1}"
-        cells[name] = cell.source[match.end() :]
-    return cells
-
-
-def check_cells(notebook: NotebookNode) -> list[tuple[NotebookNode, str, str]]:
-    """(cell, puzzle id, kernel) of every graded check cell, read from nbgrader's grade id."""
-    found = []
-    for cell in notebook.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        match = CHECK_ID.match(str(meta.get("grade_id", "")))
-        if cell.cell_type == "code" and meta.get("grade") and match:
-            found.append((cell, match.group("puzzle"), match.group("kernel")))
-    return found
 
 
 def judged_outputs(lines: list[str], passed: bool, summary: str) -> list[NotebookNode]:

@@ -1,13 +1,18 @@
 """What a check cell's metadata keeps of each graded case for the class report (grader.nbgrader.class_report):
 the schema is in grader.nbgrader.judge's docstring. Apart from the judge so that it needs neither nbgrader nor
-IPython (the GPU machines' bundle has neither, and the class report's GPU test builds records with it)."""
+IPython (the GPU machines' bundle has neither, and the class report's GPU test builds records with it), and so
+does reading which cells of a notebook are its puzzle and check cells."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grader.outcome import CaseResult
+
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
 
 
 def case_record(case: CaseResult, starts: list[tuple[int, str]], puzzle_id: str) -> dict[str, Any]:
@@ -36,3 +41,32 @@ def case_record(case: CaseResult, starts: list[tuple[int, str]], puzzle_id: str)
         "line": line,
         "bench": timed if bench and not hidden else None,
     }
+
+
+PUZZLE_CELL = re.compile(r"\A%%puzzle[ \t]*(?P<name>[^\n]*)\n?")
+CHECK_ID = re.compile(r"^p(?P<puzzle>\d\d)_(?P<kernel>[A-Za-z0-9_]+)_check$")
+
+
+def puzzle_cells(notebook: NotebookNode) -> dict[str, str]:
+    """The notebook's ``%%puzzle`` cells, name -> source, in notebook order (nothing here ran them)."""
+    cells: dict[str, str] = {}
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        match = PUZZLE_CELL.match(cell.source)
+        if match is None:
+            continue
+        name = match.group("name").strip() or f"cell{len(cells) + 1}"
+        cells[name] = cell.source[match.end() :]
+    return cells
+
+
+def check_cells(notebook: NotebookNode) -> list[tuple[NotebookNode, str, str]]:
+    """(cell, puzzle id, kernel) of every graded check cell, read from nbgrader's grade id."""
+    found = []
+    for cell in notebook.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        match = CHECK_ID.match(str(meta.get("grade_id", "")))
+        if cell.cell_type == "code" and meta.get("grade") and match:
+            found.append((cell, match.group("puzzle"), match.group("kernel")))
+    return found

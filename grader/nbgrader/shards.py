@@ -110,7 +110,7 @@ def judged_counts(path: Path) -> dict[str, dict[str, int]]:
     """The judge's counts in one autograded notebook, "pNN kernel" -> counts; {} where it has none."""
     import nbformat
 
-    from grader.nbgrader.judge import CHECK_ID
+    from grader.nbgrader.records import CHECK_ID
 
     try:
         notebook = nbformat.read(path, as_version=4)
