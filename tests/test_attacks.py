@@ -465,6 +465,7 @@ def test_a_submission_of_links_is_not_graded(tmp_path):
     from traitlets.config import Config
 
     from grader.nbgrader.judge import JudgeChecks, LinkedSubmission
+    from grader.outcome import CONTROL
 
     # the attack file's constants (literals), read without importing it and TileLang with it
     constants = {
@@ -485,6 +486,8 @@ def test_a_submission_of_links_is_not_graded(tmp_path):
     for name, target in plants.items():
         (mallory / name).symlink_to(target)
         assert (mallory / name).exists(), name  # the plant reaches what it names
+    # a link whose name is terminal escapes, for the instructor's log: named without them
+    (mallory / "\x1b]0;PWNED\x07\x1b[2Jall kernels PASSED\u202e").symlink_to("notes.txt")
     alice = course / "submitted" / "alice" / "ps1"
     alice.mkdir(parents=True)
     (alice / notebook).write_text("{}")
@@ -509,8 +512,9 @@ def test_a_submission_of_links_is_not_graded(tmp_path):
     copied.mkdir(parents=True)
     (copied / "data.csv").write_text("copied through a link")
     for student in ("mallory", "zed", "hannah"):
-        with pytest.raises(LinkedSubmission, match=f"{student}'s submission holds symbolic or hard links"):
+        with pytest.raises(LinkedSubmission, match=f"{student}'s submission holds symbolic or hard links") as refused:
             judge.refuse_links(resources(student))
+        assert not CONTROL.search(str(refused.value)), repr(refused.value)
         assert not [p for p in (course / "autograded" / student).rglob("*") if p.is_file()], student
     judge.refuse_links(resources("alice"))
     assert (course / "autograded" / "alice" / "ps1" / "notes.txt").is_file()

@@ -466,6 +466,46 @@ def test_the_command_writes_the_page_the_json_and_the_csvs(klass: list, tmp_path
     ]
 
 
+def test_student_text_stays_text_in_the_csvs_and_the_review(tmp_path: Path):
+    """A feedback line with `;=2*3` (a spreadsheet that splits on ';', as Excel does in a German locale, would read a
+    formula there) is quoted whole, and a cell starting with a tab before '=' is defused; a source with a
+    right-to-left override or a terminal escape shows each as its code point in the review (the red team's round
+    on the instructor's outputs, 2026-12-05)."""
+    import grader.nbgrader.class_report_page as page_module
+
+    report = {
+        "kernels": [
+            {
+                "puzzle": "02",
+                "kernel": "add",
+                "students": 1,
+                "graded": 1,
+                "passed": 0,
+                "pass_share": 0.0,
+                "checked": {"counts": {}},
+                "causes": [
+                    {
+                        "kind": "build_error",
+                        "cases": 1,
+                        "students": ["\t=1+1"],
+                        "example": "\t=1+1",
+                        "line": "ValueError: see;=2*3;=cmd|' -C calc'!A0",
+                    }
+                ],
+            }
+        ]
+    }
+    page_module.write_csvs(report, [], tmp_path)
+    text = (tmp_path / "causes.csv").read_text()
+    assert "\"ValueError: see;=2*3;=cmd|' -C calc'!A0\"" in text  # one quoted field
+    assert '"\'\t=1+1"' in text
+    for line in text.splitlines()[1:]:
+        assert all(field.startswith('"') for field in line.split('","')[:1]), line
+    source = facts.kernel_source({"mine": "x = 1  # \u202e evil \u202c\n\x1b[2Jy = 2\n"}, "add")
+    assert "\u202e" not in source and "\x1b" not in source
+    assert "<U+202E> evil <U+202C>" in source and "<U+001B>[2Jy = 2" in source
+
+
 DECOY = """import tilelang
 import tilelang.language as T
 

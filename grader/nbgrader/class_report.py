@@ -121,11 +121,21 @@ def _int_or_none(value: Any) -> int | None:
     return int(value) if _is_int(value) else None
 
 
+def visible_controls(text: str) -> str:
+    """``text`` with each control, bidirectional or line-separator character (grader.outcome.CONTROL) shown as its
+    code point, ``<U+202E>``: a source shown for review must look as the compiler reads it (a right-to-left override
+    can make a line read otherwise, "Trojan Source"), and a terminal escape must not act."""
+    from grader.outcome import CONTROL
+
+    return CONTROL.sub(lambda found: f"<U+{ord(found.group()):04X}>", text)
+
+
 def kernel_source(cells: Mapping[str, str], kernel: str) -> str:
     """The ``%%puzzle`` cells the kernel was graded from, for review: the cells that define ``kernel`` (a later one
     under the same name replaced the earlier), then the notebook's other ``%%puzzle`` cells, each under its
     ``%%puzzle`` line. The judge grades them as one module, so a later cell can rebind the name (``row_sum_tiled =
     _from_a_classmate``): shown the defining cell alone, a review would read a decoy, not the kernel graded."""
+    cells = {visible_controls(name): visible_controls(source) for name, source in cells.items()}
     defining = re.compile(rf"^def {re.escape(kernel)}\(", re.M)
     first = [name for name, source in cells.items() if defining.search(source)]
     if len(first) == len(cells):

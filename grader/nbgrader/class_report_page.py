@@ -396,7 +396,7 @@ def page(report: Mapping[str, Any]) -> str:
 
 def write_csvs(report: Mapping[str, Any], records: Sequence[facts.KernelRecord], folder: Path) -> None:
     with open(folder / "kernels.csv", "w", newline="") as handle:
-        out = csv.writer(handle)
+        out = csv.writer(handle, quoting=csv.QUOTE_ALL)  # a ';' in a field stays in it
         out.writerow(["puzzle", "kernel", "students", "graded", "passed", "pass_share", "gpu", "simulated", "compiled"])
         for k in report["kernels"]:
             counts = k["checked"]["counts"]
@@ -405,7 +405,7 @@ def write_csvs(report: Mapping[str, Any], records: Sequence[facts.KernelRecord],
                 + [counts.get(kind, 0) for kind in ("gpu", "simulated", "compiled")]
             )
     with open(folder / "causes.csv", "w", newline="") as handle:
-        out = csv.writer(handle)
+        out = csv.writer(handle, quoting=csv.QUOTE_ALL)  # a ';' in a field stays in it
         out.writerow(["puzzle", "kernel", "kind", "cases", "students", "student_names", "example", "line"])
         for k in report["kernels"]:
             for cause in k["causes"]:
@@ -414,7 +414,7 @@ def write_csvs(report: Mapping[str, Any], records: Sequence[facts.KernelRecord],
                     + [_cell(";".join(cause["students"])), _cell(cause["example"]), _cell(cause["line"])]
                 )
     with open(folder / "students.csv", "w", newline="") as handle:
-        out = csv.writer(handle)
+        out = csv.writer(handle, quoting=csv.QUOTE_ALL)  # a ';' in a field stays in it
         out.writerow(
             ["student", "puzzle", "kernel", "recorded", "passed", "device", "gpu", "simulated", "compiled"]
             + ["failed_cases", "causes", "kernel_ms", "torch_ms", "floor_ms"]
@@ -432,8 +432,9 @@ def write_csvs(report: Mapping[str, Any], records: Sequence[facts.KernelRecord],
 
 
 def _cell(text: str) -> str:
-    """A spreadsheet would run a cell starting with = + - @ as a formula: student text never starts one."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+    """A spreadsheet would run a cell starting with = + - @ (or a tab or carriage return before one) as a formula:
+    student text never starts one. Every field is quoted too, so a spreadsheet that splits on ';' finds none inside."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def write_report(

@@ -40,6 +40,8 @@ from nbgrader.exchange.default.collect import ExchangeCollect
 from nbgrader.utils import ignore_patterns, parse_utc
 from traitlets import Bool, Float
 
+from grader.outcome import plain
+
 try:
     import pwd
 except ImportError:  # Windows: no owners to compare
@@ -137,7 +139,7 @@ class LinkSafeCollect(ExchangeCollect):
         problems = []
         if os.path.islink(path):  # copytree would copy what it points at (the instructor's source/ folder)
             record["refused"] = "it is a symbolic link"
-            self.log.error("Not collected: %s is a symbolic link", path)
+            self.log.error("Not collected: %s is a symbolic link", plain(path))
             return record
         # submitted/../ps1 would be COURSE/ps1 (glob's * skips names that start with a dot: a student id given by
         # --student could still be one)
@@ -150,12 +152,16 @@ class LinkSafeCollect(ExchangeCollect):
         foreign = foreign_files(path)
         if foreign:
             problems.append(
-                "it holds files that are not its owner's or have other names (hard links): " + ", ".join(foreign)
+                "it holds files that are not its owner's or have other names (hard links): "
+                + ", ".join(plain(name) for name in foreign)
             )
         if problems:
             record["refused"] = "; ".join(problems)
             self.log.error(
-                "Not collected: %s claims to be %s's submission, but %s", path, record["username"], record["refused"]
+                "Not collected: %s claims to be %s's submission, but %s",
+                plain(path),
+                plain(record["username"]),
+                record["refused"],
             )
             return record
         if self.trust_timestamps:
@@ -164,7 +170,9 @@ class LinkSafeCollect(ExchangeCollect):
         slack = datetime.timedelta(seconds=self.timestamp_slack)
         if stated is None or abs(stated - changed) > slack or abs(record["timestamp"] - changed) > slack:
             said = f"{record['timestamp']} (timestamp.txt: {stated})"
-            self.log.warning("%s states it was handed in at %s; it last changed at %s, recorded", path, said, changed)
+            self.log.warning(
+                "%s states it was handed in at %s; it last changed at %s, recorded", plain(path), plain(said), changed
+            )
             record["timestamp"] = changed
         else:
             record["timestamp"] = stated
@@ -188,7 +196,7 @@ class LinkSafeCollect(ExchangeCollect):
         modes) with ``symlinks=True``, no chmod through a link, no file that is not the folder owner's own
         (copy_own_file: checked again as it is read), and the time _path_to_record settled on in timestamp.txt."""
         if os.path.islink(src):  # copytree would copy what it points at
-            self.log.error("Not collected: %s is a symbolic link", src)
+            self.log.error("Not collected: %s is a symbolic link", plain(src))
             return
         dir_size = self.get_size(src)  # nbgrader's own: links are not counted
         max_dir_size = self.coursedir.max_dir_size
@@ -207,7 +215,7 @@ class LinkSafeCollect(ExchangeCollect):
             shutil.copytree(src, dest, symlinks=True, ignore=ignore, copy_function=copy)
         except shutil.Error as error:  # a file the student changed between the check and the copy
             shutil.rmtree(dest, ignore_errors=True)
-            self.log.error("Not collected: %s: %s", src, error)
+            self.log.error("Not collected: %s: %s", plain(src), plain(str(error)))
             return
         handed_in = self.__dict__.get("_handed_in", {}).get(os.path.basename(src))
         if handed_in is not None:  # the student's where the exchange's times agree, else the exchange's

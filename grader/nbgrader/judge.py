@@ -60,7 +60,7 @@ from traitlets import Bool, Enum, Float, Unicode
 from grader import settings, verified
 from grader.i18n import tr
 from grader.nbgrader.records import case_record, check_cells, puzzle_cells
-from grader.outcome import CaseResult
+from grader.outcome import CaseResult, plain
 
 
 def judged_outputs(lines: list[str], passed: bool, summary: str) -> list[NotebookNode]:
@@ -284,11 +284,11 @@ class JudgeChecks(NbGraderPreprocessor):
         ):  # a linked submission folder: every file copied from it came through the link
             if copied.is_file() or copied.is_symlink():
                 copied.unlink()
-        said = ", ".join(
-            str(link.relative_to(coursedir.root)) if link.is_relative_to(coursedir.root) else str(link)
+        said = ", ".join(  # a file name is the student's text: no terminal escapes reach the log
+            plain(str(link.relative_to(coursedir.root)) if link.is_relative_to(coursedir.root) else str(link))
             for link in links
         )
-        raise LinkedSubmission(tr(f"{student}'s submission holds symbolic or hard links ({said}): not graded"))
+        raise LinkedSubmission(tr(f"{plain(student)}'s submission holds symbolic or hard links ({said}): not graded"))
 
     def case_count(self, puzzle_id: str, kernel: str) -> int | None:
         """How many cases the course's own spec (solutions/, plus the hidden cases) grades ``kernel`` on;
