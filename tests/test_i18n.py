@@ -18,7 +18,7 @@ from grader.course import translations
 from grader.course.generate import expected_notebooks, main, stale_notebooks
 from grader.course.translations import BANNER, mismatches, updated, write_po
 from grader.discover import puzzle_files
-from grader.frontends.notebook import RED
+from grader.frontends.render import RED
 from grader.i18n import Entry, read_po, tr
 from tests.conftest import ROOT
 

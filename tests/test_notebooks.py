@@ -33,7 +33,7 @@ from grader.course.notebooks import (
     setup_source,
 )
 from grader.discover import CELL_END, puzzle_files
-from grader.frontends.notebook import RED
+from grader.frontends.render import RED
 from tests.conftest import ROOT
 
 # One worker runs this file (pytest --dist loadgroup): its module fixture executes every notebook at once on

@@ -166,7 +166,7 @@ def test_a_hung_check_in_a_notebook_costs_about_its_timeout_and_the_next_cells_r
     hung cell costs about its timeout (wall seconds, against the baseline)."""
     import importlib.util
 
-    from grader.frontends.notebook import RED
+    from grader.frontends.render import RED
     from tests.test_notebooks import cell_seconds, execute, hang_notebook, outputs
 
     cells = execute(hang_notebook(tmp_path, LIMIT_S)).cells

@@ -35,6 +35,7 @@ from grader import settings
 from grader.discover import CELL_END, normalize_id
 from grader.frontends import render
 from grader.frontends.cells import cell_line, lines_in_cells
+from grader.frontends.render import GREEN, PLAIN, RED
 from grader.i18n import hint_lines, tr
 from grader.outcome import CaseResult, Status
 from grader.processes import launch
@@ -263,9 +264,6 @@ def hint(kernel: str, level: int = 1, *, puzzle: str = "") -> None:
         print(f"{RED}{tr(str(error))}{PLAIN}")
         return
     print("\n".join(hint_lines(found, more=f'hint("{kernel}", level={{level}})')))
-
-
-GREEN, RED, PLAIN = "\x1b[32m", "\x1b[31m", "\x1b[0m"  # JupyterLab and terminals colour stream output
 
 
 def print_verdict(result: CheckResult) -> None:

@@ -22,6 +22,9 @@ from grader.devices import DEFAULT, PROFILES
 from grader.i18n import text_columns, tr, wrap_wide
 from grader.outcome import GOOD, CaseResult, Status
 
+# A check cell's verdict line, coloured: JupyterLab and terminals colour stream output (the notebook front end)
+GREEN, RED, PLAIN = "\x1b[32m", "\x1b[31m", "\x1b[0m"
+
 LABELS = {
     Status.PASSED: "PASS",
     Status.COMPILED: "BUILT",
