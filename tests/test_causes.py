@@ -9,6 +9,7 @@ that goes silent or dies) comes from tests.test_supervisor's stand-in judges.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -177,11 +178,28 @@ def test_the_numbers_patterns_no_kernel_of_the_course_reaches():
     assert compare("C", torch.ones(8), torch.ones(8, dtype=torch.float64), tolerance).cause is None
 
 
-def test_the_cause_travels_as_json_and_a_hidden_case_keeps_only_its_kind():
+def test_the_cause_travels_as_json_and_a_hidden_case_keeps_none_of_it():
     cause = Cause(CauseKind.RACE, {"buffer": "C", "element": [3], "first": [0], "second": [1]})
     result = CaseResult("02", "add", "hidden_1", Status.FAILED, {"N": 77}, "wrong", cause=cause)
     assert CaseResult.from_dict(result.to_dict()).cause == cause
-    assert public_view(result).cause == Cause(CauseKind.RACE)
+    assert public_view(result).cause is None
+
+
+@pytest.mark.parametrize(
+    "status",
+    [Status.FAILED, Status.ERROR, Status.NOT_IMPLEMENTED, Status.CRASHED, Status.TIMED_OUT, Status.NOT_RUN],
+)
+def test_every_way_a_learner_can_fail_a_hidden_case_reads_as_one(status):
+    """A file can choose how it fails a hidden case from the case's real sizes (the tracer is given them): each
+    choice it could make reads the same, FAILED, with no cause and no time, so one submission tells at most whether
+    the case passed (the red team read M=777 from the status tags and the cause kinds)."""
+    cause = Cause(CauseKind.BUILD_ERROR, {})
+    result = CaseResult("08", "gemv", "hidden_1", status, {"M": 777}, "x", cause=cause, seconds=3.25)
+    shown = public_view(result)
+    assert (shown.status, shown.cause, shown.seconds, shown.sizes) == (Status.FAILED, None, 0.0, {})
+    assert shown.message == "a hidden case did not pass (its sizes and numbers are not shown)"
+    for kept in (Status.PASSED, Status.UNSUPPORTED, Status.COMPILED):
+        assert public_view(dataclasses.replace(result, status=kept)).status == kept
 
 
 # ----------------------------------------------------------------- what the supervisor sees of the judge

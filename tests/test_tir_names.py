@@ -183,3 +183,9 @@ def test_a_label_may_not_hold_a_comment_marker_or_a_digraph(marker):
     anywhere else, so the rule for text refuses them."""
     assert tir_graph.STRING_RULES[tir_graph.TEXT]("row sum")
     assert not tir_graph.STRING_RULES[tir_graph.TEXT](f"row {marker} sum")
+
+
+def test_a_reply_nested_deeper_than_pythons_stack_is_refused_in_one_sentence():
+    """JSON nested 200,000 deep raised RecursionError in json.loads, which neither the reply's reader nor the gate
+    caught: the judge ended with a traceback rather than a sentence (the red team, 2026-12-05)."""
+    assert judged("[" * 200_000 + "]" * 200_000) is None

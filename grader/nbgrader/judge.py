@@ -30,8 +30,8 @@ What each check cell's metadata records, under ``cell.metadata["tilelang_course"
          "hidden": bool,
          "status": str,            # grader.outcome.Status's value
          "checked": str,           # "gpu" | "simulated" | "compiled" | "" (grader.verified)
-         "cause": {"kind": str, "facts": {...}} | None,   # grader.outcome.Cause (CauseKind's value); a hidden
-                                   # case's facts are {} (they could tell its sizes)
+         "cause": {"kind": str, "facts": {...}} | None,   # grader.outcome.Cause (CauseKind's value); None
+                                   # for a hidden case (how it failed could tell its sizes)
          "wrong": int | None, "total": int | None,        # None for hidden cases
          "sizes": {name: int},     # {} for hidden cases
          "line": str,              # the first line of the case's feedback, as the learner reads it

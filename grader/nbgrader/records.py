@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 def case_record(case: CaseResult, starts: list[tuple[int, str]], puzzle_id: str) -> dict[str, Any]:
     """One graded case as the check cell's metadata keeps it for the class report (the module docstring's
-    schema). A hidden case's record tells no size: its sizes, counts and cause's facts are left out (the
+    schema). A hidden case's record tells no size: its sizes, counts and cause are left out (the
     judge's public view has already taken them from its message)."""
     from grader.frontends import render
     from grader.frontends.cells import lines_in_cells

@@ -101,7 +101,7 @@ def load_tir(text: Any, kernel: Kernel) -> Any:
         document = json.loads(text)
         types = {node.get("type") for node in document["nodes"]}
         root = document["nodes"][document["root_index"]]["type"]
-    except (ValueError, KeyError, TypeError, IndexError, AttributeError) as error:
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError) as error:
         raise refused(f"`{kernel.function}` did not trace to a kernel the grader can read") from error
     strange = sorted(str(t) for t in types if not (isinstance(t, str) and NODE_TYPE.match(t)))
     if root != "tirx.PrimFunc" or strange:

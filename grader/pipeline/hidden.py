@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from grader import settings
-from grader.outcome import CaseResult, Cause
+from grader.outcome import CaseResult, Status
 from grader.spec import Case, Kernel, Puzzle
 
 ENV = settings.HIDDEN_CASES
@@ -119,16 +119,26 @@ def is_hidden(case_name: str) -> bool:
     return case_name.startswith(PREFIX)
 
 
+# A hidden case's verdicts a learner sees as they are: passing ones, and the simulator's "no verdict" (the rest are
+# FAILED, public_view).
+SHOWN_AS_THEMSELVES = (Status.PASSED, Status.COMPILED, Status.NOT_APPLICABLE, Status.UNSUPPORTED, Status.SETUP)
+
+
 def public_view(result: CaseResult) -> CaseResult:
     """A hidden case's result as a learner may see it: the verdict, nothing that tells its sizes or data.
 
-    Its message says only whether it passed; details, hint, trace, tile map, error counts and the cause's facts
-    go (its kind stays); where it ran and the arch stay (fields: the renderer says "simulated on CPU: " or
-    "compiled for sm_90a: " from them).
+    Its message says only whether it passed; details, hint, trace, tile map, error counts, the cause and the time
+    go; where it ran and the arch stay (fields: the renderer says "simulated on CPU: " or "compiled for sm_90a: "
+    from them). Every way of not passing that the learner's code can choose (wrong numbers, an error, not
+    implemented, a crash, a hang) reads as one, FAILED: the judge traces a hidden case at its real sizes, so a file
+    that answered the tracer's job by a digit of M (an error for 0, "not implemented" for 1, the real trace for 2)
+    read M=777 from three submissions' status tags, and from two more through the cause's kind (the red team,
+    2026-12-05). What is left is whether it passed, and on the CPU whether the simulator gave a verdict.
     Other cases' results are returned unchanged.
     """
     if not is_hidden(result.case):
         return result
+    status = result.status if result.status in SHOWN_AS_THEMSELVES else Status.FAILED
     verdict = {
         "passed": "passed",
         "compiled": "is accepted by TileLang (numbers need a GPU)",
@@ -136,6 +146,8 @@ def public_view(result: CaseResult) -> CaseResult:
     }.get(result.status, "did not pass")
     return dataclasses.replace(
         result,
+        status=status,
+        seconds=0.0,
         message=f"a hidden case {verdict} (its sizes and numbers are not shown)",
         sizes={},
         details=[],
@@ -150,6 +162,6 @@ def public_view(result: CaseResult) -> CaseResult:
         bench=None,
         profile=None,
         explanation=None,
-        cause=Cause(result.cause.kind) if result.cause else None,  # its facts could tell the sizes
+        cause=None,
         structure=None,
     )
