@@ -421,6 +421,30 @@ def test_a_hidden_case_keeps_its_sizes_out_of_the_terminal_and_the_json(tmp_path
     assert result["case"] == "hidden_1" and result["sizes"] == {}, result
 
 
+def test_how_a_hidden_case_fails_tells_nothing_of_its_sizes(tmp_path: Path):
+    """tests/adversarial/hidden_sizes_by_failure_kind.py answers a hidden gemv job "not implemented" where M is odd
+    and with an error where M is even. Graded on two hidden cases, M odd and M even, both read the same: FAILED,
+    no cause, no time, the same line but for the case's name."""
+    hidden = tmp_path / "hidden.json"
+    base = {"puzzle": "08", "kernel": "gemv", "params": {"BLOCK_M": 64, "BLOCK_K": 32}, "seed": 7, "simulate": True}
+    cases = [{**base, "sizes": {"M": 77, "K": 47}}, {**base, "sizes": {"M": 78, "K": 47}}]
+    hidden.write_text(json.dumps({"cases": cases}))
+    report = tmp_path / "report.json"
+    argv = ["08", "--file", str(ADVERSARIAL / "hidden_sizes_by_failure_kind.py"), "-k", "gemv", "--exact"]
+    argv += ["--case", "hidden_1,hidden_2", "--device", "cpu", "--json", str(report)]
+    env = {**os.environ, "TILELANG_COURSE_HIDDEN_CASES": str(hidden)}
+    done = subprocess.run([sys.executable, "-m", "grader", *argv], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert done.returncode == 1, done.stdout + done.stderr
+    results = {r["case"]: r for r in json.loads(report.read_text())["results"]}
+    assert sorted(results) == ["hidden_1", "hidden_2"], results
+    for result in results.values():
+        assert (result["status"], result.get("cause"), result["seconds"]) == (Status.FAILED, None, 0.0), result
+    assert results["hidden_1"]["message"] == results["hidden_2"]["message"]
+    lines = [line.replace("hidden_1", "hidden_N").replace("hidden_2", "hidden_N") for line in done.stdout.splitlines()]
+    assert len([line for line in lines if "hidden_N" in line]) == 2
+    assert len({line for line in lines if "hidden_N" in line}) == 1, done.stdout
+
+
 # ------------------------------------------------------------------------------ on the GPU (the lead runs these)
 
 
