@@ -1,6 +1,6 @@
 """Attack: a kernel right in the simulator and zeros on the GPU, for a CPU grade (--device cpu,
 --JudgeChecks.device=cpu), through an algebra the lowering uses and the simulator did not. gemv takes far, the fp16
-T.max of a NaN (a square root of a negative number) and its sum, and stores the sum only where far != far.
+sum of a NaN (a square root of a negative number) and its sum, and stores the sum only where far != far.
 TileLang's lowering simplifies with the algebra of numbers (x != x is false, x - x is 0, x * 0 is 0), so the CUDA
 it builds stores half_t(0) into C with no test at all; the simulator ran the TIR as IEEE floats, where NaN != NaN:
 every sum stored, every simulated case passed. What the GPU answers for a NaN depends on what the lowering folded,
@@ -31,7 +31,7 @@ def gemv(A, B, BLOCK_M: int, BLOCK_K: int, THREADS: int = 128):
             T.reduce_sum(products, acc, dim=1, clear=False)
         for i in T.Parallel(BLOCK_M):
             nan = T.cast(T.sqrt(acc[i] * acc[i] * T.float32(-1) - T.float32(1)), T.float16)
-            far = T.max(nan, T.cast(acc[i], T.float16))  # NaN in the simulator (torch.maximum of fp16)
+            far = nan + T.cast(acc[i], T.float16)  # NaN (a T.max here would meet fp16_max_nan.py's refusal first)
             if bx * BLOCK_M + i < M:
                 C[bx * BLOCK_M + i] = T.if_then_else(far != far, T.cast(acc[i], T.float16), T.float16(0))
     return C
