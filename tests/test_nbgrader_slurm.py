@@ -541,7 +541,7 @@ def test_one_host_recipe_uses_the_same_split(graded: Run):
     done = grader("autograde-shards", ASSIGNMENT, "--gpus", "5,7", "--device", "cpu", cwd=graded.sqlite, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     for index, gpu in enumerate(("5", "7")):
-        log = (graded.sqlite / "logs" / ASSIGNMENT / f"shard-{index}.log").read_text()
+        log = (graded.sqlite / "logs" / ASSIGNMENT / "shards" / f"shard-{index}.log").read_text()
         assert f"CUDA_VISIBLE_DEVICES={gpu}" in log
         expected = shard_students(list(CLASS), index, 2)
         assert [line.split(":")[0].strip() for line in log.splitlines() if "already graded" in line] == expected
@@ -559,6 +559,34 @@ def test_shards_cover_every_student_once():
         assert shards == [shard_students(sorted(names), index, count) for index in range(count)]
     with pytest.raises(ValueError):
         shard_students(names, 3, 3)
+
+
+def test_a_students_own_cell_metadata_is_read_as_no_counts(tmp_path: Path):
+    """An experiment cell whose "tilelang_course" metadata is a string stopped every shard and autograde-status
+    (judged_counts read it as a dict; the red team, 2026-12-05); counts that are not integers would have stopped
+    the status's sums. Only the shape the judge writes is read."""
+    from grader.nbgrader.shards import judged_counts
+
+    def check(grade_id: str, meta: object) -> nbformat.NotebookNode:
+        cell = nbformat.v4.new_code_cell('check("copy_serial")')
+        cell.metadata.update({"nbgrader": {"grade_id": grade_id, "grade": True}, "tilelang_course": meta})
+        return cell
+
+    cells = [nbformat.v4.new_code_cell("x = 1", metadata={"tilelang_course": "x", "nbgrader": "y"})]
+    cells += [check("p01_copy_threads_check", {"judge": {"checked": {"gpu": "many"}}})]
+    cells += [check("p01_copy_tiles_check", {"judge": "forged"})]
+    cells += [check("p01_copy_serial_check", {"judge": {"checked": {"gpu": 0, "simulated": 3}}})]
+    path = tmp_path / "p01_copy.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), path)
+    assert judged_counts(path) == {"p01 copy_serial": {"gpu": 0, "simulated": 3}}
+
+
+def test_a_shards_log_is_no_students_log(tmp_path: Path):
+    """A student named shard-0 wrote over the shard's own log: the shards' logs have a folder of their own."""
+    from grader.nbgrader.shards import log_path, shard_log
+
+    assert shard_log(tmp_path, "ps1", 0) != log_path(tmp_path, "ps1", "shard-0")
+    assert shard_log(tmp_path, "ps1", 0).parent != log_path(tmp_path, "ps1", "anyone").parent
 
 
 def test_a_course_config_without_a_root_keeps_its_gradebook_in_the_course(tmp_path: Path, monkeypatch):

@@ -201,7 +201,7 @@ def test_autograde_shards_refuse_unconfined_unless_told(tmp_path: Path):
     (tmp_path / "submitted").mkdir()
     told = without_namespaces(*shards, "--no-sandbox", "--device", "cpu")
     assert (
-        "refusing" not in told.stderr and "shard 0/1" in told.stdout + (tmp_path / "logs/ps1/shard-0.log").read_text()
+        "refusing" not in told.stderr and "shard 0/1" in told.stdout + (tmp_path / "logs/ps1/shards/shard-0.log").read_text()
     )
 
 

@@ -46,6 +46,7 @@ from grader.nbgrader.placement import (
     record_refusal,
     recorded_refusal,
 )
+from grader.outcome import plain
 from grader.processes import hermetic
 
 GRADED, FAILED, MISSING, NOT_SUBMITTED = "graded", "failed", "missing", "not submitted"
@@ -75,6 +76,11 @@ def submitted_students(course: Path, assignment: str) -> list[str]:
 
 def log_path(course: Path, assignment: str, student: str) -> Path:
     return course / LOGS / assignment / f"{student}.log"
+
+
+def shard_log(course: Path, assignment: str, index: int) -> Path:
+    """A shard's own log, in a folder of its own: beside the students' logs, a student named shard-0 wrote over it."""
+    return course / LOGS / assignment / "shards" / f"shard-{index}.log"
 
 
 # ------------------------------------------------------------------------------- the gradebook
@@ -118,10 +124,15 @@ def judged_counts(path: Path) -> dict[str, dict[str, int]]:
         return {}
     found = {}
     for cell in notebook.cells:
-        judge = cell.metadata.get("tilelang_course", {}).get("judge", {})
-        match = CHECK_ID.match(str(cell.metadata.get("nbgrader", {}).get("grade_id", "")))
-        if match and "checked" in judge:
-            found[f"p{match.group('puzzle')} {match.group('kernel')}"] = dict(judge["checked"])
+        # a student's cell may carry any metadata (an experiment cell's "tilelang_course": "x" once stopped every
+        # shard and autograde-status): only the shapes the judge writes are read
+        course_meta, grading = cell.metadata.get("tilelang_course"), cell.metadata.get("nbgrader")
+        judge = course_meta.get("judge") if isinstance(course_meta, dict) else None
+        grade_id = grading.get("grade_id", "") if isinstance(grading, dict) else ""
+        match = CHECK_ID.match(str(grade_id))
+        checked = judge.get("checked") if isinstance(judge, dict) else None
+        if match and isinstance(checked, dict) and all(type(n) is int for n in checked.values()):
+            found[f"p{match.group('puzzle')} {match.group('kernel')}"] = {str(k): n for k, n in checked.items()}
     return found
 
 
@@ -224,17 +235,18 @@ def run_shard(course: Path, assignment: str, index: int, count: int, regrade: bo
     failed = 0
     for student in students:
         if student in before and before[student].state == GRADED:
-            print(f"  {student}: already graded ({before[student].score:g}), skipped", flush=True)
+            print(f"  {plain(student)}: already graded ({before[student].score:g}), skipped", flush=True)
             continue
         code, seconds = autograde_student(course, assignment, student, shard)
         now = statuses(course, assignment)[student]
         if now.state == GRADED and code == 0:
             cases = verified.text(verified.total(now.checked.values()))
-            print(f"  {student}: graded {now.score:g}/{now.max_score:g} in {seconds:.0f} s; {cases}", flush=True)
+            print(f"  {plain(student)}: graded {now.score:g}/{now.max_score:g} in {seconds:.0f} s; {cases}", flush=True)
         else:
             failed += 1
             why = now.detail or f"nbgrader exited {code}"
-            print(f"  {student}: FAILED ({why}; exit {code}): {log_path(course, assignment, student)}", flush=True)
+            shown = plain(f"  {student}: FAILED ({why}; exit {code}): {log_path(course, assignment, student)}")
+            print(shown, flush=True)
     print(f"shard {shard}: done, {failed} failed", flush=True)
     return 1 if failed else 0
 
@@ -245,15 +257,14 @@ def run_shard(course: Path, assignment: str, index: int, count: int, regrade: bo
 def run_shards(course: Path, assignment: str, gpus: list[str] | None, count: int, regrade: bool) -> int:
     """One ``autograde-shard`` process per GPU (or ``count`` of them, unpinned), all at once."""
     slots = gpus if gpus else [None] * count
-    folder = course / LOGS / assignment
-    folder.mkdir(parents=True, exist_ok=True)
+    shard_log(course, assignment, 0).parent.mkdir(parents=True, exist_ok=True)
     running = []
     for index, gpu in enumerate(slots):
         arguments = ["autograde-shard", assignment, "--course", str(course), "--shard", str(index)]
         arguments += ["--shards", str(len(slots))] + (["--regrade"] if regrade else [])
         command = hermetic.command("grader", *arguments)
         env = hermetic.environment({**os.environ, **({"CUDA_VISIBLE_DEVICES": gpu} if gpu is not None else {})})
-        log = folder / f"shard-{index}.log"
+        log = shard_log(course, assignment, index)
         with open(log, "w") as handle:
             running.append(
                 (index, gpu, log, subprocess.Popen(command, env=env, stdout=handle, stderr=subprocess.STDOUT))
@@ -281,10 +292,10 @@ def show_status(course: Path, assignment: str, as_json: bool) -> int:
         off_gpu = 0
         for state in found.values():
             if state.state == REFUSED:  # not graded: refused (no GPU; say --JudgeChecks.device=cpu)
-                print(f"{state.student:<24} {tr(f'{state.state}: {state.detail}')}")
+                print(f"{plain(state.student):<24} {tr(f'{state.state}: {state.detail}')}")
                 continue
             score = "" if state.score is None else f"{state.score:g}/{state.max_score:g}"
-            print(f"{state.student:<24} {state.state:<14} {score:<9} {state.detail}".rstrip())
+            print(f"{plain(state.student):<24} {state.state:<14} {score:<9} {plain(state.detail)}".rstrip())
             if state.checked:
                 print(f"    {verified.text(verified.total(state.checked.values()))}")
             # each kernel with a case that did not run on a GPU, by name
