@@ -509,3 +509,28 @@ def test_a_copy_that_turns_tma_off_is_not_held_to_the_tma_tail():
     assert not may_use_tma(T.copy(staged, out[0], disable_tma=True))
     assert not may_use_tma(T.copy(staged, out[0], prefer_instruction="sync"))
     assert may_use_tma(T.copy(staged, out[0], prefer_instruction="tma"))
+
+
+@tilelang.jit
+def lane_counter(A, RESET: bool):
+    N = T.const("N")
+    A: T.Tensor((N,), T.float32)
+    B = T.empty((N,), T.float32)
+    with T.Kernel(1, threads=32) as bx:  # noqa: F841 (one block)
+        v = T.alloc_var(T.int32)
+        for i in T.Parallel(N):
+            v = i + 1  # every thread keeps its own value
+        if RESET:
+            v = 1  # one value for every thread again
+        for i in T.Parallel(N):
+            B[i] = A[i] * T.cast(v, T.float32)
+    return B
+
+
+def test_an_integer_local_the_lanes_left_different_gives_no_verdict_until_it_is_one_value_again():
+    """tests/attacks/private_int_lane.py's construct: read while each thread holds its own value, no verdict (the
+    simulator kept lane 0's value before); written once more by every thread alike, read as that value."""
+    tensors = {"A": torch.arange(8, dtype=torch.float32), "B": torch.zeros(8)}
+    with pytest.raises(Unsupported, match="an integer that the lanes of one T.Parallel left different"):
+        run(lane_counter, dict(tensors), N=8, RESET=False)
+    assert run(lane_counter, dict(tensors), N=8, RESET=True)["B"].tolist() == list(range(8))

@@ -242,10 +242,9 @@ class Expressions:
         floats are fmaxf and fminf (PTX max.f32), and __hmax and __hmin for 16-bit floats (PTX max.f16), which answer
         with the number, where torch.maximum answers NaN: T.max(NaN, x) != itself held here and not on the GPU
         (tests/attacks/nan_max.py; in fp16, a NaN max cast to an integer, tests/attacks/fp16_max_nan.py). Answering
-        with the number
-        would hide the NaN the simulator fills memory nothing wrote with (a read of it is a bug the GPU shows with
-        whatever that memory holds), so the simulator gives no verdict instead of either answer; for that NaN
-        (from_unwritten) it answers NaN, and the case fails as the kernel's read of nothing deserves."""
+        with the number would hide the NaN the simulator fills memory nothing wrote with (a read of it is a bug the
+        GPU shows with whatever that memory holds), so the simulator gives no verdict instead of either answer; for
+        that NaN (from_unwritten) it answers NaN, and the case fails as the kernel's read of nothing deserves."""
         differs = (torch.isnan(a) ^ torch.isnan(b)) & ~(from_unwritten(a) | from_unwritten(b))
         self.unsupported_in_kept_lanes(
             differs, "T.max or T.min of NaN and a number (the GPU's fmaxf and fminf give the number)"

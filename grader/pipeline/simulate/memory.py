@@ -56,7 +56,8 @@ class Memory:
             position = tuple(int(i) for i in indices)
             if self.scalar_in_bounds(node.buffer, position):
                 if node.buffer.data in self.thread_dependent:  # one value for every thread again
-                    self.thread_dependent[node.buffer.data][flat_positions(data, [torch.tensor(position)])] = False
+                    where = [torch.tensor([p]) for p in position]
+                    self.thread_dependent[node.buffer.data][flat_positions(data, where)] = False
                 if node.buffer.data in self.races.watched and self.scopes[node.buffer.data] == "global":
                     where = [torch.tensor([p]) for p in position]
                     self.watch_write(node.buffer, data, where, torch.as_tensor(value, dtype=data.dtype).reshape(1))
