@@ -534,3 +534,68 @@ def test_an_integer_local_the_lanes_left_different_gives_no_verdict_until_it_is_
     with pytest.raises(Unsupported, match="an integer that the lanes of one T.Parallel left different"):
         run(lane_counter, dict(tensors), N=8, RESET=False)
     assert run(lane_counter, dict(tensors), N=8, RESET=True)["B"].tolist() == list(range(8))
+
+
+@tilelang.jit
+def guarded_mean(S, C, GUARD: bool):
+    N = T.const("N")
+    S: T.Tensor((N,), T.int32)
+    C: T.Tensor((N,), T.int32)
+    M = T.empty((N,), T.int32)
+    with T.Kernel(1, threads=32) as bx:  # noqa: F841 (one block)
+        for i in T.Parallel(N):
+            if GUARD:
+                M[i] = T.if_then_else(C[i] != 0, S[i] // C[i], 0)
+            else:
+                M[i] = S[i] // C[i]
+    return M
+
+
+def test_an_integer_division_by_zero_the_guard_skips_is_not_taken_and_an_unguarded_one_gives_no_verdict():
+    """Both branches of a select run here under a mask: torch raised for the lanes the guard skips, which the GPU
+    never divides in (the red team's reading, 2026-12-05). Those lanes divide by 1 now; a lane the mask keeps that
+    divides by zero gives no verdict (C leaves it undefined)."""
+    s, c = torch.tensor([7, 8, 9, -9], dtype=torch.int32), torch.tensor([2, 0, 3, 2], dtype=torch.int32)
+    tensors = {"S": s, "C": c, "M": torch.full((4,), -1, dtype=torch.int32)}
+    assert run(guarded_mean, dict(tensors), N=4, GUARD=True)["M"].tolist() == [3, 0, 3, -5]  # floor, as T's //
+    with pytest.raises(Unsupported, match="division by zero"):
+        run(guarded_mean, dict(tensors), N=4, GUARD=False)
+
+
+@tilelang.jit
+def prefix_offsets(A):
+    N = T.const("N")
+    A: T.Tensor((N,), T.int32)
+    B = T.empty((N,), T.int32)
+    with T.Kernel(1, threads=128) as bx:  # noqa: F841 (one block)
+        tile = T.alloc_shared((N,), T.int32)
+        T.copy(A, tile)
+        T.cumsum(tile, dim=0)
+        T.copy(tile, B)
+    return B
+
+
+def test_an_integer_cumsum_is_exact_past_two_to_the_24():
+    """T.cumsum ran in fp32 for every dtype: a prefix sum of int32 offsets past 2^24 came out rounded, where the
+    GPU's scan adds in the tensor's own type."""
+    a = torch.full((256,), 100003, dtype=torch.int32)
+    out = run(prefix_offsets, {"A": a, "B": torch.zeros(256, dtype=torch.int32)}, N=256)["B"]
+    assert out.tolist() == (torch.arange(1, 257, dtype=torch.int64) * 100003).tolist()
+
+
+@tilelang.jit
+def exp_of_doubles(A):
+    N = T.const("N")
+    A: T.Tensor((N,), T.float64)
+    B = T.empty((N,), T.float64)
+    with T.Kernel(1, threads=32) as bx:  # noqa: F841 (one block)
+        for i in T.Parallel(N):
+            B[i] = T.exp(A[i])
+    return B
+
+
+def test_math_of_doubles_is_computed_in_double():
+    """CUDA's exp of a double is exp, not expf: the simulator computed every math call in fp32 (about 1e-7 off)."""
+    a = torch.linspace(-3, 3, 16, dtype=torch.float64)
+    out = run(exp_of_doubles, {"A": a, "B": torch.zeros(16, dtype=torch.float64)}, N=16)["B"]
+    assert torch.allclose(out, torch.exp(a), rtol=1e-14, atol=0)

@@ -98,23 +98,49 @@ class Expressions:
         a, b = self.operands(node)
         if torch_dtype(node.dtype).is_floating_point:
             return self.round(torch.div(a, b), node.dtype)
-        return torch.div(a, b, rounding_mode="trunc")
+        return torch.div(a, self.defined_divisor(a, b, node), rounding_mode="trunc")
 
     def floor_divide(self, node: Any) -> Any:
         a, b = self.operands(node)
+        b = self.defined_divisor(a, b, node)
         if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
             return torch.div(a, b, rounding_mode="floor")
         return a // b
 
     def floor_modulo(self, node: Any) -> Any:
         a, b = self.operands(node)
+        b = self.defined_divisor(a, b, node)
         return torch.remainder(a, b) if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor) else a % b
+
+    def defined_divisor(self, a: Any, b: Any, node: Any) -> Any:
+        """``b``, with 1 in the lanes an integer ``a / b`` leaves undefined (b = 0, or the type's least value over
+        -1), which must be lanes the mask switched off: a guarded `T.if_then_else(n != 0, s // n, 0)` runs both
+        branches here, and torch raised on the lanes the guard skips (the GPU never divides there). In a lane the
+        mask keeps, no verdict: C leaves it undefined, the GPU does not trap, and x86 stops the process."""
+        name = str(node.dtype)
+        if name == "bool" or torch_dtype(node.dtype).is_floating_point:
+            return b
+        low = (integer_range(name) or (0, 0))[0]
+        what = f"an {name} division by zero or overflowing (C leaves it undefined)"
+        if not isinstance(a, torch.Tensor) and not isinstance(b, torch.Tensor):  # index arithmetic: no tensors made
+            if b != 0 and not (low < 0 and a == low and b == -1):
+                return b
+            self.unsupported_in_kept_lanes(torch.tensor(True), what)
+            return 1
+        undefined = self.as_tensor(b) == 0
+        if low < 0:
+            undefined = undefined | ((self.as_tensor(a) == low) & (self.as_tensor(b) == -1))
+        self.unsupported_in_kept_lanes(undefined, what)
+        if not isinstance(b, torch.Tensor):
+            return 1 if bool(undefined.any()) else b
+        return torch.where(undefined, torch.ones_like(b), b)
 
     def truncated_modulo(self, node: Any) -> Any:
         # T.truncmod, C's %: the remainder takes the dividend's sign (-1 % 7 is -1 on the GPU, 6 floored),
         # so `T.truncmod(n - 1000000, 7) >= 0` held here for every n and on the GPU for one in seven
         # (tests/attacks/truncated_mod.py)
         a, b = self.operands(node)
+        b = self.defined_divisor(a, b, node)
         if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
             return torch.fmod(a, b)
         if isinstance(a, int) and isinstance(b, int):
@@ -302,7 +328,8 @@ class Expressions:
         args = node.args
         if name in MATH_CALLS:
             value = self.as_typed(self.expr(args[0]), torch_dtype(node.dtype))
-            return MATH_CALLS[name](value.to(torch.float32)).to(torch_dtype(node.dtype))
+            wide = torch.float64 if value.dtype == torch.float64 else torch.float32  # CUDA's exp of a double is exp
+            return MATH_CALLS[name](value.to(wide)).to(torch_dtype(node.dtype))
         if name == "tirx.if_then_else":
             return self.select(self.expr(args[0]), args[1], args[2], node.dtype)
         if name == "tl.infinity":

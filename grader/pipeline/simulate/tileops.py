@@ -273,7 +273,8 @@ def gemm(sim: Interpreter, call: Any) -> None:
 def cumsum(sim: Interpreter, call: Any) -> None:
     src, dst = region(sim, call.args[0]), region(sim, call.args[1])
     dim, reverse = sim.int_of(call.args[2]), bool(sim.expr(call.args[3]))
-    values = src.view().to(torch.float32)
+    # integers exactly (a prefix sum of offsets passes 2^24 in fp32), floats in fp32
+    values = src.view().to(torch.float32 if src.view().is_floating_point() else torch.int64)
     dim = dim % values.dim()
     if reverse:
         values = values.flip(dim)
