@@ -336,17 +336,25 @@ def test_ctrl_c_stops_watch_with_one_line_and_exit_code_130(tmp_path):
     learner.write_text(P02.read_text())
     log = tmp_path / "watch.log"
     with log.open("w") as sink:
+        # -X faulthandler: a watcher still running 120 s after its Ctrl-C is stopped with SIGABRT, which prints
+        # every thread's stack into the log first (ci32 and ci33 timed out here once each; alone it passes)
         watcher = subprocess.Popen(
-            [sys.executable, "-m", "grader", "02", "--file", str(learner), "-k", "add", "--exact", "--watch"],
+            [sys.executable, "-X", "faulthandler", "-m", "grader", "02", "--file", str(learner)]
+            + ["-k", "add", "--exact", "--watch"],
             cwd=ROOT,
             stdout=sink,
             stderr=subprocess.STDOUT,
             env={**os.environ, "PYTHONPATH": str(ROOT)},
         )
+        code = None
         try:
             _wait_for(log, "grading add", count=1, timeout=300)  # Ctrl-C while a check runs
             watcher.send_signal(signal.SIGINT)
             code = watcher.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            watcher.send_signal(signal.SIGABRT)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                watcher.wait(timeout=10)
         finally:
             if watcher.poll() is None:
                 watcher.kill()
