@@ -599,3 +599,43 @@ def test_math_of_doubles_is_computed_in_double():
     a = torch.linspace(-3, 3, 16, dtype=torch.float64)
     out = run(exp_of_doubles, {"A": a, "B": torch.zeros(16, dtype=torch.float64)}, N=16)["B"]
     assert torch.allclose(out, torch.exp(a), rtol=1e-14, atol=0)
+
+
+@tilelang.jit
+def shift_add_step(A, HOW: str):
+    """One Hillis-Steele step, s[j] += s[j - 1], on a shared row of 256 run by 128 threads. ``in_place``: read and
+    written in one T.Parallel (a race); ``two_buffers``: read from s, written to t; ``own_element``: each lane reads
+    only the element it writes."""
+    A: T.Tensor((256,), T.float32)
+    B = T.empty((256,), T.float32)
+    with T.Kernel(1, threads=128) as bx:
+        s = T.alloc_shared((256,), T.float32)
+        t = T.alloc_shared((256,), T.float32)
+        T.copy(A[0], s)
+        for j in T.Parallel(256):
+            if HOW == "in_place":
+                if j >= 1:
+                    s[j] = s[j] + s[j - 1]
+            elif HOW == "two_buffers":
+                t[j] = T.if_then_else(j >= 1, s[j] + s[T.max(j - 1, 0)], s[j])
+            else:
+                s[j] = s[j] * 2
+        if HOW == "two_buffers":
+            T.copy(t, B[0])
+        else:
+            T.copy(s, B[0])
+    return B
+
+
+def test_a_parallel_lane_reading_what_another_lane_writes_is_a_race():
+    """On an H100 a scan written this way was wrong in every element, the same in every run: TileLang runs each
+    thread's share of the lanes one after another, so later lanes read earlier lanes' new values
+    (tests/wrong/p05/row_sum_scan_without_barriers.py). The simulator, reading every lane before writing any, had
+    called it right."""
+    a = torch.arange(256, dtype=torch.float32)
+    with pytest.raises(SimulationError, match=r"race on `s\[1\]`: lane \(j = 1\) writes it, lane \(j = 2\) reads"):
+        run(shift_add_step, {"A": a, "B": torch.zeros(256)}, HOW="in_place")
+    out = run(shift_add_step, {"A": a, "B": torch.zeros(256)}, HOW="two_buffers")["B"]
+    assert out.tolist() == [0.0] + [2.0 * j - 1 for j in range(1, 256)]
+    out = run(shift_add_step, {"A": a, "B": torch.zeros(256)}, HOW="own_element")["B"]
+    assert out.tolist() == [2.0 * j for j in range(256)]

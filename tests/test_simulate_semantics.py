@@ -221,7 +221,7 @@ def test_local_var_read_after_the_nest_that_wrote_it_per_iteration_is_not_a_valu
 
 
 @tilelang.jit
-def doubled_through_a_reshape(A, BLOCK: int):
+def doubled_through_a_reshape(A, BLOCK: int, READ_ALIAS: bool = False):
     N = T.const("N")
     A: T.Tensor((N,), T.float32)
     C = T.empty((N,), T.float32)
@@ -230,7 +230,7 @@ def doubled_through_a_reshape(A, BLOCK: int):
         grid = T.reshape(s, (2, BLOCK // 2))
         T.copy(A[0], s)
         for i, j in T.Parallel(2, BLOCK // 2):
-            grid[i, j] = grid[i, j] * 2.0 + s[0]
+            grid[i, j] = grid[i, j] * 2.0 + (s[0] if READ_ALIAS else A[0])
         T.copy(s, C[0])
     return C
 
@@ -239,6 +239,9 @@ def test_writes_through_a_reshape_reach_the_original_buffer():
     a = torch.arange(1.0, 9.0)
     out = run(doubled_through_a_reshape, {"A": a, "C": torch.zeros(8)}, N=8, BLOCK=8)["C"]
     assert out.tolist() == (a * 2 + 1).tolist()
+    # s[0] is grid[0, 0], which lane (0, 0) writes while the other lanes read it: a race through the alias
+    with pytest.raises(SimulationError, match=r"race on `grid\[0, 0\]`: lane \(i = 0, j = 0\) writes it"):
+        run(doubled_through_a_reshape, {"A": a, "C": torch.zeros(8)}, N=8, BLOCK=8, READ_ALIAS=True)
 
 
 @tilelang.jit

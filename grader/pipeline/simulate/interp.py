@@ -51,6 +51,7 @@ class Interpreter(Statements, Memory, Expressions):
     ):
         from tilelang import tvm
 
+        from grader.pipeline.simulate.lane_races import LaneWatch
         from grader.pipeline.simulate.races import RaceWatch, written_globals
 
         self.shared_limit, self.gpu = shared_limit, gpu  # the GPU profile's per-block limit, and its name
@@ -73,6 +74,8 @@ class Interpreter(Statements, Memory, Expressions):
         self.scopes: dict[Any, str] = {}
         self.lanes = Lanes()
         self.parallel_vars: set[Any] = set()
+        self.lane_watch = LaneWatch()  # a nest's shared and global accesses, lane by lane (lane_races.py)
+        self.stores_by_loop: dict[Any, frozenset] = {}  # a parallel loop -> the buffers stored inside it
         self.block_extents: dict[Any, int] = {}
         # buffer -> (unrounded products, the storage they belong to, its version when they were kept)
         self.exact: dict[Any, tuple[torch.Tensor, torch.Tensor, int]] = {}

@@ -64,6 +64,7 @@ class Memory:
                 data[position] = value
             return
         flat_indices, values, lanes = self.lanes_written(node.buffer, data, indices, value, mask)
+        self.watch_lanes(node.buffer, data, indices, write=True)
         if node.buffer.data in self.races.watched and self.scopes[node.buffer.data] == "global":
             self.watch_write(node.buffer, data, flat_indices, values)
         if self.scopes[node.buffer.data] in SHARED_BY_THREADS:
@@ -264,6 +265,7 @@ class Memory:
             self.no_thread_dependent_read(node.buffer, data, [self.as_tensor(i) for i in indices])
         # a global buffer some launch writes: the races between blocks are watched on it (races.py)
         watched = node.buffer.data in self.races.watched and self.scopes[node.buffer.data] == "global"
+        self.watch_lanes(node.buffer, data, indices, write=False)
         if not any(isinstance(i, torch.Tensor) for i in indices):
             position = tuple(int(i) for i in indices)
             if not self.scalar_in_bounds(node.buffer, position):
@@ -283,6 +285,38 @@ class Memory:
         safe = [torch.where(inside, g, torch.zeros_like(g)) for g in grids]
         values = data[tuple(safe)]
         return torch.where(inside, values, torch.zeros((), dtype=values.dtype))
+
+    def watch_lanes(self, buffer: Any, data: torch.Tensor, indices: list[Any], write: bool) -> None:
+        """Inside a T.Parallel nest, record which lane reads or writes which element of shared or global memory, for
+        the lanes the mask keeps and, in a global buffer, inside its edges (lane_races.py)."""
+        if (
+            buffer.data not in self.lane_watch.written  # a buffer the nest only reads cannot race in it
+            or not self.parallel_vars
+            or self.scopes[buffer.data] not in SHARED_BY_THREADS
+            or not data.is_contiguous()
+        ):
+            return
+        tensors = [self.as_tensor(i) for i in indices]
+        mask = [self._mask] if self._mask is not None else []
+        try:
+            shape = torch.broadcast_shapes(
+                *(self.env[v].shape for v in self.parallel_vars), *(t.shape for t in tensors + mask)
+            )
+        except RuntimeError:
+            return
+        lanes = self.lane_watch.lane_ids(shape) if len(shape) == RANK else None
+        if lanes is None:
+            return
+        grids = [t.expand(shape) for t in tensors]
+        keep = mask[0].expand(shape) if mask else torch.ones(shape, dtype=torch.bool)
+        for grid, extent in zip(grids, self.shape_of(buffer)):
+            keep = keep & (grid >= 0) & (grid < extent)
+        for v in self.parallel_vars:
+            axis = next((a for a, n in enumerate(self.env[v].shape) if n > 1), None)
+            if axis is not None:
+                self.lane_watch.axes[axis] = (str(v.name), int(self.env[v].reshape(-1)[0]))
+        positions = flat_positions(data, [g[keep] for g in grids]) if grids else torch.zeros(0, dtype=torch.int64)
+        self.lane_watch.record(buffer.data, buffer.name, list(data.shape), positions, lanes[keep], write)
 
     def watch_read(self, buffer: Any, data: torch.Tensor, indices: list[torch.Tensor]) -> None:
         """Record that the current block read these elements of a global buffer (races.py)."""

@@ -133,6 +133,8 @@ class Statements:
             finally:
                 self.block_vars.remove((tag, node.loop_var))
         elif kind == self.tir.ForKind.PARALLEL:
+            if not self.parallel_vars:  # an outermost nest: the buffers its lanes may race on
+                self.lane_watch.written = self.stored_in(node)
             axis = self.lanes.take()
             self.env[node.loop_var] = lane(extent, axis) + start
             self.parallel_vars.add(node.loop_var)
@@ -143,12 +145,24 @@ class Statements:
                 self.lanes.release(axis)
             if not self.parallel_vars:
                 self.end_private()
+                self.lane_watch.end_nest()
         elif kind in (self.tir.ForKind.SERIAL, self.tir.ForKind.UNROLLED, self.tir.ForKind.VECTORIZED):
             for index in range(start, start + extent):
                 self.env[node.loop_var] = index
                 self.stmt(node.body)
         else:
             raise Unsupported(f"a loop of kind {kind}")
+
+    def stored_in(self, node: Any) -> frozenset:
+        """The data vars of the buffers some store inside ``node`` writes (found once per loop node)."""
+        found = self.stores_by_loop.get(node)
+        if found is None:
+            stores: set[Any] = set()
+            self.tir.stmt_functor.post_order_visit(
+                node.body, lambda n: stores.add(n.buffer.data) if isinstance(n, self.tir.BufferStore) else None
+            )
+            found = self.stores_by_loop[node] = frozenset(stores)
+        return found
 
     def branch(self, node: Any) -> None:
         condition = self.expr(node.condition)
