@@ -643,3 +643,31 @@ def test_every_cause_kind_has_a_label_on_the_page_in_both_languages():
     assert sorted(kind.value for kind in CauseKind if kind.value not in CAUSE_LABELS) == []
     untranslated = [label for label in CAUSE_LABELS.values() if tr(label, lang="zh_CN") == label]
     assert untranslated == []
+
+
+def test_a_check_cells_metadata_of_any_shape_is_read_as_no_record():
+    """A student's notebook carries whatever metadata she gives it, and the class report reads it after the judge
+    wrote its records: a "tilelang_course" that is a string, a judge record that is a string or whose counts are
+    not integers is no record (grader.nbgrader.records.judge_record, which the shards read too); a record with a
+    sketch of strings or sizes given as a list keeps no sketch and no sizes. None of them stops the report."""
+    good = student("mallory", STUB, structure=None)[2]
+    odd = {**good, "structure": {"sketch": ["x"], "tokens": "many", "case": 3}}
+    odd["cases"] = [{**odd["cases"][0], "sizes": [1, 2], "cause": {"kind": "x", "facts": "y"}}]
+
+    def check(kernel: str, meta: object, grade: object = True) -> nbformat.NotebookNode:
+        cell = new_code_cell(f'check("{kernel}")')
+        cell.metadata.update({"nbgrader": {"grade_id": f"p{PUZZLE}_{kernel}_check", "grade": grade}})
+        cell.metadata["tilelang_course"] = meta
+        return cell
+
+    cells = [new_code_cell("x = 1", metadata={"tilelang_course": "x", "nbgrader": "y"})]
+    cells += [check("row_sum", "x"), check("row_sum_tiled", {"judge": {"checked": {"gpu": "many"}}})]
+    cells += [check("row_sum_tiled", {"judge": "forged"}), check("row_sum_tiled", {"judge": odd})]
+    cells += [check("row_sum_tiled", {"judge": good}, grade="yes")]  # not a graded cell: not read
+    found = facts.notebook_records("mallory", NOTEBOOK, new_notebook(cells=cells))
+    assert [(r.kernel, r.recorded) for r in found] == [
+        ("row_sum", False), ("row_sum_tiled", False), ("row_sum_tiled", False), ("row_sum_tiled", True)
+    ]  # fmt: skip
+    last = found[-1]
+    assert last.sketch is None and last.tokens == 0 and last.cases[0].sizes == {} and last.cases[0].facts == {}
+    facts.build_report(ASSIGNMENT, found)

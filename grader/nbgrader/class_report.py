@@ -81,10 +81,12 @@ class CaseRecord:
             status=str(data.get("status", "")),
             checked=str(data.get("checked", "")),
             cause_kind=str(cause.get("kind", "")) if cause else "",
-            facts=dict(cause.get("facts") or {}) if cause else {},
+            facts=dict(cause["facts"]) if cause and isinstance(cause.get("facts"), Mapping) else {},
             wrong=_int_or_none(data.get("wrong")),
             total=_int_or_none(data.get("total")),
-            sizes={str(k): int(v) for k, v in (data.get("sizes") or {}).items() if _is_int(v)},
+            sizes={str(k): int(v) for k, v in sizes.items() if _is_int(v)}
+            if isinstance(sizes := data.get("sizes"), Mapping)
+            else {},
             line=str(data.get("line", "")),
             bench=dict(data["bench"]) if isinstance(data.get("bench"), Mapping) else None,
         )
@@ -146,14 +148,14 @@ def kernel_source(cells: Mapping[str, str], kernel: str) -> str:
 
 def notebook_records(student: str, notebook_name: str, notebook: Any) -> list[KernelRecord]:
     """The records of one autograded notebook (an nbformat NotebookNode)."""
-    from grader.nbgrader.records import check_cells, puzzle_cells
+    from grader.nbgrader.records import check_cells, judge_record, puzzle_cells
 
     cells = puzzle_cells(notebook)
     found = []
     for cell, puzzle, kernel in check_cells(notebook):
-        judge = cell.metadata.get("tilelang_course", {}).get("judge")
+        judge = judge_record(cell)
         source = kernel_source(cells, kernel)
-        if not isinstance(judge, Mapping):
+        if judge is None:
             found.append(KernelRecord(student, notebook_name, puzzle, kernel, recorded=False, source=source))
             continue
         cases = judge.get("cases")
@@ -168,12 +170,12 @@ def notebook_records(student: str, notebook_name: str, notebook: Any) -> list[Ke
                 recorded=True,
                 passed=bool(judge.get("passed")),
                 device=str(judge.get("device", "")),
-                checked={k: int(judge.get("checked", {}).get(k, 0)) for k in verified.KINDS},
+                checked={k: judge["checked"].get(k, 0) for k in verified.KINDS},
                 cases=tuple(CaseRecord.from_json(c) for c in cases if isinstance(c, Mapping))
                 if isinstance(cases, list)
                 else None,
-                sketch=tuple(int(h) for h in sketch) if isinstance(sketch, list) else None,
-                tokens=int(structure.get("tokens", 0)) if structure else 0,
+                sketch=tuple(sketch) if isinstance(sketch, list) and all(type(h) is int for h in sketch) else None,
+                tokens=tokens if structure and type(tokens := structure.get("tokens")) is int else 0,
                 structure_case=str(structure.get("case", "")) if structure else "",
                 source=source,
             )

@@ -6,6 +6,7 @@ does reading which cells of a notebook are its puzzle and check cells."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -62,11 +63,26 @@ def puzzle_cells(notebook: NotebookNode) -> dict[str, str]:
 
 
 def check_cells(notebook: NotebookNode) -> list[tuple[NotebookNode, str, str]]:
-    """(cell, puzzle id, kernel) of every graded check cell, read from nbgrader's grade id."""
+    """(cell, puzzle id, kernel) of every graded check cell, read from nbgrader's grade id. A student's cell may
+    carry any metadata: only the shapes nbgrader writes are read."""
     found = []
     for cell in notebook.cells:
-        meta = cell.metadata.get("nbgrader", {})
+        meta = cell.metadata.get("nbgrader")
+        if cell.cell_type != "code" or not isinstance(meta, Mapping) or meta.get("grade") is not True:
+            continue
         match = CHECK_ID.match(str(meta.get("grade_id", "")))
-        if cell.cell_type == "code" and meta.get("grade") and match:
+        if match:
             found.append((cell, match.group("puzzle"), match.group("kernel")))
     return found
+
+
+def judge_record(cell: NotebookNode) -> Mapping[str, Any] | None:
+    """The judge's record on a check cell (grader.nbgrader.judge's docstring), or None where the cell has none of
+    its shape: a student's cell may carry any metadata (an experiment cell's "tilelang_course": "x" once stopped
+    every shard and autograde-status), so only a mapping whose "checked" maps names to ints is read."""
+    course = cell.metadata.get("tilelang_course")
+    judge = course.get("judge") if isinstance(course, Mapping) else None
+    checked = judge.get("checked") if isinstance(judge, Mapping) else None
+    if not isinstance(checked, Mapping) or not all(type(n) is int for n in checked.values()):
+        return None
+    return judge

@@ -116,23 +116,17 @@ def judged_counts(path: Path) -> dict[str, dict[str, int]]:
     """The judge's counts in one autograded notebook, "pNN kernel" -> counts; {} where it has none."""
     import nbformat
 
-    from grader.nbgrader.records import CHECK_ID
+    from grader.nbgrader.records import check_cells, judge_record
 
     try:
         notebook = nbformat.read(path, as_version=4)
     except (OSError, ValueError):
         return {}
     found = {}
-    for cell in notebook.cells:
-        # a student's cell may carry any metadata (an experiment cell's "tilelang_course": "x" once stopped every
-        # shard and autograde-status): only the shapes the judge writes are read
-        course_meta, grading = cell.metadata.get("tilelang_course"), cell.metadata.get("nbgrader")
-        judge = course_meta.get("judge") if isinstance(course_meta, dict) else None
-        grade_id = grading.get("grade_id", "") if isinstance(grading, dict) else ""
-        match = CHECK_ID.match(str(grade_id))
-        checked = judge.get("checked") if isinstance(judge, dict) else None
-        if match and isinstance(checked, dict) and all(type(n) is int for n in checked.values()):
-            found[f"p{match.group('puzzle')} {match.group('kernel')}"] = {str(k): n for k, n in checked.items()}
+    for cell, puzzle, kernel in check_cells(notebook):
+        judge = judge_record(cell)
+        if judge is not None:
+            found[f"p{puzzle} {kernel}"] = {str(k): n for k, n in judge["checked"].items()}
     return found
 
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from grader import settings
-from grader.outcome import CaseResult, Status
+from grader.outcome import GOOD, CaseResult, Status
 from grader.spec import Case, Kernel, Puzzle
 
 ENV = settings.HIDDEN_CASES
@@ -121,7 +121,7 @@ def is_hidden(case_name: str) -> bool:
 
 # A hidden case's verdicts a learner sees as they are: passing ones, and the simulator's "no verdict" (the rest are
 # FAILED, public_view).
-SHOWN_AS_THEMSELVES = (Status.PASSED, Status.COMPILED, Status.NOT_APPLICABLE, Status.UNSUPPORTED, Status.SETUP)
+SHOWN_AS_THEMSELVES = (*GOOD, Status.UNSUPPORTED, Status.SETUP)
 
 
 def public_view(result: CaseResult) -> CaseResult:
