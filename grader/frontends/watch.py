@@ -76,6 +76,10 @@ def watch(request: settings.GradeRequest, spec_file: Path, kernels: list[str]) -
     # warm server this loop started, a process of its own session, and its folder go with it.
     for ended in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(ended, lambda number, _frame: sys.exit(128 + number))
+    # Ctrl-C is how the loop ends: it must reach this thread whatever the process that started it had ignored or
+    # blocked (both are inherited through fork and exec)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
     try:
         warm = WarmGrader()
         print(tr(f"watching {path} (Ctrl-C stops)"), flush=True)
