@@ -170,7 +170,7 @@ def notebook_records(student: str, notebook_name: str, notebook: Any) -> list[Ke
                 recorded=True,
                 passed=bool(judge.get("passed")),
                 device=str(judge.get("device", "")),
-                checked={k: judge["checked"].get(k, 0) for k in verified.KINDS},
+                checked={k: judge.get("checked", {}).get(k, 0) for k in verified.KINDS},
                 cases=tuple(CaseRecord.from_json(c) for c in cases if isinstance(c, Mapping))
                 if isinstance(cases, list)
                 else None,

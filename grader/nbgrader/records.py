@@ -79,10 +79,13 @@ def check_cells(notebook: NotebookNode) -> list[tuple[NotebookNode, str, str]]:
 def judge_record(cell: NotebookNode) -> Mapping[str, Any] | None:
     """The judge's record on a check cell (grader.nbgrader.judge's docstring), or None where the cell has none of
     its shape: a student's cell may carry any metadata (an experiment cell's "tilelang_course": "x" once stopped
-    every shard and autograde-status), so only a mapping whose "checked" maps names to ints is read."""
+    every shard and autograde-status), so only a mapping is read, and its "checked", where it has one, must map
+    names to ints (an older judge's record may lack keys: the readers take each key they need as optional)."""
     course = cell.metadata.get("tilelang_course")
     judge = course.get("judge") if isinstance(course, Mapping) else None
-    checked = judge.get("checked") if isinstance(judge, Mapping) else None
+    if not isinstance(judge, Mapping):
+        return None
+    checked = judge.get("checked", {})
     if not isinstance(checked, Mapping) or not all(type(n) is int for n in checked.values()):
         return None
     return judge

@@ -125,7 +125,7 @@ def judged_counts(path: Path) -> dict[str, dict[str, int]]:
     found = {}
     for cell, puzzle, kernel in check_cells(notebook):
         judge = judge_record(cell)
-        if judge is not None:
+        if judge is not None and "checked" in judge:
             found[f"p{puzzle} {kernel}"] = {str(k): n for k, n in judge["checked"].items()}
     return found
 
