@@ -115,6 +115,12 @@ CLASS: dict[str, tuple[Plan, float]] = {
     ),
 }
 ATTACKER = "zed_attacks"
+# The single SQLite autograde beside the array grades everyone but erin: her hung kernel would burn its 40 s limit
+# of CPU a second time, beside the array's tasks, to show what tests/test_nbgrader.py's single autograde shows
+# already. Her score in the array is held to CLASS's.
+HANGS = "erin_hangs"
+REFERENCE_STUDENTS = f"[!{HANGS[0]}]*"
+assert [name for name in CLASS if name[0] == HANGS[0]] == [HANGS]
 KILLED_SHARD = 1  # bob_untouched and gina_patches_check: cancelled during bob's autograde (zed sorts last)
 
 
@@ -418,7 +424,8 @@ def graded(slurm: Slurm, postgres: str, tmp_path_factory: pytest.TempPathFactory
     started = time.monotonic()
     with open(base / "sqlite-autograde.log", "w") as handle:  # the reference, alongside the array
         reference = subprocess.Popen(
-            [sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT, "--JudgeChecks.device=cpu"],
+            [sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT, "--JudgeChecks.device=cpu"]
+            + ["--student", REFERENCE_STUDENTS],
             cwd=sqlite,
             env={
                 **os.environ,
@@ -473,13 +480,14 @@ def verdicts(log: Path) -> str:
 
 
 def test_the_array_gives_every_student_the_single_sqlite_score(graded: Run):
+    expected = {name: float(score) for name, (_plan, score) in CLASS.items()}
     reference = scores(exported(graded.sqlite))
     why = verdicts(graded.sqlite.parent / "sqlite-autograde.log")
-    assert reference == {name: float(score) for name, (_plan, score) in CLASS.items()}, why
+    assert reference == {name: score for name, score in expected.items() if name != HANGS}, why
     rows = exported(graded.cluster)
     assert sorted(row["student_id"] for row in rows) == sorted(CLASS)  # each student once
     why = "\n".join(verdicts(p) for p in sorted((graded.cluster / "logs" / ASSIGNMENT).glob("*.log")))
-    assert scores(rows) == reference, why
+    assert scores(rows) == {**reference, HANGS: expected[HANGS]}, why
 
 
 ATTACKED = ("submitted", "nbgrader_config.py", "release", "source")  # what zed's add goes for, in each course
@@ -537,11 +545,11 @@ def test_status_reads_the_gradebook(graded: Run):
 
 
 def test_one_host_recipe_uses_the_same_split(graded: Run):
-    """``autograde-shards`` on the graded SQLite course: every shard skips its graded students."""
-    done = grader("autograde-shards", ASSIGNMENT, "--gpus", "5,7", "--device", "cpu", cwd=graded.sqlite, timeout=300)
+    """``autograde-shards`` on the course the array graded (PostgreSQL): every shard skips its graded students."""
+    done = grader("autograde-shards", ASSIGNMENT, "--gpus", "5,7", "--device", "cpu", cwd=graded.cluster, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     for index, gpu in enumerate(("5", "7")):
-        log = (graded.sqlite / "logs" / ASSIGNMENT / "shards" / f"shard-{index}.log").read_text()
+        log = (graded.cluster / "logs" / ASSIGNMENT / "shards" / f"shard-{index}.log").read_text()
         assert f"CUDA_VISIBLE_DEVICES={gpu}" in log
         expected = shard_students(list(CLASS), index, 2)
         assert [line.split(":")[0].strip() for line in log.splitlines() if "already graded" in line] == expected
