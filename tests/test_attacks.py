@@ -389,9 +389,45 @@ def judged(
 JUDGED_BESIDE_A_CLASSMATE = "fork_bomb.py"
 
 
-@pytest.mark.parametrize("name", sorted(set(EXPECTED) - {JUDGED_BESIDE_A_CLASSMATE}))
+# Attacks on the simulator's arithmetic: kernels whose numbers the simulator once got other than the GPU, and nothing
+# that reaches past the judge (no import-time code, no file, process or environment touched). Their defence is in
+# grader.pipeline.simulate, which the judge runs as tests.inprocess does (trace, simulate, compare), so on the CPU
+# they are graded there, a tenth of a second each instead of a cold grader's five; on a GPU each goes through the
+# command line (test_attack_fails_on_the_gpu), and the process boundary is the other attacks' to test.
+ON_THE_SIMULATOR = frozenset({
+    "fp16_max_nan.py", "int64_overflow.py", "int8_overflow.py", "lanes_disagree.py", "nan_compared.py", "nan_max.py",
+    "private_int_lane.py", "saturating_cast.py", "signed_overflow.py", "thread_index.py", "truncated_mod.py",
+    "uninitialised_int.py", "unsigned_wrap.py",
+})  # fmt: skip
+
+
+def test_the_simulators_attacks_are_kernels_alone():
+    """What ON_THE_SIMULATOR's promise rests on, read from each file: nothing runs at import but the imports, the
+    decorated kernel and constants, and it names no module but tilelang's (no os, sys, subprocess, ctypes...)."""
+    for name in sorted(ON_THE_SIMULATOR):
+        tree = ast.parse((ATTACKS / name).read_text())
+        imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        imported |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+        assert imported <= {"tilelang"}, (name, imported)
+        kinds = {type(n).__name__ for n in tree.body}
+        assert kinds <= {"Expr", "Import", "ImportFrom", "FunctionDef", "Assign"}, (name, kinds)
+        calls = [n for n in tree.body if isinstance(n, ast.Expr) and not isinstance(n.value, ast.Constant)]
+        assert not calls, (name, "a statement that runs at import")
+
+
+@pytest.mark.parametrize("name", sorted(set(EXPECTED) - {JUDGED_BESIDE_A_CLASSMATE} - ON_THE_SIMULATOR))
 def test_attack_fails_on_the_cpu(grade, name, tmp_path, attack_cache):
     judged(grade, name, "cpu", tmp_path, attack_cache)
+
+
+@pytest.mark.parametrize("name", sorted(ON_THE_SIMULATOR))
+def test_attack_on_the_simulators_arithmetic_gets_no_cpu_pass(name):
+    from tests.inprocess import grade_simulated
+
+    (result,) = grade_simulated("08", ATTACKS / name, "gemv", cases=[CASE])
+    status, phrase = EXPECTED[name]
+    assert result.status in ((status,) if isinstance(status, str) else status), result
+    assert any(p in result.message for p in ((phrase,) if isinstance(phrase, str) else phrase)), result
 
 
 @pytest.mark.parametrize("name", sorted(UNCONFINED))

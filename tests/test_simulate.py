@@ -639,3 +639,38 @@ def test_a_parallel_lane_reading_what_another_lane_writes_is_a_race():
     assert out.tolist() == [0.0] + [2.0 * j - 1 for j in range(1, 256)]
     out = run(shift_add_step, {"A": a, "B": torch.zeros(256)}, HOW="own_element")["B"]
     assert out.tolist() == [2.0 * j for j in range(256)]
+
+
+@tilelang.jit
+def stored_then_read(A, HOW: str):
+    """B = A + 1 stored to global memory, then B read back in the same block: transposed in a later loop
+    (``transposed``), in the same lane of the same nest (``own_lane``), or in a second launch (``next_launch``)."""
+    A: T.Tensor((16, 16), T.float32)
+    B = T.empty((16, 16), T.float32)
+    C = T.empty((16, 16), T.float32)
+    with T.Kernel(1, threads=128) as bx:
+        for i, j in T.Parallel(16, 16):
+            B[i, j] = A[i, j] + 1
+            if HOW == "own_lane":
+                C[i, j] = B[i, j] * 2
+        if HOW == "transposed":
+            for i, j in T.Parallel(16, 16):
+                C[i, j] = B[j, i] * 2
+    if HOW == "next_launch":
+        with T.Kernel(1, threads=128) as bx:
+            for i, j in T.Parallel(16, 16):
+                C[i, j] = B[j, i] * 2
+    return B, C
+
+
+def test_a_block_reading_back_what_it_stored_to_global_memory_gives_no_verdict():
+    """No barrier orders a block's global stores before its later loads (a softmax read NaN back on an H200:
+    tests/wrong/p06/softmax_normalized_through_global.py). The lane that stored an element may read it in the same
+    nest, and a later launch reads what the earlier one stored."""
+    a = torch.arange(256, dtype=torch.float32).reshape(16, 16)
+    with pytest.raises(Unsupported, match=r"a read of `B\[0, 0\]`, which this block stored earlier"):
+        run(stored_then_read, {"A": a, "B": torch.zeros(16, 16), "C": torch.zeros(16, 16)}, HOW="transposed")
+    out = run(stored_then_read, {"A": a, "B": torch.zeros(16, 16), "C": torch.zeros(16, 16)}, HOW="own_lane")
+    assert torch.equal(out["C"], (a + 1) * 2)
+    out = run(stored_then_read, {"A": a, "B": torch.zeros(16, 16), "C": torch.zeros(16, 16)}, HOW="next_launch")
+    assert torch.equal(out["C"], (a.T + 1) * 2)

@@ -322,7 +322,8 @@ class Memory:
         """Record that the current block read these elements of a global buffer (races.py)."""
         if buffer.data in self.races.watched and data.is_contiguous():
             flat = flat_positions(data, indices)
-            self.races.read(buffer.data, data, buffer.name, list(data.shape), flat)
+            again = not (self.parallel_vars and buffer.data in self.lane_watch.written)
+            self.races.read(buffer.data, data, buffer.name, list(data.shape), flat, again)
 
     def watch_write(
         self, buffer: Any, data: torch.Tensor, indices: list[torch.Tensor], values: torch.Tensor, atomic: bool = False

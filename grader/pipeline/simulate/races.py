@@ -17,6 +17,7 @@ from typing import Any
 
 import torch
 
+from grader.pipeline.simulate.faults import Unsupported
 from grader.tir import written_element, written_region
 
 NONE = -1
@@ -113,14 +114,37 @@ class RaceWatch:
             if bool(((other != NONE) & (other != self.block)).any()):
                 raise RaceError(self._race(name, shape, flat, other, did, i_do))
 
-    def read(self, data_var: Any, storage: torch.Tensor, name: str, shape: list[int], flat: torch.Tensor) -> None:
+    def read(
+        self, data_var: Any, storage: torch.Tensor, name: str, shape: list[int], flat: torch.Tensor, again: bool = True
+    ) -> None:
+        """``again``: an element this block stored earlier in the launch gives no verdict (read_back); False where
+        the read is in the T.Parallel nest that stored it (lane_races.py judges those, lane by lane)."""
         element = self._element(data_var, storage)
         if element is None or flat.numel() == 0:
             return
+        if again:
+            self.read_back(name, shape, flat, element.writer[flat])
         self._check(name, shape, flat, "read", [(element.writer[flat], "store"), (element.adder[flat], "add")])
         first = element.first_reader[flat]
         element.first_reader[flat] = torch.where(first == NONE, self.block, first)
         element.last_reader[flat] = self.block
+
+    def read_back(self, name: str, shape: list[int], flat: torch.Tensor, writer: torch.Tensor) -> None:
+        """Unsupported where this block reads a global element it stored earlier in the launch. TileLang puts no
+        barrier between a block's stores to global memory and its later loads, so the load sees the store only if
+        the same thread made it, and which thread holds which element is TileLang's choice, not the simulator's:
+        a softmax that divided C's rows by their sums after reading them back from C read NaN (the poison) on an
+        H200 in 4 to 5 of its 7 cases, a different count each run; the simulator, which runs a block's statements
+        one after another, had passed it (tests/wrong/p06/softmax_normalized_through_global.py)."""
+        mine = writer == self.block
+        if bool(mine.any()):
+            hit = int(torch.nonzero(mine)[0, 0])
+            element = ", ".join(str(int(c)) for c in torch.unravel_index(flat[hit], shape)) if shape else ""
+            raise Unsupported(
+                f"a read of `{name}[{element}]`, which this block stored earlier in the same launch (on the GPU no "
+                "barrier orders a block's stores to global memory before its later loads: another thread's store "
+                "may not have landed). Keep what the block needs again in a fragment or in shared memory"
+            )
 
     def write(
         self,
