@@ -106,11 +106,8 @@ class LaneWatch:
         return f"({', '.join(parts)})" if parts else "(another)"
 
     def sentence(self, accesses: Accesses, element: int, writer: int, reader: int) -> str:
-        coords = []
-        for extent in reversed(accesses.shape):
-            coords.append(element % extent)
-            element //= extent
-        where = f"{accesses.name}[{', '.join(str(c) for c in reversed(coords))}]"
+        coords = torch.unravel_index(torch.tensor(element), accesses.shape) if accesses.shape else ()
+        where = f"{accesses.name}[{', '.join(str(int(c)) for c in coords)}]"
         return (
             f"lanes of one T.Parallel race on `{where}`: lane {self.lane_text(writer)} writes it, lane "
             f"{self.lane_text(reader)} reads it, and the GPU orders neither. Read one buffer and write another, or "

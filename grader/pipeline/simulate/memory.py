@@ -311,10 +311,6 @@ class Memory:
         keep = mask[0].expand(shape) if mask else torch.ones(shape, dtype=torch.bool)
         for grid, extent in zip(grids, self.shape_of(buffer)):
             keep = keep & (grid >= 0) & (grid < extent)
-        for v in self.parallel_vars:
-            axis = next((a for a, n in enumerate(self.env[v].shape) if n > 1), None)
-            if axis is not None:
-                self.lane_watch.axes[axis] = (str(v.name), int(self.env[v].reshape(-1)[0]))
         positions = flat_positions(data, [g[keep] for g in grids]) if grids else torch.zeros(0, dtype=torch.int64)
         self.lane_watch.record(buffer.data, buffer.name, list(data.shape), positions, lanes[keep], write)
 

@@ -136,6 +136,7 @@ class Statements:
             if not self.parallel_vars:  # an outermost nest: the buffers its lanes may race on
                 self.lane_watch.written = self.stored_in(node)
             axis = self.lanes.take()
+            self.lane_watch.axes[axis] = (str(node.loop_var.name), start)  # for a race's message
             self.env[node.loop_var] = lane(extent, axis) + start
             self.parallel_vars.add(node.loop_var)
             try:
