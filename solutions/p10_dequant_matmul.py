@@ -335,6 +335,85 @@ def dequant_matmul_decode(A, B, S, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STA
     return C
 
 
+# %% [markdown]
+# ## Kernel 4: `dequant_gemv`: one token on the CUDA cores
+#
+# At one token (M = 1) the product is puzzle 08's `gemv` with W in 4 bits: each weight is read once and
+# used in one multiply-add. `dequant_matmul_decode` takes as long at one token as at 16, about 41 µs on
+# an H100 (docs/results/p09-p10-notes.md): its MMA pads the one token to a full tile, and its time goes
+# elsewhere than the arithmetic. Two flops per half byte of weight is 4 flops per byte, below even the
+# CUDA cores' balance point (an H200's 67 TFLOP/s of fp32 FMA over its 4.8 TB/s is about 14 flops per
+# byte). So the CUDA cores can keep up with the loads, and the Tensor Cores, the shared W tile and the
+# pipeline all go.
+#
+# The grid is `(ceildiv(N, BLOCK_N), M)`: a block owns BLOCK_N rows of W and one token. Each K step
+# copies the step's packed bytes (BLOCK_N x BLOCK_K/2) and the token's BLOCK_K activations with
+# `T.copy` straight into fragments, registers, as `gemv` did: no shared memory, no `T.Pipelined`. The
+# other blocks on the SM keep their loads in flight while one block computes.
+#
+# Three things keep the instructions per weight down:
+#
+# **1. The fp32 value from its bits.** Kernel 3's trick, in fp32, since the products and sums here are
+# fp32. The 32 bits `0x4B000000` are the fp32 number 2^23; between 2^23 and 2^24 consecutive fp32
+# numbers are 1 apart. So `0x4B000000 | q` is 2^23 + q, and subtracting 2^23 + 8 = 8388616 leaves
+# q - 8, exactly: an OR and a subtraction, no conversion.
+#
+# **2. One multiplication by the scale per run of 8 weights.** G is a multiple of 8 (the preconditions
+# below), so the 8 weights in columns 8r to 8r + 7 of a row lie in one group and share one scale. Write
+# the step's products as a BLOCK_N x BLOCK_K/8 x 8 fragment, sum each run of 8 with
+# `T.reduce_sum(..., dim=2)`, and multiply the run's sum by its scale once, instead of each weight.
+#
+# **3. Each lane's own sums, one reduction at the end.** `gemv` reduced across the block at every K
+# step. Here each run's scaled sum is added into a BLOCK_N x BLOCK_K/8 fragment of running sums that no
+# other thread reads, and a single `T.reduce_sum(..., dim=1)` after the K loop gives the BLOCK_N rows.
+#
+# Compiled for sm_90a at the bench block (8 rows, 2048 columns, 128 threads), each thread holds whole
+# runs: the first `T.reduce_sum` is a loop inside each thread, and only the last one crosses threads.
+# Then `C[m, n]` takes row n's sum, guarded at the tail of N. The cost of the last two changes, and of
+# the loads' schedule, is experiment 7.
+
+
+# %% dequant_gemv
+@tilelang.jit
+def dequant_gemv(A, B, S, BLOCK_N: int, BLOCK_K: int, THREADS: int = 128):
+    M, N, K, NG = T.const("M, N, K, NG")
+    A: T.Tensor((M, K), T.float16)
+    B: T.Tensor((N, K // 2), T.uint8)
+    S: T.Tensor((N, NG), T.float16)
+    C = T.empty((M, N), T.float16)
+
+    with T.Kernel(T.ceildiv(N, BLOCK_N), M, threads=THREADS) as (bx, m):
+        # TODO begin: BLOCK_N dot products of one token with rows of W, in runs of 8 weights that share a scale
+        G = K // NG
+        RUNS = BLOCK_K // 8
+        packed = T.alloc_fragment((BLOCK_N, BLOCK_K // 2), T.uint8)
+        a_tile = T.alloc_fragment((BLOCK_K,), T.float16)
+        products = T.alloc_fragment((BLOCK_N, RUNS, 8), T.float32)
+        run_sums = T.alloc_fragment((BLOCK_N, RUNS), T.float32)
+        lane_sums = T.alloc_fragment((BLOCK_N, RUNS), T.float32)
+        row_sums = T.alloc_fragment((BLOCK_N,), T.float32)
+        T.clear(lane_sums)
+        for k in T.serial(K // BLOCK_K):
+            T.copy(B[bx * BLOCK_N, k * BLOCK_K // 2], packed)
+            T.copy(A[m, k * BLOCK_K], a_tile)
+            for n, r, j in T.Parallel(BLOCK_N, RUNS, 8):
+                nibble = (packed[n, r * 4 + j // 2] >> (4 * (j % 2))) & T.uint8(15)
+                # the bits 0x4B000000 | q are the fp32 number 2^23 + q: minus 2^23 + 8 is q - 8
+                q = T.reinterpret(T.Cast("uint32", nibble) | T.uint32(0x4B000000), T.float32) - T.float32(8388616)
+                products[n, r, j] = q * T.cast(a_tile[r * 8 + j], T.float32)
+            T.reduce_sum(products, run_sums, dim=2)
+            for n, r in T.Parallel(BLOCK_N, RUNS):
+                scale = S[bx * BLOCK_N + n, (k * BLOCK_K + r * 8) // G]
+                lane_sums[n, r] += run_sums[n, r] * T.cast(scale, T.float32)
+        T.reduce_sum(lane_sums, row_sums, dim=1)
+        for n in T.Parallel(BLOCK_N):
+            if bx * BLOCK_N + n < N:
+                C[m, bx * BLOCK_N + n] = row_sums[n]
+        # TODO end
+
+    return C
+
+
 # %% cases
 # ---------------------------------------------------------------------------------- cases
 
@@ -409,6 +488,42 @@ def _gemm_cases(seeds: int) -> tuple[Case, ...]:
     )
 
 
+def _gemv_cases() -> tuple[Case, ...]:
+    """dequant_gemv's cases: a few tokens, tails in N, groups down to 8 columns, and the one-token decode."""
+    return (
+        Case(
+            "one_token_1x256x512_g64",
+            _sizes(256, 512, 8, m=1),
+            {"BLOCK_N": 8, "BLOCK_K": 256},
+            seed=10401,
+            simulate=True,
+        ),
+        # Three tokens (the grid's second axis) and a tail in N: 203 rows are 25 blocks of 8 and 3 rows.
+        Case(
+            "tokens_3x203x1024_g128",
+            _sizes(203, 1024, 8, m=3),
+            {"BLOCK_N": 8, "BLOCK_K": 512},
+            seed=10402,
+            simulate=True,
+        ),
+        # G = 8: every run of 8 has its own scale, so a scale read for the step (or the block) fails here.
+        Case(
+            "groups_of_8_2x40x256", _sizes(40, 256, 32, m=2), {"BLOCK_N": 8, "BLOCK_K": 128}, seed=10403, simulate=True
+        ),
+        # One scale per row (G = K), a block of 16 rows over a tail, 1024-wide steps.
+        Case("per_row_1x77x2048", _sizes(77, 2048, 1, m=1), {"BLOCK_N": 16, "BLOCK_K": 1024}, seed=10404),
+        Case("tail_2x1000x4096_g128", _sizes(1000, 4096, 32, m=2), {"BLOCK_N": 8, "BLOCK_K": 2048}, seed=10405),
+        # Issue 39's one-token target; 1024 blocks of 8 rows, 2048 columns a step (docs/results/p09-p10-notes.md).
+        Case(
+            "decode_1x8192x8192_g128",
+            _sizes(8192, 8192, 64, m=1),
+            {"BLOCK_N": 8, "BLOCK_K": 2048, "THREADS": 128},
+            seed=10406,
+            bench=True,
+        ),
+    )
+
+
 def puzzle() -> Puzzle:
     unpack = {"BLOCK_N": 64, "BLOCK_K": 64}
     return Puzzle(
@@ -475,6 +590,13 @@ def puzzle() -> Puzzle:
                 title="Decode GEMM: W from its bits, straight into the MMA's registers",
                 cases=_gemm_cases(10300),
                 **_GEMM,
+            ),
+            Kernel(
+                function="dequant_gemv",
+                concepts=(uses_tile_op("tl.tileop.reduce", "each row's scaled run sums added up with T.reduce_sum"),),
+                title="One token: a GEMV on the CUDA cores, W unpacked in registers",
+                cases=_gemv_cases(),
+                **{**_GEMM, "tiles": {"C": (1, "BLOCK_N")}},
             ),
         ),
     )
