@@ -140,13 +140,16 @@ def targets(results: list[CaseResult], also: list[CaseResult], profiles: list[di
     conv = find(results, "09", "conv1d_channels_last", "large_256_131072_k5")
     rows.append(ratio_row(conv, "09 `conv1d_channels_last` large_256_131072_k5", "cuDNN (channels-last)", 1.0))
 
-    decode = find(results, "10", "dequant_matmul_decode", "decode_1x8192x8192_g128")
-    if decode is not None:
+    # The one-token target: the decode rung, and dequant_gemv (a rung since 2026-12-05) where a run has it.
+    for kernel in ("dequant_matmul_decode", "dequant_gemv"):
+        decode = find(results, "10", kernel, "decode_1x8192x8192_g128")
+        if decode is None:
+            continue
         b = decode.bench
         us, low = 1000.0 * b.kernel_ms, 1000.0 * b.kernel_range[0] if b.kernel_range else 1000.0 * b.kernel_ms
         rows.append(
             [
-                "10 `dequant_matmul_decode` decode_1x8192x8192_g128",
+                f"10 `{kernel}` decode_1x8192x8192_g128",
                 "≤ 24 µs",
                 f"{us:.1f} µs",
                 spread(b),

@@ -49,12 +49,23 @@ groups per row. The group size is ``G = K // NG``.
     unpacked W fragment is the MMA's register operand, so there is no shared W tile. The
     BLOCK_N x BLOCK_M accumulator is stored into C transposed, element by element, with guards.
 
+``dequant_gemv``
+    The same inputs and output, for a few tokens (its bench case has one): a GEMV on the CUDA
+    cores. The grid is ``ceildiv(N, BLOCK_N) x M``; a block owns BLOCK_N rows of W and one token.
+    Each K step copies the packed bytes and the token's activations straight into fragments. A
+    weight's fp32 value is built from its bits: ``0x4B000000 | q`` read as fp32 is 2^23 + q. The 8
+    weights of a run (columns 8r to 8r + 7) share a scale, so their products are summed first and
+    the sum is scaled once. Each lane keeps its running sums across the K loop, and one
+    ``T.reduce_sum`` after it gives the block's rows, stored with a guard at the tail of N.
+
 What it teaches: bit manipulation on tiles (shifts, masks, integer to float) and group-wise
 scales. It also fuses a producer (the unpacking) into a consumer (the GEMM) through shared memory.
 
 Preconditions: G is a multiple of BLOCK_K, so a K tile lies inside one group and needs one
 scale per row. Hence K is a multiple of BLOCK_K. BLOCK_K is a multiple of 16. M and N are
-anything. The scales are drawn from [0.5, 1.5), so W is -12..10.5 and no product overflows.
+anything. ``dequant_gemv`` asks less of G: a multiple of 8, so a run of 8 lies inside one group;
+K is a multiple of its BLOCK_K, and BLOCK_K of 8. The scales are drawn from [0.5, 1.5), so W is
+-12..10.5 and no product overflows.
 
 The bench case is decode-shaped: M = 16 tokens against an 8192 x 8192 weight. That is where
 4-bit weights pay off: the product reads 32 MiB of packed weights instead of 128 MiB of fp16.
@@ -612,6 +623,8 @@ def puzzle() -> Puzzle:
 # - Counting instructions per weight: an fp16 built from its bits instead of converted, and the
 #   unpacked tile fed to `T.gemm` from registers as its first operand (C^T = W A^T), not through shared
 #   memory.
+# - When the Tensor Cores are the wrong tool: at one token the product is a GEMV, and the CUDA cores
+#   unpack and multiply in registers, with one scale per run of 8 weights and one reduction at the end.
 #
 # That is the course: from a copy to a fused, pipelined, quantized matrix product. Every kernel of
 # the last puzzles is the same few ideas (tiles in the right memory, fp32 accumulation, masks for the
@@ -739,3 +752,22 @@ def puzzle() -> Puzzle:
 # steps and 6 stages, and 40.5 µs without warp specialization, level with the bench case. A likely
 # reason, a hypothesis not yet profiled: `T.gemm` waits for its MMA before the block unpacks the next
 # K step, so unpacking and MMA take turns instead of overlapping.
+
+# %% [markdown]
+# **7. One token.** At the one-token case the decode rung still multiplies a tile of 16 tokens, 15 of
+# them padding; `dequant_gemv` is a GEMV on the CUDA cores instead. Predict: how much faster is it than
+# the decode rung at one token, and which of its changes (the fp32 from its bits, one scale per run of
+# 8, no shared memory) buys the most? Then try another block.
+
+# %% [notebook]
+# bench("dequant_gemv", "dequant_matmul_decode")
+# bench("dequant_gemv", BLOCK_N=16, BLOCK_K=1024)
+
+# %% [measured]
+# On an H100, `dequant_gemv` took 22.5-25.1 µs at the one-token case against 41.1-41.7 µs for the
+# decode rung: 1.8x, and about 2x torch's fp16 matmul on unquantized weights, at half the floor of
+# 11.6 µs (docs/results/p09-p10-notes.md, three device calls of a candidate sweep). One scale per run of
+# 8 instead of per weight was the largest single change (26.7-27.0 to 22.5-25.1 µs); the fp32 from its
+# bits saved 2 µs against an integer conversion (28.8 against 26.9 µs); staging the bytes in shared
+# memory by TMA doubled the time, and by `cp.async` gained nothing. Blocks of 4 to 16 rows at 128
+# threads were within the run-to-run spread of each other; 256 threads were slower for every shape.
