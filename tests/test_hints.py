@@ -35,6 +35,7 @@ HARD_KERNELS = {
     "conv1d_channels_last",
     "dequant_matmul",
     "dequant_matmul_decode",
+    "dequant_gemv",
 }
 MAX_DICTATED = 0.2  # at most this fraction of a solution's expressions may be quoted across all its tiers
 MAX_TODO_OVERLAP = 0.25  # at most this fraction of tier 1's word trigrams may come from the TODO comment
