@@ -81,6 +81,14 @@ def _int4(with_m: bool) -> Sizes:
     return sizes
 
 
+def _int4_gemv(draw: st.DrawFn, p: Mapping[str, int]) -> dict[str, int]:
+    # dequant_gemv: K a multiple of BLOCK_K, G any multiple of 8 that divides K (a group may end inside a step)
+    k = p["BLOCK_K"] * draw(st.integers(1, 2))
+    group = draw(st.sampled_from([g for g in range(8, k + 1, 8) if k % g == 0]))
+    n = draw(st.integers(1, 3 * p["BLOCK_N"] + 5))
+    return {"M": draw(st.integers(1, 3)), "N": n, "K": k, "KH": k // 2, "NG": k // group}
+
+
 SIZES: dict[str, Sizes] = {
     "copy_serial": _vector,
     "copy_threads": _vector,
@@ -114,6 +122,7 @@ SIZES: dict[str, Sizes] = {
     "dequantize_int4": _int4(with_m=False),
     "dequant_matmul": _int4(with_m=True),
     "dequant_matmul_decode": _int4(with_m=True),
+    "dequant_gemv": _int4_gemv,
 }
 
 
