@@ -200,7 +200,7 @@ EXPERIMENTS = [  # the block settings the notebooks' experiment cells ask about,
     ("10", "dequant_matmul", "decode_16x8192x8192_g128", '{"STAGES": 2}', '{"STAGES": 8}', '{"BLOCK_N": 32}'),
     ("10", "dequantize_int4", "large_8192_g128", '{"BLOCK_N": 128}', '{"BLOCK_K": 64}'),
     ("10", "dequant_matmul_decode", "decode_16x8192x8192_g128", '{"BLOCK_N": 32}', '{"THREADS": 256}'),
-    ("10", "dequant_gemv", "decode_1x8192x8192_g128", '{"BLOCK_N": 16, "BLOCK_K": 1024}'),
+    ("10", "dequant_gemv", "decode_1x8192x8192_g128", '{"BLOCK_K": 2048}'),
 ]
 
 
@@ -218,7 +218,7 @@ SWEEPS = {  # tuning toward issue 39's targets: each kernel's bench case at othe
                   '{"BLOCK_O": 256, "THREADS": 256}'),
     "decode": sweep("10", "dequant_matmul_decode", "decode_1x8192x8192_g128", "{}", '{"BLOCK_N": 32}',
                     '{"BLOCK_N": 16, "THREADS": 64}', '{"STAGES": 6}'),
-    "one_token": sweep("10", "dequant_gemv", "decode_1x8192x8192_g128", "{}", '{"BLOCK_K": 1024}',
+    "one_token": sweep("10", "dequant_gemv", "decode_1x8192x8192_g128", "{}", '{"BLOCK_K": 2048}',
                        '{"BLOCK_N": 4, "BLOCK_K": 4096}', '{"BLOCK_N": 16, "BLOCK_K": 1024}'),
     "streamk": [PY, "scripts/streamk/sweep.py"],
 }  # fmt: skip

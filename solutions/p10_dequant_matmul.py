@@ -378,7 +378,7 @@ def dequant_matmul_decode(A, B, S, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STA
 # step. Here each run's scaled sum is added into a BLOCK_N x BLOCK_K/8 fragment of running sums that no
 # other thread reads, and a single `T.reduce_sum(..., dim=1)` after the K loop gives the BLOCK_N rows.
 #
-# Compiled for sm_90a at the bench block (8 rows, 2048 columns, 128 threads), each thread holds whole
+# Compiled for sm_90a at the bench block (8 rows, 1024 columns, 128 threads), each thread holds whole
 # runs: the first `T.reduce_sum` is a loop inside each thread, and only the last one crosses threads.
 # Then `C[m, n]` takes row n's sum, guarded at the tail of N. The cost of the last two changes, and of
 # the loads' schedule, is experiment 7.
@@ -524,11 +524,12 @@ def _gemv_cases() -> tuple[Case, ...]:
         # One scale per row (G = K), a block of 16 rows over a tail, 1024-wide steps.
         Case("per_row_1x77x2048", _sizes(77, 2048, 1, m=1), {"BLOCK_N": 16, "BLOCK_K": 1024}, seed=10404),
         Case("tail_2x1000x4096_g128", _sizes(1000, 4096, 32, m=2), {"BLOCK_N": 8, "BLOCK_K": 2048}, seed=10405),
-        # Issue 39's one-token target; 1024 blocks of 8 rows, 2048 columns a step (docs/results/p09-p10-notes.md).
+        # Issue 39's one-token target. 1024 blocks of 8 rows, 1024 columns a step: 53 registers a thread, so
+        # all 1024 blocks fit on 132 SMs at once (docs/results/p09-p10-notes.md).
         Case(
             "decode_1x8192x8192_g128",
             _sizes(8192, 8192, 64, m=1),
-            {"BLOCK_N": 8, "BLOCK_K": 2048, "THREADS": 128},
+            {"BLOCK_N": 8, "BLOCK_K": 1024, "THREADS": 128},
             seed=10406,
             bench=True,
         ),
@@ -761,7 +762,7 @@ def puzzle() -> Puzzle:
 
 # %% [notebook]
 # bench("dequant_gemv", "dequant_matmul_decode")
-# bench("dequant_gemv", BLOCK_N=16, BLOCK_K=1024)
+# bench("dequant_gemv", BLOCK_K=2048)
 
 # %% [measured]
 # On an H100, `dequant_gemv` took 22.5-25.1 µs at the one-token case against 41.1-41.7 µs for the
