@@ -338,8 +338,8 @@ def dequant_matmul_decode(A, B, S, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STA
 # numbers are 1 apart. So `0x4B000000 | q` is 2^23 + q, and subtracting 2^23 + 8 = 8388616 leaves
 # q - 8, exactly: an OR and a subtraction, no conversion.
 #
-# **2. One multiplication by the scale per run of 8 weights.** G is a multiple of 8 (the preconditions
-# below), so the 8 weights in columns 8r to 8r + 7 of a row lie in one group and share one scale. Write
+# **2. One multiplication by the scale per run of 8 weights.** G is a multiple of 8 (see the
+# preconditions), so the 8 weights in columns 8r to 8r + 7 of a row lie in one group and share one scale. Write
 # the step's products as a BLOCK_N x BLOCK_K/8 x 8 fragment, sum each run of 8 with
 # `T.reduce_sum(..., dim=2)`, and multiply the run's sum by its scale once, instead of each weight.
 #

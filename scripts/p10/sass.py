@@ -1,14 +1,16 @@
-"""SASS instructions of puzzle 10's one-token candidates, by opcode: python scripts/p10/sass.py NAME K=V ...
+"""Registers and SASS instructions of puzzle 10's one-token kernels: python scripts/p10/sass.py NAME K=V ...
 
-Compiles the candidate at the one-token case (M = 1, N = K = 8192, G = 128) for sm_90a, disassembles it with
-cuobjdump (a CUDA toolkit's, so on the GPU host or wherever the toolkit has it) and counts the instructions
-of the whole kernel by opcode: the K loop's share shows where a weight's instructions go.
+NAME is a candidate of scripts/p10/candidates.py or `dequant_gemv` (the rung). It is compiled at the one-token
+case (M = 1, N = K = 8192, G = 128) for sm_90a with nvcc as TileLang builds it, and ptxas's register count is
+printed (no GPU needed). Where a CUDA toolkit's cuobjdump is on the PATH (the GPU host), the kernel's SASS is
+counted by opcode too: the K loop's share shows where a weight's instructions go.
 """
 
 from __future__ import annotations
 
 import collections
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -20,26 +22,39 @@ sys.path.insert(0, str(ROOT))
 SIZES = {"M": 1, "N": 8192, "K": 8192, "NG": 64}
 
 
-def main(argv: list[str]) -> int:
-    import tilelang
-    from tilelang.contrib import nvcc
+def function(name: str):
+    if name == "dequant_gemv":
+        from solutions.p10_dequant_matmul import dequant_gemv
 
+        return dequant_gemv
     from scripts.p10 import candidates
 
-    name, params = argv[0], {k: int(v) for k, v in (kv.split("=") for kv in argv[1:])}
-    tir = getattr(candidates, name).get_tir(**SIZES, **params)
-    kernel = tilelang.compile(tir, target={"kind": "cuda", "arch": "sm_90a"})
+    return getattr(candidates, name)
+
+
+def main(argv: list[str]) -> int:
+    import tilelang
     from tilelang.env import CUTLASS_INCLUDE_DIR, TILELANG_TEMPLATE_PATH
 
-    options = ["-std=c++20", "-I" + TILELANG_TEMPLATE_PATH, "-I" + CUTLASS_INCLUDE_DIR]  # as TileLang builds it
-    cubin = nvcc.compile_cuda(kernel.get_kernel_source(), target_format="cubin", arch="sm_90a", options=options)
+    name, params = argv[0], {k: int(v) for k, v in (kv.split("=") for kv in argv[1:])}
+    kernel = tilelang.compile(function(name).get_tir(**SIZES, **params), target={"kind": "cuda", "arch": "sm_90a"})
     with tempfile.TemporaryDirectory() as scratch:
-        path = Path(scratch) / "kernel.cubin"
-        path.write_bytes(cubin)
-        sass = subprocess.run(["cuobjdump", "-sass", str(path)], capture_output=True, text=True, check=True).stdout
+        source, cubin = Path(scratch) / "kernel.cu", Path(scratch) / "kernel.cubin"
+        source.write_text(kernel.get_kernel_source())
+        flags = ["-std=c++20", "-I" + TILELANG_TEMPLATE_PATH, "-I" + CUTLASS_INCLUDE_DIR]  # as TileLang builds it
+        built = subprocess.run(
+            ["nvcc", *flags, "--cubin", "-O3", "-arch", "sm_90a", "--ptxas-options=-v", "-o", str(cubin), str(source)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        registers = re.search(r"Used (\d+) registers", built.stderr)
+        print(f"{name} {params}: {registers.group(1) if registers else '?'} registers a thread (ptxas)")
+        if shutil.which("cuobjdump") is None:
+            return 0
+        sass = subprocess.run(["cuobjdump", "-sass", str(cubin)], capture_output=True, text=True, check=True).stdout
     opcodes = collections.Counter(re.findall(r"/\*[0-9a-f]{4}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]+)", sass))
-    print(f"{name} {params}: {sum(opcodes.values())} SASS instructions")
-    print(", ".join(f"{op} {count}" for op, count in opcodes.most_common(30)))
+    print(f"{sum(opcodes.values())} SASS instructions: " + ", ".join(f"{op} {n}" for op, n in opcodes.most_common(30)))
     return 0
 
 
