@@ -350,12 +350,12 @@ def dequant_matmul_decode(A, B, S, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STA
 # ## Kernel 4: `dequant_gemv`: one token on the CUDA cores
 #
 # At one token (M = 1) the product is puzzle 08's `gemv` with W in 4 bits: each weight is read once and
-# used in one multiply-add. `dequant_matmul_decode` takes as long at one token as at 16, about 41 µs on
-# an H100 (docs/results/p09-p10-notes.md): its MMA pads the one token to a full tile, and its time goes
-# elsewhere than the arithmetic. Two flops per half byte of weight is 4 flops per byte, below even the
-# CUDA cores' balance point (an H200's 67 TFLOP/s of fp32 FMA over its 4.8 TB/s is about 14 flops per
-# byte). So the CUDA cores can keep up with the loads, and the Tensor Cores, the shared W tile and the
-# pipeline all go.
+# used in one multiply-add. `dequant_matmul_decode` takes as long at one token as at 16: 41.6 and
+# 41.8 µs on the H200 (docs/results/h200-bench-2026-12-03.md). Its MMA pads the one token to a full
+# tile, and its time goes elsewhere than the arithmetic. Two flops per half byte of weight is 4 flops
+# per byte, below even the CUDA cores' balance point (the H200's 67 TFLOP/s of fp32 FMA over the
+# 4,158 GB/s puzzle 01 measures is about 16 flops per byte). So the CUDA cores can keep up with the
+# loads, and the Tensor Cores, the shared W tile and the pipeline all go.
 #
 # The grid is `(ceildiv(N, BLOCK_N), M)`: a block owns BLOCK_N rows of W and one token. Each K step
 # copies the step's packed bytes (BLOCK_N x BLOCK_K/2) and the token's BLOCK_K activations with

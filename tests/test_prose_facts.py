@@ -647,3 +647,44 @@ def test_07s_profiling_exercise_finds_the_conflict_and_the_padding_removes_most_
 
         (result,) = grade_simulated("07", padded, "flash_attention", ["few_keys_50x37"])
         assert result.status == "passed", result.message
+
+
+def test_10s_one_token_rung_reduces_across_threads_once_and_fits_its_grid_in_one_wave():
+    """Kernel 4 of puzzle 10 says that at its bench block each thread holds whole runs of 8, so the run sums are a
+    loop inside each thread and only the final T.reduce_sum crosses threads; and its case's comment says that the
+    block's registers let all 1024 blocks sit on 132 SMs at once. The reference lowered for sm_90a (TileLang's
+    codegen) must hold one cross-thread reduction, and ptxas's register count must fit 8 blocks of 128 threads in
+    an SM's 65,536 registers (8 x 132 >= 1024 blocks)."""
+    import subprocess
+
+    import tilelang
+    from tilelang import tvm
+    from tilelang.env import CUTLASS_INCLUDE_DIR, TILELANG_TEMPLATE_PATH
+
+    from grader.pipeline.trace import kernel_function, trace_tir
+
+    text = prose(SOLUTIONS["10"])
+    assert "each thread holds whole runs: the first `T.reduce_sum` is a loop inside each thread" in text
+    assert "53 registers a thread, so all 1024 blocks fit on 132 SMs at once" in text
+    module = load_module(SOLUTIONS["10"])
+    kernel = load_puzzle(module).kernel("dequant_gemv")
+    case = kernel.case("decode_1x8192x8192_g128")
+    threads = case.params.get("THREADS", 128)
+    tir = trace_tir(kernel_function(module, kernel), kernel, case, SOLUTIONS["10"])
+    target = {"kind": "cuda", "arch": "sm_90a"}
+    with tvm.target.Target(target):
+        source = tilelang.lower(tir.without_attr("tilelang_out_idx"), target=target).kernel_source
+    assert source.count("tl::AllReduce<") == 1, "the run sums must stay inside each thread"
+    with tempfile.TemporaryDirectory() as scratch:
+        cu, cubin = Path(scratch) / "kernel.cu", Path(scratch) / "kernel.cubin"
+        cu.write_text(source)
+        flags = ["-std=c++20", "-I" + TILELANG_TEMPLATE_PATH, "-I" + CUTLASS_INCLUDE_DIR, "--cubin", "-O3"]
+        built = subprocess.run(
+            ["nvcc", *flags, "-arch", "sm_90a", "--ptxas-options=-v", "-o", str(cubin), str(cu)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    registers = int(re.search(r"Used (\d+) registers", built.stderr).group(1))
+    blocks_per_sm = 65536 // (-(-registers // 8) * 8 * threads)  # registers are given out 8 at a time
+    assert blocks_per_sm * 132 >= 8192 // case.params["BLOCK_N"], registers
