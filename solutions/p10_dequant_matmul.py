@@ -765,10 +765,13 @@ def puzzle() -> Puzzle:
 # bench("dequant_gemv", BLOCK_K=2048)
 
 # %% [measured]
-# On an H100, `dequant_gemv` took 22.5-25.1 µs at the one-token case against 41.1-41.7 µs for the
-# decode rung: 1.8x, and about 2x torch's fp16 matmul on unquantized weights, at half the floor of
+# On an H100, `dequant_gemv` took 23.0-25.1 µs at its bench block against 41.1-41.7 µs for the
+# decode rung: 1.7-1.8x, and about 2x torch's fp16 matmul on unquantized weights, at half the floor of
 # 11.6 µs (docs/results/p09-p10-notes.md, three device calls of a candidate sweep). One scale per run of
 # 8 instead of per weight was the largest single change (26.7-27.0 to 22.5-25.1 µs); the fp32 from its
 # bits saved 2 µs against an integer conversion (28.8 against 26.9 µs); staging the bytes in shared
 # memory by TMA doubled the time, and by `cp.async` gained nothing. Blocks of 4 to 16 rows at 128
 # threads were within the run-to-run spread of each other; 256 threads were slower for every shape.
+# BLOCK_K = 2048 moves twice the bytes per step, but its 80 registers a thread (53 at 1024) leave room
+# for 6 blocks an SM instead of 9, so the 1024 blocks no longer run at once: its timings ranged from
+# 21.7 to 34.0 µs, against 23.0 to 25.1 µs at the bench block.
