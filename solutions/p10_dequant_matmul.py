@@ -351,7 +351,7 @@ def dequant_matmul_decode(A, B, S, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STA
 #
 # At one token (M = 1) the product is puzzle 08's `gemv` with W in 4 bits: each weight is read once and
 # used in one multiply-add. `dequant_matmul_decode` takes as long at one token as at 16: 41.6 and
-# 41.8 µs on the H200 (docs/results/h200-bench-2026-12-03.md). Its MMA pads the one token to a full
+# 41.8 µs on the H200 (docs/results/p09-p10-notes.md). Its MMA pads the one token to a full
 # tile, and its time goes elsewhere than the arithmetic. Two flops per half byte of weight is 4 flops
 # per byte, below even the CUDA cores' balance point (the H200's 67 TFLOP/s of fp32 FMA over the
 # 4,158 GB/s puzzle 01 measures is about 16 flops per byte). So the CUDA cores can keep up with the
