@@ -68,10 +68,10 @@ anything.
 #
 # $$S = Q K_{\text{tile}}^T / \sqrt{D}, \qquad \text{acc} \mathrel{+}= P\, V_{\text{tile}}, \quad P = e^{S - m}$$
 #
-# Here both are loops of multiply-adds on the CUDA cores, one element of the result per thread and
-# step. That way the lesson is the softmax bookkeeping, not the products. GPUs have Tensor Cores for
-# such products. The Tensor Core version is the last kernel of puzzle 08, after the GEMM ladder has
-# introduced them.
+# Here both are loops of multiply-adds on the CUDA cores. At each step every thread adds one product
+# to each element of the result it holds. That way the lesson is the softmax bookkeeping, not the
+# products. GPUs have Tensor Cores for such products. The Tensor Core version is the last kernel of
+# puzzle 08, after the GEMM ladder has introduced them.
 
 # %%
 from __future__ import annotations
@@ -444,10 +444,12 @@ def puzzle() -> Puzzle:
 
 # %% [measured]
 # On the H200 (docs/results/p07-blocks.md), `flash_attention` at the bench case takes 1.4444 ms with
-# 64 x 64; BLOCK_N = 32 takes 1.9438 ms and BLOCK_M = 128 takes 1.8414 ms. Both lose. Keys of 32
-# double the per-tile steps. Queries of 128 leave 128 blocks for 132 SMs, one block each. With 128
-# threads, 64 x 32 takes 1.1057 ms, the fastest block tried. Experiment 1's table shows what each
-# block asks of an SM.
+# 64 x 64; BLOCK_N = 32 takes 1.9438 ms and BLOCK_M = 128 takes 1.8414 ms. Both lose. But neither the
+# key tiles nor the number of blocks explains it alone. With 128 threads, 64 x 32 takes 1.1057 ms, the
+# fastest block tried. 128 x 32 with 256 threads takes 1.1430 ms, with as many blocks as 128 x 64.
+# Nor do bank conflicts: the static profile's worst is 8-way at all three blocks of 32 keys. Why the
+# blocks differ this much has not been profiled. Experiment 1's table shows what each block asks of
+# an SM.
 
 # %% [markdown]
 # **4. Find the conflict, then fix it.** A profile says where a kernel's time goes. Without a GPU,
