@@ -404,6 +404,14 @@ def test_07s_blocks_experiment_quotes_its_page_and_blames_neither_tiles_nor_bloc
         assert bank_conflicts(source, threads) == (8, "K_tile read"), (m, n, threads)
 
 
+def test_08s_hint_does_not_say_where_07s_time_went():
+    # N1: 07's time is not in its multiply-adds (FMA pipe 26 % busy, 80 % of shared-memory wavefronts replays, its
+    # experiment 2); 08's tier-1 hint for flash_attention_tensor_cores says how 07 computed, not where its time went.
+    hints = prose(ROOT / "puzzles" / "hints" / "p08_matrix.json")
+    assert "Puzzle 07 spent its time on two products" not in hints
+    assert "Puzzle 07 did its two products one multiply-add at a time on the CUDA cores" in hints
+
+
 def test_p_stays_in_registers_and_the_two_math_warpgroups_share_no_barrier():
     """N3: P is a per-thread register array fed to wgmma_rs, converted from S element by element at the same
     index (the accumulator layout of S is the MMA's A-operand layout), so no thread reads another's P.
@@ -521,6 +529,7 @@ def test_zh_cn_follows_issue_41():
     assert "每块 32 个 key 让每个分块的步骤翻倍" not in p07 and "每个 SM 只有一个 block" not in p07  # N1
     assert "但 key 分块的个数和 block 的个数都不能单独解释这一点" in p07
     assert "这三种 32 个 key 的 block 上都是 8 路" in p07
+    assert "谜题 07 的时间花在" not in p08 and "谜题 07 在 CUDA core 上逐次乘加地算它的两个乘积" in p08  # N1
     assert "大部分算力闲置" not in p08  # N20
     assert "SM 只有 97 %" not in p08 and "SM 在 97 % 的时间里都在忙" in p08
     assert "方框" not in p08 and "方框" not in p09
