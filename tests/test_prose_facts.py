@@ -745,3 +745,13 @@ def test_10s_one_token_rung_reduces_across_threads_once_and_fits_its_grid_in_one
     registers = int(re.search(r"Used (\d+) registers", built.stderr).group(1))
     blocks_per_sm = 65536 // (-(-registers // 8) * 8 * threads)  # registers are given out 8 at a time
     assert blocks_per_sm * 132 >= 8192 // case.params["BLOCK_N"], registers
+
+
+def test_08_says_which_rungs_change_one_thing_and_which_change_five():
+    """Issue 41's 'one change per rung': matmul_tuned changes five settings, so 08 may not say that every later rung
+    changes one thing (English and zh_CN)."""
+    text = prose(SOLUTIONS["08"])
+    assert "accumulator and changes one thing" not in text
+    assert "one thing a rung up to `matmul_pipelined`, then `matmul_tuned`'s five settings" in text
+    zh = (ROOT / "i18n" / "zh_CN" / "p08.po").read_text(encoding="utf-8")
+    assert "每次只改一处。" not in zh and "到 `matmul_pipelined` 为止每一级只改一处" in zh
