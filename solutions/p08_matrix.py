@@ -276,11 +276,10 @@ def gemv(A, B, BLOCK_M: int, BLOCK_K: int, THREADS: int = 128):
 # a tensor gives 0), so the kernel passes without the `if` too; the `if` says what the kernel means.
 # The store stays a `T.copy`, which drops the writes past the edge.
 #
-# It is slow on purpose: nothing loaded stays on the chip for the next K step except in the caches,
-# and the multiply-adds run at the CUDA cores' fp32 rate, a small fraction of the Tensor Cores' fp16
-# rate (next section). Each later rung keeps this kernel's grid and fp32 accumulator and names what it
-# changes: one thing a rung up to `matmul_pipelined`, then `matmul_tuned`'s five settings, which its
-# experiment takes apart one at a time.
+# It is slow on purpose: nothing loaded is kept for the next K step except by the caches, and the
+# multiply-adds run at the CUDA cores' fp32 rate, far below the Tensor Cores' fp16 rate (next
+# section). Each later rung keeps this kernel's grid and fp32 accumulator; `matmul_tuned`
+# changes five settings, the others one thing each.
 #
 # What to watch for:
 # - `T.clear` the accumulator before the K loop: fragments start as garbage (NaN in the simulator).
