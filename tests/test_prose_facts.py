@@ -712,13 +712,11 @@ def test_10s_one_token_rung_reduces_across_threads_once_and_fits_its_grid_in_one
     block's registers let all 1024 blocks sit on 132 SMs at once. The reference lowered for sm_90a (TileLang's
     codegen) must hold one cross-thread reduction, and ptxas's register count must fit 8 blocks of 128 threads in
     an SM's 65,536 registers (8 x 132 >= 1024 blocks)."""
-    import subprocess
-
     import tilelang
     from tilelang import tvm
-    from tilelang.env import CUTLASS_INCLUDE_DIR, TILELANG_TEMPLATE_PATH
 
     from grader.pipeline.trace import kernel_function, trace_tir
+    from scripts.p10.sass import build_cubin
 
     text = prose(SOLUTIONS["10"])
     assert "each thread holds whole runs: the first `T.reduce_sum` is a loop inside each thread" in text
@@ -733,16 +731,7 @@ def test_10s_one_token_rung_reduces_across_threads_once_and_fits_its_grid_in_one
         source = tilelang.lower(tir.without_attr("tilelang_out_idx"), target=target).kernel_source
     assert source.count("tl::AllReduce<") == 1, "the run sums must stay inside each thread"
     with tempfile.TemporaryDirectory() as scratch:
-        cu, cubin = Path(scratch) / "kernel.cu", Path(scratch) / "kernel.cubin"
-        cu.write_text(source)
-        flags = ["-std=c++20", "-I" + TILELANG_TEMPLATE_PATH, "-I" + CUTLASS_INCLUDE_DIR, "--cubin", "-O3"]
-        built = subprocess.run(
-            ["nvcc", *flags, "-arch", "sm_90a", "--ptxas-options=-v", "-o", str(cubin), str(cu)],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-    registers = int(re.search(r"Used (\d+) registers", built.stderr).group(1))
+        registers = build_cubin(source, Path(scratch) / "kernel.cubin")
     blocks_per_sm = 65536 // (-(-registers // 8) * 8 * threads)  # registers are given out 8 at a time
     assert blocks_per_sm * 132 >= 8192 // case.params["BLOCK_N"], registers
 

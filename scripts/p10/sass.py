@@ -32,24 +32,32 @@ def function(name: str):
     return getattr(candidates, name)
 
 
+def build_cubin(source: str, cubin: Path) -> int:
+    """``source`` (a kernel's CUDA from TileLang) built for sm_90a into ``cubin`` with nvcc as TileLang builds it;
+    returns the registers a thread that ptxas reports."""
+    from tilelang.env import CUTLASS_INCLUDE_DIR, TILELANG_TEMPLATE_PATH
+
+    cu = cubin.with_suffix(".cu")
+    cu.write_text(source)
+    flags = ["-std=c++20", "-I" + TILELANG_TEMPLATE_PATH, "-I" + CUTLASS_INCLUDE_DIR]  # as TileLang builds it
+    built = subprocess.run(
+        ["nvcc", *flags, "--cubin", "-O3", "-arch", "sm_90a", "--ptxas-options=-v", "-o", str(cubin), str(cu)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return int(re.search(r"Used (\d+) registers", built.stderr).group(1))
+
+
 def main(argv: list[str]) -> int:
     import tilelang
-    from tilelang.env import CUTLASS_INCLUDE_DIR, TILELANG_TEMPLATE_PATH
 
     name, params = argv[0], {k: int(v) for k, v in (kv.split("=") for kv in argv[1:])}
     kernel = tilelang.compile(function(name).get_tir(**SIZES, **params), target={"kind": "cuda", "arch": "sm_90a"})
     with tempfile.TemporaryDirectory() as scratch:
-        source, cubin = Path(scratch) / "kernel.cu", Path(scratch) / "kernel.cubin"
-        source.write_text(kernel.get_kernel_source())
-        flags = ["-std=c++20", "-I" + TILELANG_TEMPLATE_PATH, "-I" + CUTLASS_INCLUDE_DIR]  # as TileLang builds it
-        built = subprocess.run(
-            ["nvcc", *flags, "--cubin", "-O3", "-arch", "sm_90a", "--ptxas-options=-v", "-o", str(cubin), str(source)],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        registers = re.search(r"Used (\d+) registers", built.stderr)
-        print(f"{name} {params}: {registers.group(1) if registers else '?'} registers a thread (ptxas)")
+        cubin = Path(scratch) / "kernel.cubin"
+        registers = build_cubin(kernel.get_kernel_source(), cubin)
+        print(f"{name} {params}: {registers} registers a thread (ptxas)")
         if shutil.which("cuobjdump") is None:
             return 0
         sass = subprocess.run(["cuobjdump", "-sass", str(cubin)], capture_output=True, text=True, check=True).stdout
