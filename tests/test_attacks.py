@@ -148,6 +148,27 @@ EXPECTED = {
         (Status.UNSUPPORTED, Status.FAILED),
         ("an integer that the lanes of one T.Parallel left different", "output elements wrong"),
     ),
+    # right where T.copy converted float32 to int32 as x86 does (INT_MIN); the GPU's cvt.rzi saturates (INT_MAX)
+    "saturating_copy.py": (Status.FAILED, "of 256 output elements wrong"),
+    # right where a float cast to int8 was clamped to 127; the GPU keeps the low byte of the int32 conversion
+    "narrow_cast.py": (
+        (Status.UNSUPPORTED, Status.FAILED),
+        ("a float converted to int8 outside int8", "output elements wrong"),
+    ),
+    # right where an int8 T.gemm was multiplied in float32 (2^24 + 1 is 2^24 there); the GPU's int8 MMA is exact
+    "integer_gemm.py": (Status.FAILED, "of 256 output elements wrong"),
+    # right where a float32 T.gemm was multiplied in float32; the GPU's Tensor Cores read TF32 (10 mantissa bits)
+    "tf32_gemm.py": (Status.FAILED, "of 256 output elements wrong"),
+    # right where a 16-bit x * y - c was fused, as nvcc does by default; built with --fmad=false it is not
+    "fmad_off.py": (
+        (Status.UNSUPPORTED, Status.FAILED),
+        ("the build option --fmad=false, which changes float arithmetic", "of 256 output elements wrong"),
+    ),
+    # right where a float32 x * y + c was rounded twice; nvcc contracts it into one fma.rn.f32
+    "fp32_fma.py": (
+        (Status.UNSUPPORTED, Status.FAILED),
+        ("a float32 multiply-add that nvcc may contract", "output elements wrong"),
+    ),
 }
 # Run with --no-sandbox, each of these gets what it came for: evidence that the attack is live (test_..._live).
 LIVE_UNCONFINED = {
@@ -397,7 +418,8 @@ JUDGED_BESIDE_A_CLASSMATE = "fork_bomb.py"
 ON_THE_SIMULATOR = frozenset({
     "fp16_max_nan.py", "int64_overflow.py", "int8_overflow.py", "lanes_disagree.py", "nan_compared.py", "nan_max.py",
     "private_int_lane.py", "saturating_cast.py", "signed_overflow.py", "thread_index.py", "truncated_mod.py",
-    "uninitialised_int.py", "unsigned_wrap.py",
+    "uninitialised_int.py", "unsigned_wrap.py", "saturating_copy.py", "narrow_cast.py", "integer_gemm.py",
+    "tf32_gemm.py", "fp32_fma.py",
 })  # fmt: skip
 
 
