@@ -6,9 +6,11 @@ gemv keeps p = -(acc * 1.1) rounded to float32, computed apart as acc * -2.2 * 0
 value is the same and nvcc cannot reuse the product), in shared memory, then stores each sum only where
 e = acc * 1.1 + p is 0. Rounded twice e is 0 for every row: every simulated case PASSed. The PTX is
 `fma.rn.f32 %f141, %f153, 0f3F8CCCCD, %f137; setp.eq.f32 %p15, %f141, 0f00000000`: e is the product's rounding
-error, not 0 for almost every sum, and C is zeros on the GPU (red team, 2026-12-05, read from the PTX). The
-simulator now simulates a kernel with a float32 multiply-add twice, contracted and not, and gives no verdict where
-the two runs' verdicts differ (grader.pipeline.execute.Simulator)."""
+error, not 0 for almost every sum, and C is zeros on the GPU (red team, 2026-12-05, read from the PTX; the same
+through a T.alloc_var or a fragment: fp32_fma_in_a_register.py). A passing case of a kernel that multiplies and adds
+float32 is now simulated a second time with every product kept unrounded through registers and rounded once where
+it is added (the interpreter's contract mode), and gets no CPU verdict where that run does not pass too
+(grader.pipeline.execute.contracted_differently)."""
 
 import tilelang
 import tilelang.language as T
