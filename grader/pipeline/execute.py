@@ -26,13 +26,15 @@ WARP_SPECIALIZED_FAULT = (
 
 
 # Build options the simulator does not model, since they change float arithmetic on the GPU: flush-to-zero of
-# subnormals (--use_fast_math and tl.enable_fast_math imply it), approximate division and square roots. A kernel
+# subnormals (--use_fast_math and tl.enable_fast_math imply it), approximate division and square roots, and no
+# contraction of multiplies and adds (--fmad=false: the simulator rounds a 16-bit x * y + c once, as the fused
+# multiply-add nvcc forms by default; tests/attacks/fmad_off.py stored its sums only where that mattered). A kernel
 # built with -ftz=true that scales its sums by 2^-130 and back stores them in the simulator and zeros on the GPU,
 # where the subnormal is flushed (tests/attacks/flush_to_zero.py): its simulated cases cannot vouch for it.
 FLOAT_FLAGS = frozenset(
     f"{dash}{flag}"
     for dash in ("-", "--")
-    for flag in ("use_fast_math", "ftz=true", "prec-div=false", "prec-sqrt=false")
+    for flag in ("use_fast_math", "ftz=true", "prec-div=false", "prec-sqrt=false", "fmad=false")
 )
 FLOAT_PASS_CONFIGS = frozenset({"tl.enable_fast_math"})
 
@@ -82,7 +84,18 @@ class Simulator:
     where = "cpu"
     checked = verified.SIMULATED
 
-    def run(self, ctx: Context, kernel: Kernel, case: Case, tir: Any, compiled: Any, tensors: list, outs: list) -> Ran:
+    def run(
+        self,
+        ctx: Context,
+        kernel: Kernel,
+        case: Case,
+        tir: Any,
+        compiled: Any,
+        tensors: list,
+        outs: list,
+        contract: bool = False,
+    ) -> Ran:
+        """``contract``: the second run of a kernel with a float32 multiply-add (contracted_differently)."""
         from grader.pipeline.simulate import SimulationError, Unsupported, simulate
 
         named = {t.name: x for t, x in zip(kernel.inputs + kernel.outputs, tensors + outs)}
@@ -96,6 +109,7 @@ class Simulator:
                 ctx.device.profile,
                 tma_stores="tl::tma_store(" in kernel_source(compiled),
                 reverse_blocks=reversed_blocks(kernel, case),
+                contract=contract,
             )
         except SimulationError as error:
             return Ran(result_for(ctx, kernel, case, Status.FAILED, str(error), cause=simulation_cause(error)))
@@ -106,6 +120,50 @@ class Simulator:
             unsupported.checked = verified.COMPILED  # built; its numbers unchecked
             return Ran(unsupported)
         return Ran()
+
+
+CONTRACTED = (
+    "a float32 multiply-add that nvcc may contract into one fma.rn.f32 (the case passes with every product rounded "
+    "before it is added, and not with the two rounded once)"
+)
+
+
+def float32_multiply_adds(tir: Any) -> bool:
+    """Whether ``tir`` multiplies and adds (or subtracts) float32 values, which nvcc may contract into one fma.rn.f32:
+    the product straight into the add, or through a variable or a register buffer (a local, local.var or fragment)."""
+    from tilelang import tvm
+
+    t, kinds = tvm.tirx, set()
+
+    def visit(node: Any) -> None:
+        if isinstance(node, (t.Mul, t.Add, t.Sub)) and str(node.dtype) == "float32":
+            kinds.add(t.Mul if isinstance(node, t.Mul) else t.Add)
+
+    t.stmt_functor.post_order_visit(tir.body, visit)
+    return len(kinds) == 2
+
+
+def contracted_differently(
+    ctx: Context, kernel: Kernel, case: Case, tir: Any, compiled: Any, inputs: list, expected: list
+) -> CaseResult | None:
+    """A passing simulated case of a kernel with a float32 multiply-add, run again with every one of them rounded once
+    (the simulator's ``contract``): nvcc writes `fma.rn.f32` for `acc * 1.1 + p` into the PTX itself, where the first
+    run rounded twice, so a gemv that stored its sums only where that was 0 passed here and stored zeros on the GPU
+    (tests/attacks/fp32_fma.py). Whether nvcc contracts one depends on what else it rewrites, so where the second run
+    does not pass too, the case gets no CPU verdict (the result returned); None where it passes."""
+    from grader.pipeline.inputs import poisoned_outputs
+
+    if not float32_multiply_adds(tir):
+        return None
+    outputs = poisoned_outputs(kernel, case, "cpu")
+    fresh = [x.clone() for x in inputs]
+    ran = Simulator().run(ctx, kernel, case, tir, compiled, fresh, outputs, contract=True)
+    if ran.failed is None and compare_outputs(ctx, kernel, case, expected, outputs).status == Status.PASSED:
+        return None
+    message = f"the CPU simulator does not support {CONTRACTED}; run on a GPU to check the numbers"
+    result = result_for(ctx, kernel, case, Status.UNSUPPORTED, message, cause=Cause(CauseKind.UNSUPPORTED))
+    result.checked = verified.COMPILED  # built; its numbers unchecked
+    return result
 
 
 def simulation_cause(error: Any) -> Cause:
@@ -149,6 +207,10 @@ def execute_and_compare(ctx: Context, kernel: Kernel, case: Case, tir: Any, comp
     result = compare_outputs(ctx, kernel, case, expected, outputs)
     modified = changed_inputs(pristine, [x.to("cpu") for x in inputs], [t.name for t in kernel.inputs])
     result = with_side_effects(result, modified + list(ran.side_effects), len(modified))
+    if result.status == Status.PASSED and isinstance(backend, Simulator):
+        again = contracted_differently(ctx, kernel, case, tir, compiled, pristine, expected)
+        if again is not None:
+            return again
     result.checked = backend.checked
     return keep_failure(ctx, kernel, case, result, pristine, expected, outputs)
 

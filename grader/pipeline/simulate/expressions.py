@@ -85,14 +85,37 @@ class Expressions:
         return value
 
     def cast_node(self, node: Any) -> Any:
-        return self.cast(self.expr(node.value), str(node.dtype))
+        return self.cast(self.registered(self.expr(node.value), node.value.dtype), str(node.dtype))
+
+    def registered(self, value: Any, dtype: Any) -> Any:
+        """``value`` as a register of ``dtype`` holds it: in contract mode a float32 product kept unrounded (float64)
+        is rounded to float32 before anything but an add reads it."""
+        kept = isinstance(value, torch.Tensor) and value.dtype == torch.float64 and str(dtype) == "float32"
+        return value.to(torch.float32) if self.contract and kept else value
 
     def add_or_subtract(self, node: Any) -> Any:
+        if self.contract and str(node.dtype) == "float32":
+            return self.contracted(node)
         fused = self.fused_multiply_add(node)
         return fused if fused is not None else self.binary_node(node)
 
     def binary_node(self, node: Any) -> Any:
+        if self.contract and isinstance(node, self.tir.Mul) and str(node.dtype) == "float32":
+            a, b = self.operands(node)
+            if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):  # unrounded, until it is added or stored
+                return keep_unwritten(self.as_typed(a, torch.float64) * self.as_typed(b, torch.float64), a, b)
         return self.binary(self.binary_ops[type(node)], node)
+
+    def contracted(self, node: Any) -> torch.Tensor:
+        """A float32 ``a + b`` or ``a - b`` in contract mode: computed exactly from what the operands hold (float32
+        values, or products kept unrounded: binary_node) and rounded once, as an fma.rn.f32 of nvcc's rounds ``x * y +
+        c``. For two float32 values that is IEEE's add. nvcc writes `fma.rn.f32` for `acc * 1.1 + p` into the PTX
+        itself, through a variable or a local too, where the first run rounded the product first: a gemv that stored
+        its sums where that was 0 passed here and stored zeros on the GPU (tests/attacks/fp32_fma.py)."""
+        a, b = self.expr(node.a), self.expr(node.b)
+        wide_a, wide_b = (self.as_typed(x, torch.float64) for x in (a, b))
+        exact = wide_a + wide_b if isinstance(node, self.tir.Add) else wide_a - wide_b
+        return keep_unwritten(exact.to(torch.float32), *(x for x in (a, b) if isinstance(x, torch.Tensor)))
 
     def divide(self, node: Any) -> Any:
         a, b = self.operands(node)
@@ -165,7 +188,9 @@ class Expressions:
         nvcc contracts the multiply and the add into one fused multiply-add (HFMA) by default. Not fp32: whether
         nvcc forms an FFMA there depends on what else it rewrites. A gemv that stored its sums only where
         `acc * 1.1 - s == 0`, s holding `acc * 1.1` in shared memory, passed on an H100 (2026-12-05): no FFMA, or
-        the product's rounding error would have made it zeros. fp32 keeps two roundings."""
+        the product's rounding error would have made it zeros. fp32 keeps two roundings here; where nvcc contracts an
+        fp32 add it writes fma.rn.f32 into the PTX (tests/attacks/fp32_fma.py), which the second run of such a kernel
+        models (``contracted``)."""
         t = self.tir
         dtype = torch_dtype(node.dtype) if str(node.dtype) != "bool" else None
         if dtype not in (torch.float16, torch.bfloat16):
@@ -297,10 +322,14 @@ class Expressions:
         the GPU: tests/attacks/saturating_cast.py); an integer to a narrower or unsigned one wrapped to its bits."""
         dtype = torch_dtype(name)
         bounds = integer_range(name)
+        if isinstance(value, float) and bounds is not None:  # converted as the GPU converts a float, never wrapped
+            value = torch.tensor(value, dtype=torch.float64)
         if name == "bool" and isinstance(value, torch.Tensor) and value.dtype.is_floating_point:
             self.no_nan_compared(value, value)  # a float's truth is a comparison with 0
         if isinstance(value, torch.Tensor):
             if bounds is not None and value.dtype.is_floating_point:
+                if name in NARROW_INTEGERS:
+                    self.no_narrow_conversion(value, name, bounds)
                 return saturated(value, bounds).to(dtype)
             if bounds is not None and value.dtype != torch.bool:
                 return wrapped(value.to(torch.int64), bounds).to(dtype)
@@ -311,6 +340,20 @@ class Expressions:
             low, high = bounds
             return (int(value) - low) % (high - low + 1) + low
         return int(value)
+
+    def no_narrow_conversion(self, value: torch.Tensor, name: str, bounds: tuple[int, int]) -> None:
+        """Unsupported where a lane the mask keeps converts a float outside an 8- or 16-bit integer type. C++ leaves it
+        undefined, and nvcc converts to 32 bits (cvt.rzi.s32.f32, or .u32) and keeps the low bits (`and.b32 255`,
+        `cvt.u16.u32`), where the simulator clamped as cvt.rzi clamps to int32: T.cast(300.5, int8) was 127 here and
+        44 on the GPU, so a kernel that stored its sums where it was 127 stored zeros there
+        (tests/attacks/narrow_cast.py). NaN converts to 0 either way."""
+        low, high = bounds
+        whole = value.double().trunc()
+        self.unsupported_in_kept_lanes(
+            (whole < low) | (whole > high),
+            f"a float converted to {name} outside {name} (C leaves it undefined; nvcc converts to 32 bits and keeps "
+            "the low bits)",
+        )
 
     def select(self, condition: Any, true_node: Any, false_node: Any, dtype: Any) -> Any:
         if not isinstance(condition, torch.Tensor) or condition.numel() == 1:

@@ -25,6 +25,8 @@ from grader.pipeline.simulate.values import (
 )
 from grader.tir import ELEMENT_ATOMICS
 
+REGISTERS = ("local", "local.var", "local.fragment")
+
 
 class Statements:
     """How the interpreter runs each kind of TIR statement (a mixin of Interpreter)."""
@@ -85,6 +87,8 @@ class Statements:
             shape = [self.int_of(s) for s in buffer.shape]
             dtype = torch_dtype(buffer.dtype)
             self.scopes[buffer.data] = buffer.scope()
+            if self.contract and dtype == torch.float32 and buffer.scope() in REGISTERS and not self.views_dtype:
+                dtype = torch.float64  # a register holds a product unrounded until it is added (Interpreter.contract)
             self.thread_dependent.pop(buffer.data, None)
             if dtype.is_floating_point:
                 self.buffers[buffer.data] = unwritten_fill(shape, dtype)

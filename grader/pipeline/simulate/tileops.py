@@ -10,6 +10,7 @@ import torch
 from grader.pipeline.simulate.faults import MMA_K, SimulationError, Unsupported
 from grader.pipeline.simulate.lanes import Placement, fragment_placements, gpu_order_sum
 from grader.pipeline.simulate.unwritten import from_unwritten, keep_unwritten, unwritten_fill
+from grader.pipeline.simulate.values import integer_range, torch_dtype
 
 if TYPE_CHECKING:  # the interpreter imports this module: the ops take it as an argument
     from grader.pipeline.simulate.interp import Interpreter
@@ -67,14 +68,28 @@ def copy(sim: Interpreter, call: Any, add: bool = False) -> None:
     if src.scope == "global":
         sim.watch_read(src.buffer, src.data, list(read))
     values[src_ok] = src.data[read]
+    if src.buffer is not None:
+        values = sim.registered(values, src.buffer.dtype)
     where = tuple(i[dst_ok] for i in dst_index)
     if add:  # in the destination's dtype, as the GPU's atomic adds
-        written = dst.data[where] + values[dst_ok].to(dst.data.dtype)
+        written = dst.data[where] + converted(sim, values[dst_ok], dst)
     else:
-        written = values[dst_ok].to(dst.data.dtype)
+        written = converted(sim, values[dst_ok], dst)
     if dst.scope == "global":
         sim.watch_write(dst.buffer, dst.data, list(where), written, atomic=add)
     dst.data[where] = written
+
+
+def converted(sim: Interpreter, values: torch.Tensor, dst: Region) -> torch.Tensor:
+    """``values`` in the dtype of ``dst``'s buffer, converted as the GPU converts (T.cast's rules: a float to an integer
+    truncated and clamped as cvt.rzi does, NaN to 0; an integer wrapped to a narrower one's bits). torch's ``.to``
+    converts as x86 does, INT_MIN for a float past int32: a kernel that T.copied |x| + 3e9 into an int32 fragment and
+    stored its sums where that was negative passed here and stored zeros on the GPU (tests/attacks/saturating_copy.py).
+    """
+    name = str(dst.buffer.dtype) if dst.buffer is not None else ""
+    if integer_range(name) is None:
+        return values.to(dst.data.dtype)
+    return sim.cast(values, name).to(torch_dtype(name))
 
 
 TMA_UNIT = 16  # bytes: a TMA store writes the innermost dimension of its box in whole units of this size
@@ -200,13 +215,13 @@ def reduce(sim: Interpreter, call: Any) -> None:
             f"T.reduce of `{src.name}` {list(values.shape)} over dim {dim} gives {list(reduced.shape)} values, "
             f"but `{dst.name}` holds {list(out.shape)}"
         )
-    reduced = reduced.reshape(out.shape)
+    reduced = converted(sim, reduced.reshape(out.shape), dst)
     if clear:
-        out.copy_(reduced.to(out.dtype))
+        out.copy_(reduced)
     elif kind in ("max", "absmax", "min"):  # what the running value read from memory nothing wrote stays so
-        out.copy_(keep_unwritten(COMBINE[kind](out, reduced.to(out.dtype)), out, reduced.to(out.dtype)))
+        out.copy_(keep_unwritten(COMBINE[kind](out, reduced), out, reduced))
     else:
-        out.copy_(COMBINE[kind](out, reduced.to(out.dtype)))
+        out.copy_(COMBINE[kind](out, reduced))
 
 
 def _sixteen_bit_sum(
@@ -246,12 +261,32 @@ def _matrix(view: torch.Tensor) -> torch.Tensor:
     return view
 
 
+def _operand(sim: Interpreter, side: Region) -> torch.Tensor:
+    """``side``'s matrix as the Tensor Cores read it (_tensor_core_read)."""
+    view = _matrix(side.view())
+    return _tensor_core_read(sim.registered(view, side.buffer.dtype) if side.buffer is not None else view)
+
+
+def _tensor_core_read(view: torch.Tensor) -> torch.Tensor:
+    """A T.gemm operand as the Tensor Cores read it: an integer tile exactly (int64; the int8 MMA is exact, and 2^24 + 1
+    is not a float32: tests/attacks/integer_gemm.py), a float32 tile as TF32, its low 13 mantissa bits dropped
+    (TileLang hands the fp32 bits to the TF32 MMA as they are, which reads 10 bits of mantissa:
+    tests/attacks/tf32_gemm.py; a NaN stays NaN), a 16-bit one in float32, which holds it exactly."""
+    if not view.is_floating_point():
+        return view.to(torch.int64)
+    if view.dtype != torch.float32:
+        return view.to(torch.float32)
+    kept = (view.contiguous().view(torch.int32) & ~0x1FFF).view(torch.float32)
+    return torch.where(torch.isnan(view), view, kept)
+
+
 def gemm(sim: Interpreter, call: Any) -> None:
     a, b, c = (region(sim, call.args[i]) for i in range(3))
     trans_a, trans_b = bool(sim.expr(call.args[3])), bool(sim.expr(call.args[4]))
     clear = bool(sim.expr(call.args[9]))
-    left = _matrix(a.view()).to(torch.float32)
-    right = _matrix(b.view()).to(torch.float32)
+    left, right = _operand(sim, a), _operand(sim, b)
+    if left.is_floating_point() != right.is_floating_point():
+        raise Unsupported(f"T.gemm of `{a.name}` ({a.data.dtype}) and `{b.name}` ({b.data.dtype})")
     left = left.transpose(0, 1) if trans_a else left
     right = right.transpose(0, 1) if trans_b else right
     acc = _matrix(c.view())
@@ -260,6 +295,10 @@ def gemm(sim: Interpreter, call: Any) -> None:
             f"T.gemm cannot multiply `{a.name}` {list(left.shape)} by `{b.name}` {list(right.shape)} into "
             f"`{c.name}` {list(acc.shape)}"
         )
+    if not left.is_floating_point():  # integers: exact, wrapped to the accumulator's bits
+        total = torch.zeros_like(acc, dtype=torch.int64) if clear else acc.to(torch.int64)
+        acc.copy_(converted(sim, total + left @ right, c))
+        return
     total = torch.zeros_like(acc, dtype=torch.float32) if clear else acc.to(torch.float32)
     if acc.dtype in (torch.float16, torch.bfloat16):
         # A 16-bit accumulator is rounded after every MMA instruction (16 along K).
@@ -281,7 +320,7 @@ def cumsum(sim: Interpreter, call: Any) -> None:
     out = values.cumsum(dim)
     if reverse:
         out = out.flip(dim)
-    dst.view().copy_(out.to(dst.data.dtype))
+    dst.view().copy_(converted(sim, out, dst))
 
 
 HANDLERS = {
