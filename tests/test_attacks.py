@@ -167,12 +167,12 @@ EXPECTED = {
     # right where a float32 x * y + c was rounded twice; nvcc contracts it into one fma.rn.f32
     "fp32_fma.py": (
         (Status.UNSUPPORTED, Status.FAILED),
-        ("a float32 multiply-add that nvcc may contract", "output elements wrong"),
+        ("a float multiply-add that nvcc may contract", "output elements wrong"),
     ),
     # the same with the product kept in a T.alloc_var first; nvcc contracts through the register too
     "fp32_fma_in_a_register.py": (
         (Status.UNSUPPORTED, Status.FAILED),
-        ("a float32 multiply-add that nvcc may contract", "output elements wrong"),
+        ("a float multiply-add that nvcc may contract", "output elements wrong"),
     ),
     # in fp16: `q = x * x` then `q + p` was rounded twice, `x * x + p` once; the PTX of the two is the same
     "fp16_fma_in_a_register.py": (

@@ -95,7 +95,7 @@ class Simulator:
         outs: list,
         contract: bool = False,
     ) -> Ran:
-        """``contract``: the second run of a kernel with a float32 multiply-add (contracted_differently)."""
+        """``contract``: the second run of a kernel with a float multiply-add (contracted_differently)."""
         from grader.pipeline.simulate import SimulationError, Unsupported, simulate
 
         named = {t.name: x for t, x in zip(kernel.inputs + kernel.outputs, tensors + outs)}
@@ -123,37 +123,38 @@ class Simulator:
 
 
 CONTRACTED = (
-    "a float32 multiply-add that nvcc may contract into one fma.rn.f32 (the case passes with every product rounded "
+    "a float multiply-add that nvcc may contract into one fused multiply-add (the case passes with a product rounded "
     "before it is added, and not with the two rounded once)"
 )
 
 
-def float32_multiply_adds(tir: Any) -> bool:
-    """Whether ``tir`` multiplies and adds (or subtracts) float32 values, which nvcc may contract into one fma.rn.f32:
-    the product straight into the add, or through a variable or a register buffer (a local, local.var or fragment)."""
+def multiply_adds(tir: Any) -> bool:
+    """Whether ``tir`` multiplies and adds (or subtracts) values of one float type nvcc contracts (float32, float16,
+    bfloat16) into one fused multiply-add: the product straight into the add, or through a variable or a register
+    buffer (a local, local.var or fragment)."""
     from tilelang import tvm
 
     t, kinds = tvm.tirx, set()
 
     def visit(node: Any) -> None:
-        if isinstance(node, (t.Mul, t.Add, t.Sub)) and str(node.dtype) == "float32":
-            kinds.add(t.Mul if isinstance(node, t.Mul) else t.Add)
+        if isinstance(node, (t.Mul, t.Add, t.Sub)) and str(node.dtype) in ("float32", "float16", "bfloat16"):
+            kinds.add((str(node.dtype), isinstance(node, t.Mul)))
 
     t.stmt_functor.post_order_visit(tir.body, visit)
-    return len(kinds) == 2
+    return any((dtype, True) in kinds and (dtype, False) in kinds for dtype, _ in kinds)
 
 
 def contracted_differently(
     ctx: Context, kernel: Kernel, case: Case, tir: Any, compiled: Any, inputs: list, expected: list
 ) -> CaseResult | None:
-    """A passing simulated case of a kernel with a float32 multiply-add, run again with every one of them rounded once
+    """A passing simulated case of a kernel with a float multiply-add, run again with every one of them rounded once
     (the simulator's ``contract``): nvcc writes `fma.rn.f32` for `acc * 1.1 + p` into the PTX itself, where the first
     run rounded twice, so a gemv that stored its sums only where that was 0 passed here and stored zeros on the GPU
     (tests/attacks/fp32_fma.py). Whether nvcc contracts one depends on what else it rewrites, so where the second run
     does not pass too, the case gets no CPU verdict (the result returned); None where it passes."""
     from grader.pipeline.inputs import poisoned_outputs
 
-    if not float32_multiply_adds(tir):
+    if not multiply_adds(tir):
         return None
     outputs = poisoned_outputs(kernel, case, "cpu")
     fresh = [x.clone() for x in inputs]

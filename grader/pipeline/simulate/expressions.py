@@ -32,6 +32,8 @@ from grader.pipeline.simulate.values import (
     wrapped,
 )
 
+CONTRACTED_TYPES = ("float32", "float16", "bfloat16")  # whose multiply and add nvcc contracts (Interpreter.contract)
+
 
 class Expressions:
     """How the interpreter evaluates each kind of TIR expression (a mixin of Interpreter)."""
@@ -88,34 +90,37 @@ class Expressions:
         return self.cast(self.registered(self.expr(node.value), node.value.dtype), str(node.dtype))
 
     def registered(self, value: Any, dtype: Any) -> Any:
-        """``value`` as a register of ``dtype`` holds it: in contract mode a float32 product kept unrounded (float64)
-        is rounded to float32 before anything but an add reads it."""
-        kept = isinstance(value, torch.Tensor) and value.dtype == torch.float64 and str(dtype) == "float32"
-        return value.to(torch.float32) if self.contract and kept else value
+        """``value`` as a register of ``dtype`` holds it: in contract mode a product kept unrounded (float64) is
+        rounded to its type before anything but an add reads it."""
+        kept = isinstance(value, torch.Tensor) and value.dtype == torch.float64 and str(dtype) in CONTRACTED_TYPES
+        return value.to(torch_dtype(dtype)) if self.contract and kept else value
 
     def add_or_subtract(self, node: Any) -> Any:
-        if self.contract and str(node.dtype) == "float32":
+        if self.contract and str(node.dtype) in CONTRACTED_TYPES:
             return self.contracted(node)
         fused = self.fused_multiply_add(node)
         return fused if fused is not None else self.binary_node(node)
 
     def binary_node(self, node: Any) -> Any:
-        if self.contract and isinstance(node, self.tir.Mul) and str(node.dtype) == "float32":
+        if self.contract and isinstance(node, self.tir.Mul) and str(node.dtype) in CONTRACTED_TYPES:
             a, b = self.operands(node)
             if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):  # unrounded, until it is added or stored
                 return keep_unwritten(self.as_typed(a, torch.float64) * self.as_typed(b, torch.float64), a, b)
         return self.binary(self.binary_ops[type(node)], node)
 
     def contracted(self, node: Any) -> torch.Tensor:
-        """A float32 ``a + b`` or ``a - b`` in contract mode: computed exactly from what the operands hold (float32
-        values, or products kept unrounded: binary_node) and rounded once, as an fma.rn.f32 of nvcc's rounds ``x * y +
-        c``. For two float32 values that is IEEE's add. nvcc writes `fma.rn.f32` for `acc * 1.1 + p` into the PTX
-        itself, through a variable or a local too, where the first run rounded the product first: a gemv that stored
-        its sums where that was 0 passed here and stored zeros on the GPU (tests/attacks/fp32_fma.py)."""
+        """A float32 or 16-bit ``a + b`` or ``a - b`` in contract mode: computed exactly from what the operands hold
+        (values of the type, or products kept unrounded: binary_node) and rounded once, as the fused multiply-add nvcc
+        forms for ``x * y + c`` rounds. For two values of the type that is IEEE's add. nvcc writes `fma.rn.f32` for
+        `acc * 1.1 + p` into the PTX itself, through a variable or a local too, where the first run rounded the product
+        first: a gemv that stored its sums where that was 0 passed here and stored zeros on the GPU
+        (tests/attacks/fp32_fma.py). In 16 bits the first run fused `x * x + p` written as one expression, and not
+        `q = x * x` then `q + p`, whose PTX is the same (tests/attacks/fp16_fma_in_a_register.py)."""
         a, b = self.expr(node.a), self.expr(node.b)
         wide_a, wide_b = (self.as_typed(x, torch.float64) for x in (a, b))
         exact = wide_a + wide_b if isinstance(node, self.tir.Add) else wide_a - wide_b
-        return keep_unwritten(exact.to(torch.float32), *(x for x in (a, b) if isinstance(x, torch.Tensor)))
+        rounded = exact.to(torch_dtype(node.dtype))
+        return keep_unwritten(rounded, *(x for x in (a, b) if isinstance(x, torch.Tensor)))
 
     def divide(self, node: Any) -> Any:
         a, b = self.operands(node)

@@ -62,9 +62,9 @@ class Interpreter(Statements, Memory, Expressions):
 
         self.tir = tvm.tirx
         self.bind_tables(tvm.tirx)
-        # Contract mode (the second run of a kernel with a float32 multiply-add, execute.py): a float32 product is kept
-        # unrounded (float64) wherever it goes through registers (a variable; a local, local.var or fragment buffer,
-        # which then hold float64), and a float32 add or subtract rounds once, as nvcc's fma.rn.f32 rounds the two
+        # Contract mode (the second run of a kernel with a float multiply-add, execute.py): a float32 or 16-bit product
+        # is kept unrounded (float64) wherever it goes through registers (a variable; a local, local.var or fragment
+        # buffer, which then hold float64), and an add or subtract of its type rounds once, as a fused multiply-add
         self.contract = contract
         self.func = func
         # Blocks run last to first: a result that depends on the order shows in one of the two orders.

@@ -44,6 +44,8 @@ class Memory:
         indices = [self.expr(i) for i in node.indices]
         product = self.sixteen_bit_product(node)
         value = self.expr(node.value) if product is None else product.to(torch_dtype(node.value.dtype))
+        if product is not None and self.contract and data.dtype == torch.float64:
+            value = product  # a register of contract mode keeps the product unrounded (Interpreter.contract)
         mask = self._mask
         if self.is_private(node.buffer, indices, value, mask):
             self.store_private(node.buffer, data, indices, value, mask)

@@ -26,6 +26,7 @@ from grader.pipeline.simulate.values import (
 from grader.tir import ELEMENT_ATOMICS
 
 REGISTERS = ("local", "local.var", "local.fragment")
+CONTRACTED = (torch.float32, torch.float16, torch.bfloat16)  # the float types whose multiply and add nvcc contracts
 
 
 class Statements:
@@ -87,7 +88,7 @@ class Statements:
             shape = [self.int_of(s) for s in buffer.shape]
             dtype = torch_dtype(buffer.dtype)
             self.scopes[buffer.data] = buffer.scope()
-            if self.contract and dtype == torch.float32 and buffer.scope() in REGISTERS and not self.views_dtype:
+            if self.contract and dtype in CONTRACTED and buffer.scope() in REGISTERS and not self.views_dtype:
                 dtype = torch.float64  # a register holds a product unrounded until it is added (Interpreter.contract)
             self.thread_dependent.pop(buffer.data, None)
             if dtype.is_floating_point:
