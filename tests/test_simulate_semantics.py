@@ -395,3 +395,45 @@ def test_memory_nothing_wrote_is_told_from_a_computed_nan(dtype):
     assert from_unwritten(kept).all()
     forged = forged_fill(fill)
     assert torch.isnan(forged).all() and not from_unwritten(forged).any()
+
+
+# ------------------------------------------------------------------ math the GPU approximates
+
+
+@tilelang.jit
+def math_and_divisions(A, B):
+    N = T.const("N")
+    A: T.Tensor((N,), T.float32)
+    B: T.Tensor((N,), T.float16)
+    C = T.empty((3, N), T.float32)
+    D = T.empty((N,), T.float16)
+    with T.Kernel(1, threads=32):
+        for i in T.Parallel(N):
+            C[0, i] = T.exp(A[i])
+            C[1, i] = T.sqrt(A[i])  # sqrt.rn.f32: torch's bits
+            C[2, i] = A[i] / T.float32(3)  # div.rn.f32: torch's bits
+            D[i] = B[i] / T.float16(3)  # __hdiv: rcp.approx.ftz.f32 times B[i], rounded to fp16
+    return C, D
+
+
+def test_the_approximate_run_moves_only_what_the_gpu_approximates_and_by_its_ulps():
+    """The second run of a kernel with T.exp (grader.pipeline.execute.contracted_differently): each exp moved by 1 to 3
+    ulps, an input that repeats moved the same way (the GPU's approximation is a function); the correctly rounded
+    sqrt and float32 division as torch computes them; a float16 division rounded from a float32 quotient moved a
+    little, so it changes only where that lies near a rounding boundary."""
+    from grader.pipeline.execute import approximates
+
+    a = torch.cat([torch.rand(64) * 8 + 0.5] * 2)
+    b = (torch.rand(128) * 8 + 0.5).half()
+    tir = math_and_divisions.get_tir(N=128).without_attr("tilelang_out_idx")
+    assert approximates(tir)
+    plain = {"A": a, "B": b, "C": torch.empty(3, 128), "D": torch.empty(128, dtype=torch.float16)}
+    simulate(tir, plain)
+    moved = {"A": a, "B": b, "C": torch.empty(3, 128), "D": torch.empty(128, dtype=torch.float16)}
+    simulate(tir, moved, approximate=12345)
+    steps = moved["C"][0].view(torch.int32) - plain["C"][0].view(torch.int32)
+    assert bool(((steps != 0) & (steps.abs() <= 3)).all()), steps
+    assert torch.equal(steps[:64], steps[64:])  # the same input, the same result
+    assert torch.equal(moved["C"][1:], plain["C"][1:])
+    fp16_steps = moved["D"].view(torch.int16) - plain["D"].view(torch.int16)
+    assert bool((fp16_steps.abs() <= 1).all()) and int((fp16_steps != 0).sum()) < 32, fp16_steps

@@ -7,6 +7,7 @@ and compare every output with the float64 reference (grader.pipeline.compare).
 
 from __future__ import annotations
 
+import os
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,8 +95,10 @@ class Simulator:
         tensors: list,
         outs: list,
         contract: bool = False,
+        approximate: int | None = None,
     ) -> Ran:
-        """``contract``: the second run of a kernel with a float multiply-add (contracted_differently)."""
+        """``contract``, ``approximate``: the second run of a kernel with a float multiply-add, or a math function the
+        GPU approximates (contracted_differently)."""
         from grader.pipeline.simulate import SimulationError, Unsupported, simulate
 
         named = {t.name: x for t, x in zip(kernel.inputs + kernel.outputs, tensors + outs)}
@@ -110,6 +113,7 @@ class Simulator:
                 tma_stores="tl::tma_store(" in kernel_source(compiled),
                 reverse_blocks=reversed_blocks(kernel, case),
                 contract=contract,
+                approximate=approximate,
             )
         except SimulationError as error:
             return Ran(result_for(ctx, kernel, case, Status.FAILED, str(error), cause=simulation_cause(error)))
@@ -144,27 +148,80 @@ def multiply_adds(tir: Any) -> bool:
     return any((dtype, True) in kinds and (dtype, False) in kinds for dtype, _ in kinds)
 
 
+APPROXIMATED = (
+    "a math function the GPU computes approximately, within a few ulps of the exact value and not with torch's bits "
+    "(T.exp, T.exp2, T.log, T.log2, T.rsqrt, T.tanh, T.sigmoid, T.pow; in float16 and bfloat16 T.sqrt and division "
+    "too): the case passes with torch's results and not with them moved by those few ulps"
+)
+
+
+def approximates(tir: Any) -> bool:
+    """Whether ``tir`` calls a math function, or divides in a 16-bit float, that the GPU computes to within a few ulps
+    and not correctly rounded (values.approximate_ulps): its results need not be torch's bits."""
+    from tilelang import tvm
+
+    from grader.pipeline.simulate.values import approximate_ulps
+
+    t, found = tvm.tirx, []
+
+    def visit(node: Any) -> None:
+        if isinstance(node, t.Call) and hasattr(node.op, "name"):
+            found.append(approximate_ulps(str(node.op.name), str(node.dtype)) > 0)
+        elif isinstance(node, t.Div):
+            found.append(approximate_ulps("tirx.Div", str(node.dtype)) > 0)
+
+    t.stmt_functor.post_order_visit(tir.body, visit)
+    return any(found)
+
+
 def contracted_differently(
     ctx: Context, kernel: Kernel, case: Case, tir: Any, compiled: Any, inputs: list, expected: list
 ) -> CaseResult | None:
-    """A passing simulated case of a kernel with a float multiply-add, run again with every one of them rounded once
-    (the simulator's ``contract``): nvcc writes `fma.rn.f32` for `acc * 1.1 + p` into the PTX itself, where the first
-    run rounded twice, so a gemv that stored its sums only where that was 0 passed here and stored zeros on the GPU
-    (tests/attacks/fp32_fma.py). Whether nvcc contracts one depends on what else it rewrites, so where the second run
-    does not pass too, the case gets no CPU verdict (the result returned); None where it passes."""
-    from grader.pipeline.inputs import poisoned_outputs
+    """A passing simulated case of a kernel with a float multiply-add, or with a math function the GPU approximates, run
+    again as the GPU may compute it; where that run does not pass too, the case gets no CPU verdict (the result
+    returned); None where it passes.
 
-    if not multiply_adds(tir):
+    A multiply-add is rounded once there (the simulator's ``contract``): nvcc writes `fma.rn.f32` for `acc * 1.1 + p`
+    into the PTX itself, where the first run rounded twice, so a gemv that stored its sums only where that was 0
+    passed here and stored zeros on the GPU (tests/attacks/fp32_fma.py). Whether nvcc contracts one depends on what
+    else it rewrites. A math function's result is moved by the few ulps the GPU's may differ by (``approximate``): a
+    gemv that stored its sums only where T.rsqrt(x) == 1 / T.sqrt(x) passed with torch's bits, and the GPU's
+    rsqrt.approx.f32 stores zeros (tests/attacks/approximate_rsqrt.py). Where a kernel has both and the run fails,
+    a third run with the approximations alone names the cause."""
+    contract, approximate = multiply_adds(tir), approximates(tir)
+    if not contract and not approximate:
         return None
-    outputs = poisoned_outputs(kernel, case, "cpu")
-    fresh = [x.clone() for x in inputs]
-    ran = Simulator().run(ctx, kernel, case, tir, compiled, fresh, outputs, contract=True)
-    if ran.failed is None and compare_outputs(ctx, kernel, case, expected, outputs).status == Status.PASSED:
+    key = int.from_bytes(os.urandom(4), "little")  # which way each result moves: not a constant a kernel can know
+    if passes_again(ctx, kernel, case, tir, compiled, inputs, expected, contract, key if approximate else None):
         return None
-    message = f"the CPU simulator does not support {CONTRACTED}; run on a GPU to check the numbers"
+    cause = CONTRACTED if contract else APPROXIMATED
+    if contract and approximate and not passes_again(ctx, kernel, case, tir, compiled, inputs, expected, False, key):
+        cause = APPROXIMATED
+    message = f"the CPU simulator does not support {cause}; run on a GPU to check the numbers"
     result = result_for(ctx, kernel, case, Status.UNSUPPORTED, message, cause=Cause(CauseKind.UNSUPPORTED))
     result.checked = verified.COMPILED  # built; its numbers unchecked
     return result
+
+
+def passes_again(
+    ctx: Context,
+    kernel: Kernel,
+    case: Case,
+    tir: Any,
+    compiled: Any,
+    inputs: list,
+    expected: list,
+    contract: bool,
+    approximate: int | None,
+) -> bool:
+    """Whether the case passes simulated again on fresh copies of ``inputs``, in the simulator's ``contract`` and
+    ``approximate`` modes."""
+    from grader.pipeline.inputs import poisoned_outputs
+
+    outputs = poisoned_outputs(kernel, case, "cpu")
+    fresh = [x.clone() for x in inputs]
+    ran = Simulator().run(ctx, kernel, case, tir, compiled, fresh, outputs, contract=contract, approximate=approximate)
+    return ran.failed is None and compare_outputs(ctx, kernel, case, expected, outputs).status == Status.PASSED
 
 
 def simulation_cause(error: Any) -> Cause:

@@ -20,13 +20,15 @@ def simulate(
     tma_stores: bool = False,
     reverse_blocks: bool = False,
     contract: bool = False,
+    approximate: int | None = None,
 ) -> None:
     """Run the kernel's TIR on CPU tensors, writing its outputs in place, with the shared memory
     limit of ``profile`` (a grader.devices.Profile; Hopper's by default). ``tma_stores``: the kernel's
     compiled CUDA stores shared tiles with TMA, whose 1-D stores write whole 16-byte units at a tail.
     ``reverse_blocks``: run each launch's blocks last to first (the grader alternates from case to case,
     so a result that depends on the blocks' order differs between cases; races.py names the race). ``contract``: a
-    float32 multiply-add rounded once (Expressions.fused_multiply_add)."""
+    float32 multiply-add rounded once (Expressions.fused_multiply_add). ``approximate``: a key (an int) to move each
+    result of a math function the GPU approximates by the ulps it may differ by (Interpreter.approximate)."""
     previous = torch.get_num_threads()
     torch.set_num_threads(1)  # a loaded 2-core machine runs tiny ops far faster single-threaded
     try:
@@ -35,6 +37,7 @@ def simulate(
         )
         before = {name: whole(tensor).clone() for name, tensor in tensors.items()}
         limits["contract"] = contract
+        limits["approximate"] = approximate
         first = Interpreter(tir, tensors, **limits, tma_stores=tma_stores, reverse_blocks=reverse_blocks)
         first.run()
         if first.integer_memory:

@@ -23,8 +23,10 @@ from grader.pipeline.simulate.values import (
     SIGNED_ARITHMETIC,
     SIGNED_OVERFLOW_CHECKED,
     THREAD_INDEX,
+    approximate_ulps,
     fitted,
     integer_range,
+    nudged,
     owned,
     reinterpret_bits,
     saturated,
@@ -125,6 +127,8 @@ class Expressions:
     def divide(self, node: Any) -> Any:
         a, b = self.operands(node)
         if torch_dtype(node.dtype).is_floating_point:
+            if self.approximate is not None and approximate_ulps("tirx.Div", str(node.dtype)):
+                return self.approximated("tirx.Div", node.dtype, torch.div, a, b)
             return self.round(torch.div(a, b), node.dtype)
         return torch.div(a, self.defined_divisor(a, b, node), rounding_mode="trunc")
 
@@ -370,12 +374,28 @@ class Expressions:
         target = torch_dtype(dtype)
         return torch.where(condition, self.as_typed(on, target), self.as_typed(off, target))
 
+    def approximated(self, name: str, dtype: Any, function: Any, *operands: Any) -> torch.Tensor:
+        """``function`` of ``operands`` as the approximate run computes it (Interpreter.approximate): in float32
+        (float64 for a double), moved by up to the ulps the GPU's result may lie from torch's (values.APPROXIMATE_ULPS),
+        then rounded to ``dtype``. CUDA's rsqrtf is `rsqrt.approx.f32` and its expf `ex2.approx.ftz.f32` after a range
+        reduction, within 2 ulp: a gemv that stored its sums where T.rsqrt(x) == 1 / T.sqrt(x), or where T.exp(x) was
+        exp of the double rounded, stored them all with torch's bits and zeros on the GPU
+        (tests/attacks/approximate_rsqrt.py, approximate_exp.py)."""
+        tensors = [self.as_tensor(x) for x in operands]
+        wide = torch.float64 if torch_dtype(dtype) == torch.float64 else torch.float32
+        exact = function(*(x.to(wide) for x in tensors))
+        ulps = approximate_ulps(name, str(dtype))
+        moved = nudged(exact, tensors, ulps, self.approximate) if ulps and self.approximate is not None else exact
+        return keep_unwritten(moved.to(torch_dtype(dtype)), *tensors)
+
     # ------------------------------------------------------------------ calls
     def call(self, node: Any) -> Any:
         name = node.op.name
         args = node.args
         if name in MATH_CALLS:
             value = self.as_typed(self.expr(args[0]), torch_dtype(node.dtype))
+            if self.approximate is not None:
+                return self.approximated(name, node.dtype, MATH_CALLS[name], value)
             wide = torch.float64 if value.dtype == torch.float64 else torch.float32  # CUDA's exp of a double is exp
             return MATH_CALLS[name](value.to(wide)).to(torch_dtype(node.dtype))
         if name == "tirx.if_then_else":
@@ -399,7 +419,10 @@ class Expressions:
             return reinterpret_bits(value, str(args[0].dtype), str(node.dtype))
         if name == "tirx.pow":
             base = self.as_typed(self.expr(args[0]), torch_dtype(node.dtype))
-            return torch.pow(base, self.as_typed(self.expr(args[1]), torch_dtype(node.dtype)))
+            exponent = self.as_typed(self.expr(args[1]), torch_dtype(node.dtype))
+            if self.approximate is not None:
+                return self.approximated(name, node.dtype, torch.pow, base, exponent)
+            return torch.pow(base, exponent)
         raise Unsupported(f"the call {name}")
 
 

@@ -14,6 +14,8 @@ The semantics follow TileLang 0.1.15 (src/op/copy.cc, reduce.cc, gemm*.cc):
 - gemm accumulates in the accumulator's dtype, rounding after every 16-wide K step (one MMA)
   when that dtype is 16-bit, as the Tensor Cores do;
 - ``x * y + c`` in fp16/bf16 is rounded once, as the fused multiply-add nvcc emits for it.
+- math functions (T.exp, T.log, T.rsqrt...) are torch's; a second run moves each result by the few ulps the GPU's
+  approximation may differ by (approximate mode), and a case whose verdict changes gets none.
 - a 16-bit sum reduce adds in the order the GPU's threads do, with products stored to a fragment
   added unrounded (fused), so a fp16 accumulator fails the same elements as on the GPU (lanes.py).
 """
@@ -49,6 +51,7 @@ class Interpreter(Statements, Memory, Expressions):
         reverse_blocks: bool = False,
         integers: torch.Generator | None = None,
         contract: bool = False,
+        approximate: int | None = None,
     ):
         from tilelang import tvm
 
@@ -66,6 +69,10 @@ class Interpreter(Statements, Memory, Expressions):
         # is kept unrounded (float64) wherever it goes through registers (a variable; a local, local.var or fragment
         # buffer, which then hold float64), and an add or subtract of its type rounds once, as a fused multiply-add
         self.contract = contract
+        # Approximate mode (the second run of a kernel with a math function the GPU computes to within a few ulps,
+        # execute.py): each such result moved by up to those ulps, which way a hash of its operands and this key
+        # decides (values.nudged); None: torch's results as they are
+        self.approximate = approximate
         self.func = func
         # Blocks run last to first: a result that depends on the order shows in one of the two orders.
         self.reverse_blocks = reverse_blocks

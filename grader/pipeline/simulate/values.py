@@ -35,6 +35,51 @@ MATH_CALLS = {
     "tirx.fabs": torch.abs, "tirx.sqrt": torch.sqrt, "tirx.rsqrt": torch.rsqrt, "tirx.tanh": torch.tanh,
     "tirx.sigmoid": torch.sigmoid, "tirx.floor": torch.floor, "tirx.ceil": torch.ceil,
 }  # fmt: skip
+# TIR calls and operators the GPU computes to within a few ulps, not correctly rounded, so not with torch's bits: how
+# many ulps the simulator's approximate run (Interpreter.approximate) moves a result, CUDA's maximum error for the
+# float32 function (CUDA C++ Programming Guide, Mathematical Functions: expf, exp2f, rsqrtf, tanhf 2 ulp; logf, log2f
+# 1; powf 4; T.sigmoid is 1 / (1 + expf(-x))) plus 1 for torch's own. nvcc 13.0 writes expf as `ex2.approx.ftz.f32`
+# after a range reduction and rsqrtf as `rsqrt.approx.f32` (tests/attacks/approximate_exp.py, approximate_rsqrt.py).
+# float64 (CUDA's exp, log... within 1 or 2 ulp) gets the same count of its own ulps. sqrt and division are
+# correctly rounded in float32 and float64 (sqrt.rn, div.rn), absent from the table.
+APPROXIMATE_ULPS = {
+    "tirx.exp": 3, "tirx.exp2": 3, "tirx.log": 2, "tirx.log2": 2, "tirx.rsqrt": 3, "tirx.tanh": 3,
+    "tirx.sigmoid": 4, "tirx.pow": 5,
+}  # fmt: skip
+# In float16 and bfloat16 every math call goes through float32 and is rounded once more (cuda_fp16's hexp is
+# `ex2.approx.ftz.f32` then `cvt.rn.f16.f32`, hsqrt `sqrt.approx.ftz.f32`, a / b `rcp.approx.ftz.f32` times a in fp16
+# and `div.approx.f32` in bf16): the approximate run moves the float32 value by these ulps before it rounds, so a
+# 16-bit result changes where that value lies within them of a rounding boundary, as it may on the GPU.
+SIXTEEN_BIT_APPROXIMATE_ULPS = {**APPROXIMATE_ULPS, "tirx.sqrt": 2, "tirx.Div": 3}
+SIXTEEN_BIT_FLOATS = ("float16", "bfloat16")
+
+
+def approximate_ulps(name: str, dtype: str) -> int:
+    """How many ulps of its float32 (or float64) value the GPU's result of the call or operator ``name`` ("tirx.exp",
+    "tirx.Div") in the TIR type ``dtype`` may lie from torch's; 0 where the two agree bit for bit."""
+    if dtype in SIXTEEN_BIT_FLOATS:
+        return SIXTEEN_BIT_APPROXIMATE_ULPS.get(name, 0)
+    return APPROXIMATE_ULPS.get(name, 0) if dtype in ("float32", "float64") else 0
+
+
+def nudged(result: torch.Tensor, operands: list[torch.Tensor], ulps: int, key: int) -> torch.Tensor:
+    """``result`` (float32 or float64) with each normal element moved by 1 to ``ulps`` ulps up or down, how far and
+    which way a hash of the operands' bits and ``key`` (drawn once a run): the same operands always move the same
+    way, as the GPU's approximation is a function of its input. Zeros, subnormals, infinities and NaN stay."""
+    width = torch.int32 if result.dtype == torch.float32 else torch.int64
+    mixed = torch.full(result.shape, key, dtype=torch.int64)
+    for operand in operands:
+        bits = operand.contiguous().view({2: torch.int16, 4: torch.int32, 8: torch.int64}[operand.element_size()])
+        mixed = mixed * 1000003 + torch.broadcast_to(bits.to(torch.int64), result.shape)
+        mixed = mixed ^ (mixed >> 29)
+    mixed = (mixed * -7046029254386353131) ^ (mixed >> 31)  # 0x9E3779B97F4A7C15: Fibonacci hashing's multiplier
+    choice = torch.remainder(mixed >> 7, 2 * ulps)
+    steps = torch.where(choice % 2 == 0, choice // 2 + 1, -(choice // 2 + 1)).to(width)
+    moved = (result.contiguous().view(width) + steps).view(result.dtype)
+    normal = torch.isfinite(result) & (result.abs() >= torch.finfo(result.dtype).tiny) & torch.isfinite(moved)
+    return torch.where(normal, moved, result)
+
+
 BITWISE_CALLS = {
     "tirx.bitwise_and": torch.bitwise_and, "tirx.bitwise_or": torch.bitwise_or,
     "tirx.bitwise_xor": torch.bitwise_xor, "tirx.shift_left": torch.bitwise_left_shift,
