@@ -437,3 +437,28 @@ def test_the_approximate_run_moves_only_what_the_gpu_approximates_and_by_its_ulp
     assert torch.equal(moved["C"][1:], plain["C"][1:])
     fp16_steps = moved["D"].view(torch.int16) - plain["D"].view(torch.int16)
     assert bool((fp16_steps.abs() <= 1).all()) and int((fp16_steps != 0).sum()) < 32, fp16_steps
+
+
+@tilelang.jit
+def sigmoids(A):
+    N = T.const("N")
+    A: T.Tensor((N,), T.float16)
+    C = T.empty((N,), T.float16)
+    D = T.empty((N,), T.float32)
+    with T.Kernel(1, threads=32):
+        for i in T.Parallel(N):
+            C[i] = T.sigmoid(A[i])
+            D[i] = T.sigmoid(T.cast(A[i], T.float32))
+    return C, D
+
+
+def test_sigmoid_is_computed_as_tilelang_writes_it():
+    """T.sigmoid is `1 / (1 + exp(0 - x))` in the CUDA TileLang writes, in the type's own arithmetic: in float16 three
+    roundings (hexp, the add, the division), not torch's float32 sigmoid rounded once (tests/attacks/
+    approximate_sigmoid.py)."""
+    a = (torch.arange(256, dtype=torch.float32) / 64 - 2).half()
+    out = run(sigmoids, {"A": a, "C": torch.empty(256, dtype=torch.float16), "D": torch.empty(256)}, N=256)
+    steps = (1 / (1 + torch.exp(-a.float()).half()).float()).half()
+    assert torch.equal(out["C"], steps)
+    assert not torch.equal(out["C"], torch.sigmoid(a.float()).half())
+    assert torch.equal(out["D"], 1 / (1 + torch.exp(-a.float())))

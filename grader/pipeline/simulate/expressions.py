@@ -127,9 +127,7 @@ class Expressions:
     def divide(self, node: Any) -> Any:
         a, b = self.operands(node)
         if torch_dtype(node.dtype).is_floating_point:
-            if self.approximate is not None and approximate_ulps("tirx.Div", str(node.dtype)):
-                return self.approximated("tirx.Div", node.dtype, torch.div, a, b)
-            return self.round(torch.div(a, b), node.dtype)
+            return self.quotient(a, b, node.dtype)
         return torch.div(a, self.defined_divisor(a, b, node), rounding_mode="trunc")
 
     def floor_divide(self, node: Any) -> Any:
@@ -166,6 +164,14 @@ class Expressions:
         if not isinstance(b, torch.Tensor):
             return 1 if bool(undefined.any()) else b
         return torch.where(undefined, torch.ones_like(b), b)
+
+    def quotient(self, a: Any, b: Any, dtype: Any) -> Any:
+        """A float ``a / b`` of TIR type ``dtype``: correctly rounded, as div.rn is in float32 and float64; in a 16-bit
+        float the GPU rounds a float32 quotient it approximates (rcp.approx times a), which the approximate run
+        moves."""
+        if self.approximate is not None and approximate_ulps("tirx.Div", str(dtype)):
+            return self.approximated("tirx.Div", dtype, torch.div, a, b)
+        return self.round(torch.div(a, b), dtype)
 
     def truncated_modulo(self, node: Any) -> Any:
         # T.truncmod, C's %: the remainder takes the dividend's sign (-1 % 7 is -1 on the GPU, 6 floored),
@@ -374,6 +380,24 @@ class Expressions:
         target = torch_dtype(dtype)
         return torch.where(condition, self.as_typed(on, target), self.as_typed(off, target))
 
+    def math_call(self, name: str, dtype: Any, value: torch.Tensor) -> torch.Tensor:
+        """The math call ``name`` (MATH_CALLS) of ``value`` (a tensor of ``dtype``): computed in float32 (float64 for a
+        double: CUDA's exp of a double is exp) and rounded to ``dtype``, as CUDA's hexp and the others compute a 16-bit
+        one; moved in the approximate run."""
+        if self.approximate is not None:
+            return self.approximated(name, dtype, MATH_CALLS[name], value)
+        wide = torch.float64 if value.dtype == torch.float64 else torch.float32
+        return MATH_CALLS[name](value.to(wide)).to(torch_dtype(dtype))
+
+    def sigmoid(self, value: torch.Tensor, dtype: Any) -> Any:
+        """T.sigmoid as TileLang's CUDA computes it, `1 / (1 + exp(0 - x))` in the type's own arithmetic: for float16
+        `half_t(1) / (half_t(1) + hexp(half_t(0) - x))`, three roundings to float16. torch.sigmoid in float32 rounded
+        once differs from that in the last bit for about one float16 in six: a gemv that stored its sums only where a
+        float16 T.sigmoid equalled the float32 one rounded stored them all here and zeros on the GPU
+        (tests/attacks/approximate_sigmoid.py)."""
+        one = torch.ones((), dtype=value.dtype)
+        return self.quotient(one, one + self.math_call("tirx.exp", dtype, -value), dtype)
+
     def approximated(self, name: str, dtype: Any, function: Any, *operands: Any) -> torch.Tensor:
         """``function`` of ``operands`` as the approximate run computes it (Interpreter.approximate): in float32
         (float64 for a double), moved by up to the ulps the GPU's result may lie from torch's (values.APPROXIMATE_ULPS),
@@ -392,12 +416,10 @@ class Expressions:
     def call(self, node: Any) -> Any:
         name = node.op.name
         args = node.args
+        if name == "tirx.sigmoid":
+            return self.sigmoid(self.as_typed(self.expr(args[0]), torch_dtype(node.dtype)), node.dtype)
         if name in MATH_CALLS:
-            value = self.as_typed(self.expr(args[0]), torch_dtype(node.dtype))
-            if self.approximate is not None:
-                return self.approximated(name, node.dtype, MATH_CALLS[name], value)
-            wide = torch.float64 if value.dtype == torch.float64 else torch.float32  # CUDA's exp of a double is exp
-            return MATH_CALLS[name](value.to(wide)).to(torch_dtype(node.dtype))
+            return self.math_call(name, node.dtype, self.as_typed(self.expr(args[0]), torch_dtype(node.dtype)))
         if name == "tirx.if_then_else":
             return self.select(self.expr(args[0]), args[1], args[2], node.dtype)
         if name == "tl.infinity":
