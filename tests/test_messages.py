@@ -916,7 +916,7 @@ def test_a_loop_one_step_short_is_named_from_the_tir(tmp_path):
     results = grade_simulated("08", wrong_file("08", "matmul_cuda_cores_k_off_by_one"), "matmul_cuda_cores")
     assert all(r.status == Status.FAILED and r.cause.kind == CauseKind.LOOP_SHORT for r in results)
     assert results[0].hint == (
-        "the likely cause: the T.serial loop over `k` runs 255 steps along K = 256 (dimension 1 of A), one short: the "
+        "the likely cause: the T.serial loop over `k` runs 130 steps along K = 131 (dimension 1 of A), one short: the "
         "last of K is never visited. Run it K times, not K - 1"
     )
     assert tr(results[0].hint, "zh_CN") != results[0].hint
