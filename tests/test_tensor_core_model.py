@@ -55,8 +55,7 @@ def test_int8_gemm_is_exact_as_the_simulator_does():
     generator = torch.Generator().manual_seed(8)
     x = torch.randint(-128, 128, (SIZE, SIZE), dtype=torch.int8, generator=generator)
     y = torch.randint(-128, 128, (SIZE, SIZE), dtype=torch.int8, generator=generator)
-    x[0], y[0] = -128, -128  # one dot product of 64 * 2^14, past float32's 2^24 integers only by its neighbours
-    x[1, 0], y[1, 0] = 1, 1
+    x[0], y[0] = -128, -128  # the largest dot product int8 rows make, 64 * 2^14, beside random ones of both signs
     z = multiply(x.cuda(), y.cuda(), "int8", "int32").cpu()
     expected = _tensor_core_read(x) @ _tensor_core_read(y).T
     assert torch.equal(z.to(torch.int64), expected)
