@@ -138,10 +138,12 @@ def multiply_adds(tir: Any) -> bool:
     buffer (a local, local.var or fragment)."""
     from tilelang import tvm
 
+    from grader.pipeline.simulate.values import CONTRACTED_TYPES
+
     t, kinds = tvm.tirx, set()
 
     def visit(node: Any) -> None:
-        if isinstance(node, (t.Mul, t.Add, t.Sub)) and str(node.dtype) in ("float32", "float16", "bfloat16"):
+        if isinstance(node, (t.Mul, t.Add, t.Sub)) and str(node.dtype) in CONTRACTED_TYPES:
             kinds.add((str(node.dtype), isinstance(node, t.Mul)))
 
     t.stmt_functor.post_order_visit(tir.body, visit)

@@ -16,6 +16,7 @@ from grader.pipeline.simulate.unwritten import (
 from grader.pipeline.simulate.values import (
     BITWISE_CALLS,
     COMPARISONS,
+    CONTRACTED_TYPES,
     MATH_CALLS,
     NARROW_INTEGERS,
     PY_OPS,
@@ -33,8 +34,6 @@ from grader.pipeline.simulate.values import (
     torch_dtype,
     wrapped,
 )
-
-CONTRACTED_TYPES = ("float32", "float16", "bfloat16")  # whose multiply and add nvcc contracts (Interpreter.contract)
 
 
 class Expressions:

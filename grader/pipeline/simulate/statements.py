@@ -17,6 +17,7 @@ from grader.pipeline.simulate.unwritten import (
     unwritten_fill,
 )
 from grader.pipeline.simulate.values import (
+    CONTRACTED_TYPES,
     THREAD_INDEX,
     integer_range,
     lane,
@@ -26,7 +27,7 @@ from grader.pipeline.simulate.values import (
 from grader.tir import ELEMENT_ATOMICS
 
 REGISTERS = ("local", "local.var", "local.fragment")
-CONTRACTED = (torch.float32, torch.float16, torch.bfloat16)  # the float types whose multiply and add nvcc contracts
+CONTRACTED = tuple(torch_dtype(name) for name in CONTRACTED_TYPES)  # values.CONTRACTED_TYPES as torch dtypes
 
 
 class Statements:

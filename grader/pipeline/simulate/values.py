@@ -53,6 +53,8 @@ APPROXIMATE_ULPS = {
 # 16-bit result changes where that value lies within them of a rounding boundary, as it may on the GPU.
 SIXTEEN_BIT_APPROXIMATE_ULPS = {**APPROXIMATE_ULPS, "tirx.sqrt": 2, "tirx.Div": 3}
 SIXTEEN_BIT_FLOATS = ("float16", "bfloat16")
+# The float types whose multiply and add nvcc contracts into one fused multiply-add (Interpreter.contract).
+CONTRACTED_TYPES = ("float32", *SIXTEEN_BIT_FLOATS)
 
 
 def approximate_ulps(name: str, dtype: str) -> int:
