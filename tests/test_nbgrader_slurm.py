@@ -7,9 +7,11 @@ generated ``slurm/autograde.sbatch`` is satisfied on a machine without one, and 
 submitted as written), and one PostgreSQL cluster (initdb, as the postgres user when run as root). The Debian
 packages come from ``.ci/run``; without them the tests that need them skip and say why.
 
-One course of puzzles 01 and 02 and six students is graded twice: once by a single ``nbgrader
-autograde`` on SQLite, once by the job array (three tasks) into PostgreSQL, with one task cancelled
-half-way through a student and its shard submitted again. Every score must agree.
+One course of puzzles 01 and 02 and seven students is graded by the job array (three tasks) into PostgreSQL,
+with one task cancelled half-way through a student and its shard submitted again: every score must be the one
+``CLASS`` gives. Beside it a single ``nbgrader autograde`` on SQLite grades the two students whose grading only
+this file has (both notebooks solved; one notebook not handed in), and must agree with the array on them;
+tests/test_nbgrader.py grades the rest of what a single autograde meets (the hang, the attacker, the rest).
 """
 
 from __future__ import annotations
@@ -115,12 +117,12 @@ CLASS: dict[str, tuple[Plan, float]] = {
     ),
 }
 ATTACKER = "zed_attacks"
-# The single SQLite autograde beside the array grades everyone but erin: her hung kernel would burn its 40 s limit
-# of CPU a second time, beside the array's tasks, to show what tests/test_nbgrader.py's single autograde shows
-# already. Her score in the array is held to CLASS's.
-HANGS = "erin_hangs"
-REFERENCE_STUDENTS = f"[!{HANGS[0]}]*"
-assert [name for name in CLASS if name[0] == HANGS[0]] == [HANGS]
+# The single SQLite autograde beside the array grades only what tests/test_nbgrader.py's single autograde (one
+# notebook, p02) does not: a two-notebook submission and one with a notebook missing. Grading the others again
+# (erin's hang burns its 40 s limit of CPU) would repeat that file's work; the array's scores are held to CLASS's.
+REFERENCE = ("alice_solved", "ivan_missing_notebook")
+REFERENCE_STUDENTS = "[ai]*"  # nbgrader's --student is one glob
+assert [name for name in CLASS if name[0] in "ai"] == list(REFERENCE)
 KILLED_SHARD = 1  # bob_untouched and gina_patches_check: cancelled during bob's autograde (zed sorts last)
 
 
@@ -481,28 +483,29 @@ def verdicts(log: Path) -> str:
 
 def test_the_array_gives_every_student_the_single_sqlite_score(graded: Run):
     expected = {name: float(score) for name, (_plan, score) in CLASS.items()}
-    reference = scores(exported(graded.sqlite))
-    why = verdicts(graded.sqlite.parent / "sqlite-autograde.log")
-    assert reference == {name: score for name, score in expected.items() if name != HANGS}, why
     rows = exported(graded.cluster)
     assert sorted(row["student_id"] for row in rows) == sorted(CLASS)  # each student once
     why = "\n".join(verdicts(p) for p in sorted((graded.cluster / "logs" / ASSIGNMENT).glob("*.log")))
-    assert scores(rows) == {**reference, HANGS: expected[HANGS]}, why
+    assert scores(rows) == expected, why
+    # the single autograde on SQLite gives the students it grades the same scores
+    reference = scores(exported(graded.sqlite))
+    why = verdicts(graded.sqlite.parent / "sqlite-autograde.log")
+    assert {name: reference.get(name) for name in REFERENCE} == {name: expected[name] for name in REFERENCE}, why
 
 
 ATTACKED = ("submitted", "nbgrader_config.py", "release", "source")  # what zed's add goes for, in each course
 
 
 def test_the_attacker_changes_nothing_reads_no_classmate_and_leaves_no_process(graded: Run):
-    """Issue 36's attacks through the Slurm task (and the single autograde beside it): zed's score is 0 in both
-    (test_the_array_gives_every_student_the_single_sqlite_score), every file he went for is as it was, his
-    daemon is gone, and his look for the classmates' modules, work folders and reports found nothing."""
+    """Issue 36's attacks through the Slurm task (tests/test_nbgrader.py makes them through a single autograde):
+    zed's score is 0 (test_the_array_gives_every_student_the_single_sqlite_score), every file he went for, in
+    both courses, is as it was, his daemon is gone, and his look for the classmates' modules, work folders and
+    reports, while the other tasks and the single autograde graded, found nothing."""
     assert graded.untouched == dict.fromkeys(graded.untouched, True)
     assert graded.attacker_daemons == [], "a process the attacker started outlived autograde"
-    for course in (graded.sqlite, graded.cluster):
-        notebook = course / "autograded" / "zed_attacks" / ASSIGNMENT / "p02_vector_add.ipynb"
-        leaked = check_output(notebook, "mul_relu")
-        assert "LEAK" in leaked and "READ []" in leaked, leaked
+    notebook = graded.cluster / "autograded" / "zed_attacks" / ASSIGNMENT / "p02_vector_add.ipynb"
+    leaked = check_output(notebook, "mul_relu")
+    assert "LEAK" in leaked and "READ []" in leaked, leaked
 
 
 def test_a_cancelled_task_resubmitted_loses_and_duplicates_nothing(graded: Run):
