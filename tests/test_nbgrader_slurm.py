@@ -11,7 +11,7 @@ One course of puzzles 01 and 02 and seven students is graded by the job array (t
 with one task cancelled half-way through a student and its shard submitted again: every score must be the one
 ``CLASS`` gives. Beside it a single ``nbgrader autograde`` on SQLite grades the two students whose grading only
 this file has (both notebooks solved; one notebook not handed in), and must agree with the array on them;
-tests/test_nbgrader.py grades the rest of what a single autograde meets (the hang, the attacker, the rest).
+tests/test_nbgrader.py grades the others' kinds (a hang, an attacker, wrong and patched checks) in a single one.
 """
 
 from __future__ import annotations
