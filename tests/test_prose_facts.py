@@ -685,6 +685,18 @@ def test_07s_profiling_exercise_finds_the_conflict_and_the_padding_removes_most_
     fill = "T.copy(K[j * BLOCK_N : (j + 1) * BLOCK_N, 0:D], K_tile[:, 0:D])"
     assert f"`{allocation}`" in text and f"`{fill}`" in text and '"16-way, K_tile read"' in text
     assert "drops to 2-way" in text
+    # The time and the counters it quotes are its results page's (written from the device call's raw output).
+    page = (ROOT / "docs" / "results" / "p07-k-tile-padded.md").read_text(encoding="utf-8")
+    rows = {row.split("|")[1].strip(): row.split("|")[2:4] for row in page.splitlines() if row.startswith("| ")}
+    course = [r.split("|")[3].strip() for r in page.splitlines() if "| `flash_attention` (the course's) |" in r]
+    padded = [r.split("|")[3].strip() for r in page.splitlines() if "| `K_tile` padded to D + 2 |" in r]
+    assert f"takes {padded[0]} and {padded[1]} ms at the bench case against {course[0]} and {course[1]} ms" in text
+    ratio = min(float(c) / float(p) for c, p in zip(course, padded))
+    assert f"{ratio:.1f} times as fast" in text and "docs/results/p07-k-tile-padded.md" in text
+    fma, replays = rows["FMA pipe busy"], rows["shared-memory wavefronts lost to bank conflicts"]
+    assert f"busy {fma[0].strip()} of the time instead of {fma[1].strip()}" in text
+    assert f"{replays[0].strip()} of the shared-memory wavefronts are replays instead of {replays[1].strip()}" in text
+    assert "short scoreboard 63%" in rows["top warp stall reasons"][1] and "(short scoreboard, 63%" in text
 
     def worst(path: Path) -> tuple[int, str]:
         return bank_conflicts(*_flash_attention_cuda(path))
