@@ -427,7 +427,7 @@ def puzzle() -> Puzzle:
 # of a half-warp read `K_tile` at the same `d` from 16 different key rows, 512 bytes apart
 # (`K_tile[(threadIdx.x & 15) * 256 + ... + d]` in the CUDA): one bank of shared memory's 32, so each
 # such read is served 16 times over. A K tile laid out so that those rows fall in different banks
-# (padded rows, or the tile stored transposed) removes the replays; puzzle 08's Tensor Core kernel
+# (padded rows, or the tile stored transposed) removes most replays; puzzle 08's Tensor Core kernel
 # reads its tiles through layouts TileLang chooses for the MMA instead.
 
 # %% [markdown]
