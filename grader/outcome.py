@@ -232,6 +232,8 @@ class CauseKind(StrEnum):
     CRASHED = "crashed"  # "where": "gpu" (the launch failed; "warp_specialized") or "process" (the judge died)
     TIMED_OUT = "timed_out"  # "phase": tracing, compiling, simulating, running, starting, ...
     UNSUPPORTED = "unsupported"  # the CPU simulator cannot run a construct
+    MISCOMPILED = "miscompiled"  # TileLang's CUDA does otherwise than the TIR (grader.pipeline.miscompiles):
+    # "construct" ("moved_clear"), "buffer", "loop"
     # Building it
     NOT_IMPLEMENTED = "not_implemented"  # the stub's TODO is still there
     MISSING_KERNEL = "missing_kernel"  # no kernel under the stub's name: "renamed" (the likely one) or None

@@ -47,3 +47,20 @@ def written_element(node: Any) -> Any | None:
 
     is_pointer = isinstance(node, tvm.tirx.Call) and getattr(node.op, "name", "") == "tl.access_ptr"
     return pointed_element(node) if is_pointer and int(node.args[2]) & WRITE else None
+
+
+def stmt_children(node: Any) -> list[Any]:
+    """The statements directly under ``node`` (a sequence's, a loop's, a block's, a let's body)."""
+    from tilelang import tvm
+
+    tirx = tvm.tirx
+    if isinstance(node, tirx.SeqStmt):
+        return list(node.seq)
+    if isinstance(node, tirx.IfThenElse):
+        return [node.then_case] + ([node.else_case] if node.else_case is not None else [])
+    if isinstance(node, tirx.SBlockRealize):
+        return [node.block]
+    if isinstance(node, tirx.SBlock):
+        return [node.init, node.body] if node.init is not None else [node.body]
+    body = getattr(node, "body", None)
+    return [body] if isinstance(body, tirx.Stmt) else []

@@ -14,7 +14,9 @@ class WrongKernel:
     """A known-wrong kernel under tests/wrong/pNN/: the grader's own test data.
 
     Each file declares, as module-level strings, the kernel it is about (KERNEL), what rejects it
-    (CAUGHT_BY: "compile" or "gpu") and, optionally, why the simulator cannot (SIMULATOR_MISSES).
+    (CAUGHT_BY: "compile", "gpu", or "generated_code": right as written, but TileLang's CUDA for it is wrong, which
+    the CPU reads from that CUDA, grader.pipeline.miscompiles) and, optionally, why the simulator cannot
+    (SIMULATOR_MISSES).
     """
 
     path: Path

@@ -15,10 +15,10 @@ from grader.devices import Device
 from grader.discover import course_root, load_module, load_puzzle, puzzle_files
 from grader.outcome import CaseResult, Status
 from grader.pipeline.across import Graded, add_pattern
-from grader.pipeline.build import COMPILE_ONLY_TARGET, BuildFailed, NotImplementedYet
+from grader.pipeline.build import COMPILE_ONLY_TARGET, BuildFailed, NotImplementedYet, compile_tir
 from grader.pipeline.context import Build, Context
 from grader.pipeline.grade import grade_case
-from grader.pipeline.trace import kernel_function, trace_tir
+from grader.pipeline.trace import jit_options, kernel_function, trace_tir
 from grader.spec import Puzzle
 from grader.trace.learner import load_learner
 
@@ -35,9 +35,12 @@ def grade_simulated(
     seed_offset: int = 0,
     seed_from_tir: bool = True,
     until_rejected: bool = False,
+    compile_cuda: bool = False,
 ) -> list[CaseResult]:
     """Results for the kernel's simulated cases (or the named ones), as the child would give them; with
-    ``until_rejected``, up to the first case that fails or errs (a test that needs one rejection)."""
+    ``until_rejected``, up to the first case that fails or errs (a test that needs one rejection); with
+    ``compile_cuda``, each case is also built for sm_90a as the judge builds it, so that what is read from the
+    generated CUDA (grader.pipeline.miscompiles, TMA stores) is read here too."""
     puzzle = spec(puzzle_id)
     module, problem, _ = load_learner(source)
     assert not problem, problem
@@ -53,7 +56,11 @@ def grade_simulated(
         try:
             known = tuple(k.function for k in puzzle.kernels)
             tir = trace_tir(kernel_function(module, kernel, known), kernel, case, source)
-            compiled.set_result(None)  # nothing compiled: the simulator runs the traced TIR
+            # without compile_cuda nothing is compiled: the simulator runs the traced TIR
+            function = kernel_function(module, kernel, known)
+            options = jit_options(function)  # the decorator's pass configs, as the judge passes them on
+            built = compile_tir(tir, COMPILE_ONLY_TARGET, source, kernel, options, runs=False) if compile_cuda else None
+            compiled.set_result(built)
         except (BuildFailed, NotImplementedYet) as error:
             compiled.set_exception(error)
         graded = Graded(case, tir, grade_case(ctx, kernel, case, Build(tir, compiled)))

@@ -2,13 +2,14 @@
 
 A learner without a GPU gets a verdict on the numbers only from the simulated cases, so a wrong
 kernel that passes them all exits 0 on the CPU. Each file in tests/wrong/ must fail some simulated
-case (CAUGHT_BY = "compile": fail to build on every case), unless it declares SIMULATOR_MISSES with
+case (CAUGHT_BY = "compile": fail to build on every case; "generated_code": a miscompile read from the CUDA of
+a build, so these few are compiled here), unless it declares SIMULATOR_MISSES with
 the reason no small CPU case can catch it; and a file that declares SIMULATOR_MISSES must in fact pass
 them all, so the list of misses stays honest.
 
-This grades in-process through tests.inprocess.grade_simulated (trace, simulate, compare: no nvcc),
-so the whole list runs in a few minutes; tests/test_grader_e2e.py runs the compile-rejected ones
-through the CLI, and on a GPU every one of them.
+This grades in-process through tests.inprocess.grade_simulated (trace, simulate, compare: no nvcc but for the
+few CAUGHT_BY = "generated_code"), so the whole list runs in a few minutes; tests/test_grader_e2e.py runs the
+compile-rejected ones through the CLI, and on a GPU every one of them.
 """
 
 import pytest
@@ -26,7 +27,9 @@ def test_simulated_cases_reject_every_known_wrong_kernel(wrong: WrongKernel):
     # One rejection is what a plain wrong kernel must show: its later cases are not simulated. A kernel that must
     # fail to build everywhere, or that the simulator must miss everywhere, is graded on every simulated case.
     needs_one = wrong.caught_by != "compile" and not wrong.simulator_misses
-    results = grade_simulated(wrong.puzzle_id, wrong.path, wrong.kernel, until_rejected=needs_one)
+    # A kernel TileLang miscompiles is right as written: the CPU rejects it by reading the CUDA, so it is built too
+    built = wrong.caught_by == "generated_code"
+    results = grade_simulated(wrong.puzzle_id, wrong.path, wrong.kernel, until_rejected=needs_one, compile_cuda=built)
     assert results, f"{wrong.kernel} has no simulated case"
     statuses = {r.case: r.status for r in results}
     rejected = sorted(case for case, status in statuses.items() if status in (Status.FAILED, Status.ERROR))

@@ -72,6 +72,7 @@ CAUSE_LABELS = {
     "shared_memory": "a block over the GPU's shared memory",
     "race": "two blocks on one element",
     "fault": "stopped by the simulator (out of bounds)",
+    "miscompiled": "a construct TileLang compiles wrongly",
     "crashed": "crashed",
     "timed_out": "ran past its time limit",
     "unsupported": "the simulator cannot run a construct",

@@ -12,7 +12,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from grader.tir import ELEMENT_ATOMICS, VECTOR_ATOMIC_ADDS, pointed_element, region_buffer
+from grader.tir import ELEMENT_ATOMICS, VECTOR_ATOMIC_ADDS, pointed_element, region_buffer, stmt_children
 
 # Tile ops that add into their destination unless told to clear it: name -> (dst arg, clear arg).
 _ACCUMULATING = {"tl.tileop.gemm": (2, 9), "tl.tileop.reduce": (1, 4)}
@@ -843,7 +843,7 @@ def overwritten_each_step(tir: Any) -> list[str]:
                     if region is not None and _index_vars_only(region[1], set()):
                         writes.append((region[0], f"T.copy into `{region[0].name}`"))
                 return
-            for child in _stmt_children(node):
+            for child in stmt_children(node):
                 walk(child, guarded)
 
         walk(loop.body, False)
@@ -861,23 +861,6 @@ def overwritten_each_step(tir: Any) -> list[str]:
 
     tirx.stmt_functor.post_order_visit(tir.body, visit_loop)
     return list(dict.fromkeys(problems))
-
-
-def _stmt_children(node: Any) -> list[Any]:
-    """The statements directly under ``node`` (a sequence's, a loop's, a block's, a let's body)."""
-    from tilelang import tvm
-
-    tirx = tvm.tirx
-    if isinstance(node, tirx.SeqStmt):
-        return list(node.seq)
-    if isinstance(node, tirx.IfThenElse):
-        return [node.then_case] + ([node.else_case] if node.else_case is not None else [])
-    if isinstance(node, tirx.SBlockRealize):
-        return [node.block]
-    if isinstance(node, tirx.SBlock):
-        return [node.init, node.body] if node.init is not None else [node.body]
-    body = getattr(node, "body", None)
-    return [body] if isinstance(body, tirx.Stmt) else []
 
 
 # ------------------------------------------------------------------ a tile loop that steps by another tile's size
@@ -1008,7 +991,7 @@ def cleared_each_step(tir: Any) -> list[str]:
                     if buffer is not None and str(buffer.scope()) in _LEFTOVER_SCOPES:
                         cleared.append(buffer)
                 return
-            for child in _stmt_children(node):
+            for child in stmt_children(node):
                 walk(child)
 
         walk(loop.body)

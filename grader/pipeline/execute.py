@@ -16,6 +16,7 @@ from typing import Any
 from grader import verified
 from grader.outcome import CaseResult, Cause, CauseKind, Status
 from grader.pipeline.context import Context, result_for
+from grader.pipeline.miscompiles import moved_clears
 from grader.spec import Case, Kernel
 
 WARP_SPECIALIZED_FAULT = (
@@ -102,6 +103,12 @@ class Simulator:
         from grader.pipeline.simulate import SimulationError, Unsupported, simulate
 
         named = {t.name: x for t, x in zip(kernel.inputs + kernel.outputs, tensors + outs)}
+        # The simulator runs the TIR as written: where TileLang's own CUDA does something else, say so instead
+        moved = moved_clears(tir, kernel_source(compiled))
+        if moved:
+            facts = {"buffer": moved[0].buffer, "loop": moved[0].loop, "construct": "moved_clear"}
+            cause = Cause(CauseKind.MISCOMPILED, facts)
+            return Ran(result_for(ctx, kernel, case, Status.FAILED, moved[0].sentence(), cause=cause))
         try:
             options = unmodelled_float_options(compiled)
             if options:
