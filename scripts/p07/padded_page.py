@@ -78,6 +78,7 @@ def profile_rows(raw: str) -> dict[str, tuple[str, str]]:
 
 
 def page(data: Path, commit: str, date: str) -> str:
+    """The page's text, for a page written beside the folder that holds DATA_DIR (docs/results/ and data/)."""
     bench_raw, profile_raw = (data / BENCH).read_text(), (data / PROFILE).read_text()
     gpu = device(bench_raw)
     if device(profile_raw) != gpu:
@@ -87,13 +88,14 @@ def page(data: Path, commit: str, date: str) -> str:
     for turn, which, fields in rows:
         by_turn.setdefault(turn, {})[which] = fields
     case = rows[0][2]["case"]
+    readme = f"{data.resolve().parent.name}/{data.resolve().name}/README.txt"
     out = [
         f"# Puzzle 07's experiment 4: the K tile padded to D + 2 columns ({gpu}, {date})",
         "",
         f"Measured on {date} at commit {commit}, on an {gpu} (the device tool's card; the course's figures are an",
         "H200's where it lends one). The padded kernel is `tests/right/p07/flash_k_tile_padded.py`: the course's",
         "`flash_attention` with `K_tile` allocated `(BLOCK_N, D + 2)` and filled as experiment 4 says. Commands,",
-        f"raw outputs and the card's state are in [the data folder]({data.name}/README.txt) (`{data.name}/`).",
+        f"raw outputs and the card's state are in [the data folder]({readme}) (`{data.name}/`).",
         "",
         f"## Time at the bench case, `{case}`",
         "",
