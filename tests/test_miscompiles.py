@@ -80,3 +80,29 @@ def test_a_clear_written_inside_the_loop_is_the_learners_own():
     tir, cuda = _built(ROOT / "solutions" / "p08_matrix.py", "heads_2x100x37", "08", "flash_attention_tensor_cores")
     assert any(loops for _, loops in generated_clears(cuda))  # a clear inside a loop is there
     assert moved_clears(tir, cuda) == []
+
+
+def test_the_simulator_runs_what_the_generated_code_does_and_gets_the_gpus_verdicts():
+    """On the H100 (docs/results/data/h100-2026-12-06-tenth/item3-verdicts.txt) the kernel fails rect_40to72_150_k5
+    alone of its simulated cases: the others' copies are not TMA loads, and their build is not specialized."""
+    from tests.inprocess import grade_simulated
+
+    graded = {r.case: r for r in grade_simulated("09", WARP_SPECIALIZED, "conv1d_channels_last", compile_cuda=True)}
+    assert {case: r.status for case, r in graded.items()} == {
+        "small_20to24_300_k3": "passed",
+        "pointwise_24to40_150_k1": "passed",
+        "odd_3to5_37_k9": "passed",
+        "rect_40to72_150_k5": "failed",
+        "deep_300to32_130_k7": "passed",
+    }
+    failed = graded["rect_40to72_150_k5"]
+    assert failed.cause.kind == "miscompiled" and failed.cause.facts == {
+        "buffer": "acc",
+        "loop": "k",
+        "construct": "moved_clear",
+    }
+    assert failed.wrong and failed.wrong > 10000  # the numbers, not a flag: nearly every element, as on the GPU
+    assert failed.details[0] == MovedClear("acc", "k", warp_specialized=True).sentence()
+    # as written (the clear before the tap loop), every case passes: the verdict comes from the generated code
+    as_written = grade_simulated("09", WARP_SPECIALIZED, "conv1d_channels_last")
+    assert {r.status for r in as_written} == {"passed"}

@@ -137,6 +137,13 @@ def test_the_streamk_segment_loop_is_still_miscompiled_by_tilelangs_warp_special
     chunk_loop = cuda[cuda.index("for (int j = 0;") :]
     consumer = chunk_loop[chunk_loop.index("} else {") : chunk_loop.index("wgmma_ss")]
     assert "make_float4(broadcast_var" in consumer  # acc = 0, in the consumer, once per chunk
+    # The CPU reads that from the CUDA and simulates it (grader.pipeline.miscompiles): its verdicts on the
+    # simulated cases are the GPU's (on an H100, 2026-12-06: docs/results/data/h100-2026-12-06-tenth/
+    # corpora-summary.tsv), square_256's whole tiles of several chunks failing, few_tiles_256's shares passing.
+    both = ["square_256", "few_tiles_256"]  # one of each (the other two simulated cases pass on both devices)
+    graded = grade_simulated("08", variant.path, "matmul_streamk", both, compile_cuda=True)
+    assert {r.case: r.status for r in graded} == {"square_256": Status.FAILED, "few_tiles_256": Status.PASSED}
+    assert graded[0].cause.kind == "miscompiled" and graded[0].cause.facts["loop"] == "j", graded[0].cause
 
 
 @pytest.mark.gpu

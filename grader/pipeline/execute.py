@@ -16,7 +16,7 @@ from typing import Any
 from grader import verified
 from grader.outcome import CaseResult, Cause, CauseKind, Status
 from grader.pipeline.context import Context, result_for
-from grader.pipeline.miscompiles import moved_clears
+from grader.pipeline.miscompiles import as_generated, moved_clears
 from grader.spec import Case, Kernel
 
 WARP_SPECIALIZED_FAULT = (
@@ -103,12 +103,6 @@ class Simulator:
         from grader.pipeline.simulate import SimulationError, Unsupported, simulate
 
         named = {t.name: x for t, x in zip(kernel.inputs + kernel.outputs, tensors + outs)}
-        # The simulator runs the TIR as written: where TileLang's own CUDA does something else, say so instead
-        moved = moved_clears(tir, kernel_source(compiled))
-        if moved:
-            facts = {"buffer": moved[0].buffer, "loop": moved[0].loop, "construct": "moved_clear"}
-            cause = Cause(CauseKind.MISCOMPILED, facts)
-            return Ran(result_for(ctx, kernel, case, Status.FAILED, moved[0].sentence(), cause=cause))
         try:
             options = unmodelled_float_options(compiled)
             if options:
@@ -260,6 +254,10 @@ def execute_and_compare(ctx: Context, kernel: Kernel, case: Case, tir: Any, comp
     from grader.pipeline.inputs import changed_inputs, make_inputs, poisoned_outputs, reference_outputs
 
     backend = backend_for(ctx)
+    # Where TileLang's CUDA does otherwise than the TIR, the simulator runs the TIR rewritten to do what the GPU will
+    moved = moved_clears(tir, kernel_source(compiled))
+    if moved and isinstance(backend, Simulator):
+        tir = as_generated(tir, moved)
     inputs = make_inputs(kernel, case, backend.where, ctx.seed_offset + ctx.draw)
     # Everything the verdict is computed from is made before the launch and kept in host memory: a kernel can
     # write past its own buffers on the GPU, and a copy of B kept there, or a reference computed after the launch,
@@ -279,6 +277,10 @@ def execute_and_compare(ctx: Context, kernel: Kernel, case: Case, tir: Any, comp
         if again is not None:
             return again
     result.checked = backend.checked
+    if moved and result.status == Status.FAILED:  # on either device, the likely cause is TileLang's, and named
+        facts = {"buffer": moved[0].buffer, "loop": moved[0].loop, "construct": "moved_clear"}
+        result.cause = Cause(CauseKind.MISCOMPILED, facts)
+        result.details = [moved[0].sentence(), *result.details]
     return keep_failure(ctx, kernel, case, result, pristine, expected, outputs)
 
 

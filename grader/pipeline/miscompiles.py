@@ -1,13 +1,15 @@
 """Miscompiles: where the CUDA TileLang generates does not do what the admitted TIR says, read from both.
 
-The CPU simulator runs the TIR as the learner wrote it, so a kernel whose generated code does something else passes
-on the CPU and fails on the GPU. Each pattern here is read from the two texts, never assumed from the kernel's
-shape, and fails the case on the CPU with the construct named and the way around it.
+The CPU simulator runs the TIR, so a kernel whose generated code does something else would pass on the CPU and fail
+on the GPU. Each pattern here is read from the two texts, never assumed from the kernel's shape; the simulator then
+runs the TIR rewritten to do what the generated code does, so that the numbers (and so the verdict, case by case)
+are the GPU's, and a failure names the construct and the way around it.
 
 One pattern so far, seen with TileLang 0.1.15 for sm_90a (issue 40, item 3): with warp specialization on, an
-accumulator cleared once before a loop that holds a ``T.Pipelined`` loop is cleared again inside the consumer's copy
-of that loop, on every step (``tests/wrong/p09/channels_last_taps_warp_specialized.py``: every case with a TMA
-pipeline fails on the GPU, 10778 of 10800 elements wrong at ``rect_40to72_150_k5``).
+accumulator cleared once before a loop that holds a ``T.Pipelined`` loop is cleared again at the start of that
+loop's every step (``tests/wrong/p09/channels_last_taps_warp_specialized.py``: every case with a TMA pipeline fails
+on the GPU, 10778 of 10800 elements wrong at ``rect_40to72_150_k5``; a loop that runs once is unharmed, as stream-K's
+shares of one chunk show in ``tests/right/p08/matmul_streamk_segments_per_tile.py``).
 """
 
 from __future__ import annotations
@@ -157,3 +159,71 @@ def moved_clears(tir: Any, cuda: str) -> list[MovedClear]:
                 continue  # the learner clears it inside that loop too
             moved.append(MovedClear(buffer, loop, warp_specialized))
     return list(dict.fromkeys(moved))
+
+
+def as_generated(tir: Any, moved: list[MovedClear]) -> Any:
+    """``tir`` with each moved clear done where the generated code does it: the buffer's clear (its first fill with
+    0, as written) repeated right before each ``T.Pipelined`` loop inside the loop it moved into that adds into the
+    buffer, under the same conditions (warp specialization puts it at the head of the consumer's branch, which
+    takes the pipelined loop's place)."""
+    from tilelang import tvm
+
+    tirx = tvm.tirx
+    fills: dict[str, Any] = {}
+
+    def find(node: Any) -> None:
+        if isinstance(node, tirx.Evaluate) and isinstance(node.value, tirx.Call):
+            call = node.value
+            if getattr(call.op, "name", "") == "tl.tileop.fill" and call.args:
+                buffer = region_buffer(call.args[0])
+                if buffer is not None and buffer.name not in fills:
+                    fills[buffer.name] = node
+
+    tirx.stmt_functor.post_order_visit(tir.body, find)
+
+    def writes(node: Any, name: str) -> bool:
+        return name in _written_buffers(node)
+
+    def before_pipelines(body: Any, names: list[str]) -> Any:
+        def rewrite(node: Any) -> Any:
+            if not (isinstance(node, tirx.For) and "num_stages" in node.annotations):
+                return None
+            clears = [fills[name] for name in names if writes(node, name)]
+            return tirx.SeqStmt([*clears, node]) if clears else None
+
+        return tirx.stmt_functor.ir_transform(body, None, rewrite, ["tirx.For"])
+
+    def rewrite_loop(node: Any) -> Any:
+        if not isinstance(node, tirx.For):
+            return None
+        names = sorted({m.buffer for m in moved if m.loop == node.loop_var.name and m.buffer in fills})
+        if not names:
+            return None
+        return tirx.For(
+            node.loop_var, node.min, node.extent, node.kind, before_pipelines(node.body, names),
+            node.thread_binding, node.annotations,
+        )  # fmt: skip
+
+    body = tirx.stmt_functor.ir_transform(tir.body, None, rewrite_loop, ["tirx.For"])
+    return tir.with_body(body)
+
+
+def _written_buffers(node: Any) -> set[str]:
+    """The names of the buffers ``node`` stores into or a tile op in it writes."""
+    from tilelang import tvm
+
+    tirx = tvm.tirx
+    names: set[str] = set()
+    destination = {"tl.tileop.fill": 0, "tl.tileop.gemm": 2, "tl.tileop.copy": 1, "tl.tileop.reduce": 1}
+
+    def visit(child: Any) -> None:
+        if isinstance(child, tirx.BufferStore):
+            names.add(child.buffer.name)
+        elif isinstance(child, tirx.Call) and getattr(child.op, "name", "") in destination:
+            position = destination[child.op.name]
+            buffer = region_buffer(child.args[position]) if len(child.args) > position else None
+            if buffer is not None:
+                names.add(buffer.name)
+
+    tirx.stmt_functor.post_order_visit(node, visit)
+    return names

@@ -6,7 +6,9 @@ once before its chunks and stored or added into the workspace once after them.
 KERNEL = "matmul_streamk"
 # On the H200 every case with a whole tile of several chunks fails: TileLang 0.1.15's warp specialization
 # moves the T.clear(acc) before `for j` into the consumer's branch inside it, so each chunk clears the
-# sum (tests/test_right.py pins that in the CUDA it generates; the simulator runs the TIR as written).
+# sum (tests/test_right.py pins that in the CUDA it generates). A check that compiles it (the CLI, a notebook)
+# reads that from the CUDA and simulates what it does (grader.pipeline.miscompiles): the GPU's verdicts, case by
+# case; tests/test_right.py's in-process simulation, which builds nothing, runs the TIR as written.
 TILELANG_MISCOMPILES = "warp specialization moves T.clear(acc) into the chunk loop (TileLang 0.1.15, sm_90a)"
 
 import tilelang
