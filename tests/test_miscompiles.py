@@ -106,3 +106,14 @@ def test_the_simulator_runs_what_the_generated_code_does_and_gets_the_gpus_verdi
     # as written (the clear before the tap loop), every case passes: the verdict comes from the generated code
     as_written = grade_simulated("09", WARP_SPECIALIZED, "conv1d_channels_last")
     assert {r.status for r in as_written} == {"passed"}
+
+
+@pytest.mark.gpu
+def test_on_the_gpu_the_same_cases_fail_and_name_the_construct(warm_grade):
+    """Every case, the large ones included (on the H100: rect, tail and large fail, the copies of the others are not
+    TMA loads); each failure says what TileLang did, read from the CUDA that ran."""
+    run = warm_grade("09", "--file", str(WARP_SPECIALIZED), "-k", "conv1d_channels_last", "--exact", "--device", "cuda")
+    results = {r["case"]: r for r in run.results("conv1d_channels_last")}
+    failed = sorted(case for case, r in results.items() if r["status"] == "failed")
+    assert failed == ["large_256_131072_k5", "rect_40to72_150_k5", "tail_40to72_1000_k5"], results
+    assert all(results[case]["cause"]["kind"] == "miscompiled" for case in failed)
