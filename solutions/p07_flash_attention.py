@@ -4,8 +4,9 @@ Attention compares every query with every key. That gives an M x N matrix of sco
 long sequences it is far larger than Q, K, V and O together. Flash attention never writes it out.
 One block owns BLOCK_M queries and walks the keys in tiles of BLOCK_N. So only one
 BLOCK_M x BLOCK_N tile of scores exists at a time. This puzzle is the single-head, non-causal
-version. Every product is computed element by element on the CUDA cores. Batches, heads and causal
-masks are only more indexing. The Tensor Core version is the last kernel of puzzle 08.
+version. Every product is computed element by element on the CUDA cores. Batches and heads are only
+more indexing. A causal mask is more than that: a block can skip every key tile past its last query, about
+half the work when M = N. The Tensor Core version is the last kernel of puzzle 08.
 
 Inputs and output (fp16 in, fp16 out, every product and sum in fp32):
 
