@@ -6,8 +6,9 @@ runs the TIR rewritten to do what the generated code does, so that the numbers (
 are the GPU's, and a failure names the construct and the way around it.
 
 One pattern so far, seen with TileLang 0.1.15 for sm_90a (issue 40, item 3): with warp specialization on, an
-accumulator cleared once before a loop that holds a ``T.Pipelined`` loop is cleared again at the start of that
-loop's every step (``tests/wrong/p09/channels_last_taps_warp_specialized.py``: every case with a TMA pipeline fails
+accumulator cleared once before a loop that holds a ``T.Pipelined`` loop is cleared again right before the pipelined
+loop, on every step of the outer one (``tests/wrong/p09/channels_last_taps_warp_specialized.py``: every case with a
+TMA pipeline fails
 on the GPU, 10778 of 10800 elements wrong at ``rect_40to72_150_k5``; a loop that runs once is unharmed, as stream-K's
 shares of one chunk show in ``tests/right/p08/matmul_streamk_segments_per_tile.py``).
 """
@@ -28,6 +29,8 @@ _ZERO_LITERAL = re.compile(r"^\(?(?:\(\w+\))?0x0p\+0f?\b")
 _ZERO_NAME = re.compile(r"^\s*\w+ (\w+) = 0x0p\+0f?\b")
 _SPLAT = re.compile(r"^make_\w+\((\w+)(?:, \1)*\)$")
 _COPY_SUFFIX = re.compile(r"_\d+$")
+# The tile ops that write a buffer, and which of their arguments is the region they write.
+_DESTINATION = {"tl.tileop.fill": 0, "tl.tileop.gemm": 2, "tl.tileop.copy": 1, "tl.tileop.reduce": 1}
 
 
 @dataclass(frozen=True)
@@ -59,8 +62,8 @@ class MovedClear:
 
 
 def _written(tir: Any) -> tuple[dict[str, list[frozenset[str]]], dict[str, set[str]]]:
-    """From the TIR: buffer -> the loop names around each of its clears (a fill with 0 of a fragment), and loop
-    name -> the buffers its body writes (stores, tile ops' destinations)."""
+    """From the TIR: buffer -> the serial loops' names around each of its clears (a fill with 0, or a store of 0),
+    and serial loop name -> the buffers its body writes (stores, tile ops' destinations)."""
     from tilelang import tvm
 
     tirx = tvm.tirx
@@ -87,9 +90,8 @@ def _written(tir: Any) -> tuple[dict[str, list[frozenset[str]]], dict[str, set[s
         elif isinstance(node, tirx.Evaluate) and isinstance(node.value, tirx.Call):
             call = node.value
             op = getattr(call.op, "name", "")
-            destination = {"tl.tileop.fill": 0, "tl.tileop.gemm": 2, "tl.tileop.copy": 1, "tl.tileop.reduce": 1}
-            if op in destination and len(call.args) > destination[op]:
-                name = region_name(call.args[destination[op]])
+            if op in _DESTINATION and len(call.args) > _DESTINATION[op]:
+                name = region_name(call.args[_DESTINATION[op]])
                 if name is not None:
                     for loop in loops:
                         writes[loop].add(name)
@@ -214,13 +216,12 @@ def _written_buffers(node: Any) -> set[str]:
 
     tirx = tvm.tirx
     names: set[str] = set()
-    destination = {"tl.tileop.fill": 0, "tl.tileop.gemm": 2, "tl.tileop.copy": 1, "tl.tileop.reduce": 1}
 
     def visit(child: Any) -> None:
         if isinstance(child, tirx.BufferStore):
             names.add(child.buffer.name)
-        elif isinstance(child, tirx.Call) and getattr(child.op, "name", "") in destination:
-            position = destination[child.op.name]
+        elif isinstance(child, tirx.Call) and getattr(child.op, "name", "") in _DESTINATION:
+            position = _DESTINATION[child.op.name]
             buffer = region_buffer(child.args[position]) if len(child.args) > position else None
             if buffer is not None:
                 names.add(buffer.name)
