@@ -12,6 +12,7 @@ from typing import Any
 
 from grader.outcome import Cause, CauseKind
 from grader.spec import Case, Kernel
+from grader.tir import stmt_children
 
 # Compile-only target when no GPU is present: Hopper, the course's reference machine.
 COMPILE_ONLY_TARGET = {"kind": "cuda", "arch": "sm_90a"}
@@ -255,28 +256,11 @@ def foreign_fragment_reads(tir: Any, source: Path) -> list[ForeignRead]:
 
             tvm.tirx.stmt_functor.post_order_visit(node.value, load)
             return
-        for child in _children(node):
+        for child in stmt_children(node):
             scan(child, parallel, line)
 
     scan(tir.body, [], 0)
     return found
-
-
-def _children(node: Any) -> list[Any]:
-    """The statements directly under ``node`` (a sequence's, a block's, an if's branches, a let's body)."""
-    from tilelang import tvm
-
-    tirx = tvm.tirx
-    if isinstance(node, tirx.SeqStmt):
-        return list(node.seq)
-    if isinstance(node, tirx.IfThenElse):
-        return [node.then_case] + ([node.else_case] if node.else_case is not None else [])
-    if isinstance(node, tirx.SBlockRealize):
-        return [node.block]
-    if isinstance(node, tirx.SBlock):
-        return [node.init, node.body] if node.init is not None else [node.body]
-    body = getattr(node, "body", None)
-    return [body] if isinstance(body, tirx.Stmt) else []
 
 
 LAYOUT_FAILURES = ("CanProveEqual(abs(source->scale), 1)", "LayoutInference", "InferLayout")
