@@ -55,11 +55,11 @@ def grade_simulated(
         tir = None
         try:
             known = tuple(k.function for k in puzzle.kernels)
-            tir = trace_tir(kernel_function(module, kernel, known), kernel, case, source)
-            # without compile_cuda nothing is compiled: the simulator runs the traced TIR
             function = kernel_function(module, kernel, known)
-            options = jit_options(function)  # the decorator's pass configs, as the judge passes them on
-            built = compile_tir(tir, COMPILE_ONLY_TARGET, source, kernel, options, runs=False) if compile_cuda else None
+            tir = trace_tir(function, kernel, case, source)
+            built = None  # without compile_cuda nothing is compiled: the simulator runs the traced TIR
+            if compile_cuda:  # with the decorator's pass configs, as the judge passes them on
+                built = compile_tir(tir, COMPILE_ONLY_TARGET, source, kernel, jit_options(function), runs=False)
             compiled.set_result(built)
         except (BuildFailed, NotImplementedYet) as error:
             compiled.set_exception(error)

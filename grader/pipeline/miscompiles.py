@@ -8,9 +8,8 @@ are the GPU's, and a failure names the construct and the way around it.
 One pattern so far, seen with TileLang 0.1.15 for sm_90a (issue 40, item 3): with warp specialization on, an
 accumulator cleared once before a loop that holds a ``T.Pipelined`` loop is cleared again right before the pipelined
 loop, on every step of the outer one (``tests/wrong/p09/channels_last_taps_warp_specialized.py``: every case with a
-TMA pipeline fails
-on the GPU, 10778 of 10800 elements wrong at ``rect_40to72_150_k5``; a loop that runs once is unharmed, as stream-K's
-shares of one chunk show in ``tests/right/p08/matmul_streamk_segments_per_tile.py``).
+TMA pipeline fails on the GPU, 10778 of 10800 elements wrong at ``rect_40to72_150_k5``; a loop that runs once is
+unharmed, as stream-K's shares of one chunk show in ``tests/right/p08/matmul_streamk_segments_per_tile.py``).
 """
 
 from __future__ import annotations
@@ -61,14 +60,23 @@ class MovedClear:
         )
 
 
-def _written(tir: Any) -> tuple[dict[str, list[frozenset[str]]], dict[str, set[str]]]:
-    """From the TIR: buffer -> the serial loops' names around each of its clears (a fill with 0, or a store of 0),
-    and serial loop name -> the buffers its body writes (stores, tile ops' destinations)."""
+@dataclass
+class _Written:
+    """What the TIR says, as ``moved_clears`` and ``as_generated`` read it."""
+
+    clears: dict[str, list[frozenset[str]]]  # buffer -> the serial loops' names around each of its clears
+    writes: dict[str, set[str]]  # serial loop name -> the buffers its body writes (stores, tile ops' destinations)
+    first_fill: dict[str, Any]  # buffer -> its first T.fill / T.clear with 0, the statement itself
+
+
+def _written(tir: Any) -> _Written:
+    """Read from the TIR: each buffer's clears (a fill with 0, or a store of 0) with the serial loops around them,
+    and what each serial loop writes."""
     from tilelang import tvm
 
     tirx = tvm.tirx
-    clears: dict[str, list[frozenset[str]]] = {}
-    writes: dict[str, set[str]] = {}
+    found = _Written({}, {}, {})
+    clears, writes = found.clears, found.writes
 
     def region_name(arg: Any) -> str | None:
         buffer = region_buffer(arg)
@@ -98,11 +106,12 @@ def _written(tir: Any) -> tuple[dict[str, list[frozenset[str]]], dict[str, set[s
                     value = call.args[1] if op == "tl.tileop.fill" and len(call.args) > 1 else None
                     if value is not None and isinstance(value, (tirx.FloatImm, tirx.IntImm)) and value.value == 0:
                         clears.setdefault(name, []).append(frozenset(loops))
+                        found.first_fill.setdefault(name, node)
         for child in stmt_children(node):
             visit(child, loops)
 
     visit(tir.body, ())
-    return clears, writes
+    return found
 
 
 def generated_clears(cuda: str) -> list[tuple[str, tuple[str, ...]]]:
@@ -147,7 +156,8 @@ def moved_clears(tir: Any, cuda: str) -> list[MovedClear]:
     it (so the clear throws away what the loop's earlier steps added). Empty where there is no CUDA to read."""
     if not cuda:
         return []
-    clears, writes = _written(tir)
+    written = _written(tir)
+    clears, writes = written.clears, written.writes
     warp_specialized = "producer_phase_cnt" in cuda or ".arrive_and_expect_tx(" in cuda
     moved: list[MovedClear] = []
     for buffer, around in generated_clears(cuda):
@@ -171,26 +181,14 @@ def as_generated(tir: Any, moved: list[MovedClear]) -> Any:
     from tilelang import tvm
 
     tirx = tvm.tirx
-    fills: dict[str, Any] = {}
-
-    def find(node: Any) -> None:
-        if isinstance(node, tirx.Evaluate) and isinstance(node.value, tirx.Call):
-            call = node.value
-            if getattr(call.op, "name", "") == "tl.tileop.fill" and call.args:
-                buffer = region_buffer(call.args[0])
-                if buffer is not None and buffer.name not in fills:
-                    fills[buffer.name] = node
-
-    tirx.stmt_functor.post_order_visit(tir.body, find)
-
-    def writes(node: Any, name: str) -> bool:
-        return name in _written_buffers(node)
+    written = _written(tir)
 
     def before_pipelines(body: Any, names: list[str]) -> Any:
         def rewrite(node: Any) -> Any:
             if not (isinstance(node, tirx.For) and "num_stages" in node.annotations):
                 return None
-            clears = [fills[name] for name in names if writes(node, name)]
+            adds = written.writes.get(node.loop_var.name, set())
+            clears = [written.first_fill[name] for name in names if name in adds]
             return tirx.SeqStmt([*clears, node]) if clears else None
 
         return tirx.stmt_functor.ir_transform(body, None, rewrite, ["tirx.For"])
@@ -198,7 +196,7 @@ def as_generated(tir: Any, moved: list[MovedClear]) -> Any:
     def rewrite_loop(node: Any) -> Any:
         if not isinstance(node, tirx.For):
             return None
-        names = sorted({m.buffer for m in moved if m.loop == node.loop_var.name and m.buffer in fills})
+        names = sorted({m.buffer for m in moved if m.loop == node.loop_var.name and m.buffer in written.first_fill})
         if not names:
             return None
         return tirx.For(
@@ -208,23 +206,3 @@ def as_generated(tir: Any, moved: list[MovedClear]) -> Any:
 
     body = tirx.stmt_functor.ir_transform(tir.body, None, rewrite_loop, ["tirx.For"])
     return tir.with_body(body)
-
-
-def _written_buffers(node: Any) -> set[str]:
-    """The names of the buffers ``node`` stores into or a tile op in it writes."""
-    from tilelang import tvm
-
-    tirx = tvm.tirx
-    names: set[str] = set()
-
-    def visit(child: Any) -> None:
-        if isinstance(child, tirx.BufferStore):
-            names.add(child.buffer.name)
-        elif isinstance(child, tirx.Call) and getattr(child.op, "name", "") in _DESTINATION:
-            position = _DESTINATION[child.op.name]
-            buffer = region_buffer(child.args[position]) if len(child.args) > position else None
-            if buffer is not None:
-                names.add(buffer.name)
-
-    tirx.stmt_functor.post_order_visit(node, visit)
-    return names

@@ -111,9 +111,8 @@ def page(data: Path, commit: str, date: str) -> str:
             if which in by_turn[turn]:
                 f = by_turn[turn][which]
                 out.append(f"| {turn} | {names[which]} | {f['ms']} | {f['spread']} | {f['tflops']} | {f['roofline']} |")
-    course_ms = [float(f["ms"]) for _, which, f in rows if which == "course"]
-    padded_ms = [float(f["ms"]) for _, which, f in rows if which == "padded"]
-    ratios = sorted(c / p for c, p in zip(course_ms, padded_ms))
+    both = [t for t in by_turn.values() if len(t) == 2]
+    ratios = sorted(float(t["course"]["ms"]) / float(t["padded"]["ms"]) for t in both)
     out += [
         "",
         f"The padded kernel is {ratios[0]:.2f}-{ratios[-1]:.2f}x as fast, turn by turn (the course kernel's time over"
