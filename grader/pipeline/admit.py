@@ -20,10 +20,20 @@ from grader.spec import Case, Kernel
 MAX_REPLY_BYTES = 32 * 2**20  # a traced 1024x1024-tile GEMM is well under 1 MiB of JSON
 
 
-NODE_TYPE = re.compile(r"^(tirx|ir|relax)\.[A-Za-z.]+$|^(ffi\.(Array|Map|String|Shape)|int|float|bool|None)$")
+NODE_TYPE = re.compile(
+    r"^(tirx|ir|relax)\.[A-Za-z.]+$|^(ffi\.(Array|Map|String|Shape)|tl\.Layout|int|float|bool|None)$"
+)
 
 
 IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _layout_node_types() -> tuple[type, ...]:
+    from tilelang import tvm
+
+    tirx = tvm.tirx
+    return (tirx.Var, tvm.tirx.IntImm, tirx.Add, tirx.Sub, tirx.Mul, tirx.FloorDiv, tirx.FloorMod, tirx.Div,
+            tirx.Mod, tirx.Min, tirx.Max)  # fmt: skip
 
 
 STRING_VALUE = tir_graph.TEXT_VALUE  # printf labels, scopes, thread tags: one rule for both readings of the TIR
@@ -118,7 +128,63 @@ def load_tir(text: Any, kernel: Kernel) -> Any:
         raise refused(f"`{kernel.function}` did not trace to a kernel the grader can read") from error
     if not isinstance(tir, tvm.tirx.PrimFunc):
         raise refused(f"`{kernel.function}` did not trace to a kernel")
-    return tir
+    return with_layouts_rebuilt(tir, kernel)
+
+
+def with_layouts_rebuilt(tir: Any, kernel: Kernel) -> Any:
+    """The TIR with every T.annotate_layout layout made again from its shape and index expressions. TileLang
+    0.1.15 finds a layout's input variables by identity, which a JSON round trip loses: loaded as it is, the
+    layout's output shape comes out as expressions instead of numbers, and lowering stops. Only integer
+    arithmetic of the layout's own inputs is admitted in those expressions. (TVM's visitors call back from C++,
+    which turns an exception into a RuntimeError: they only collect, and the checks run here.)"""
+    from tilelang import tvm
+    from tilelang.layout import Fragment, Layout
+
+    def annotated(node: Any) -> Any:
+        return node.annotations.get("layout_map") if isinstance(node, tvm.tirx.SBlock) else None
+
+    found: list[Any] = []
+    tvm.tirx.stmt_functor.post_order_visit(tir.body, lambda node: found.extend((annotated(node) or {}).values()))
+
+    def rebuilt(layout: Any) -> Any:
+        if isinstance(layout, Fragment) or not isinstance(layout, Layout):
+            raise refused(f"`{kernel.function}` annotates a layout the grader does not compile")
+        shape = [int(size) for size in layout.get_input_shape()]
+        index = list(layout.get_forward_index())
+        seen: list[Any] = []
+        for expression in index:
+            tvm.tirx.stmt_functor.post_order_visit(expression, seen.append)
+        if strange := [node for node in seen if not isinstance(node, _layout_node_types())]:
+            raise refused(f"`{kernel.function}` annotates a layout with {type(strange[0]).__name__} in its indices")
+        inputs = {node.name: node for node in seen if isinstance(node, tvm.tirx.Var)}
+        names = [f"_{chr(ord('i') + axis)}" for axis in range(len(shape))]
+        if set(inputs) - set(names):
+            raise refused(f"`{kernel.function}` annotates a layout over variables other than its own inputs")
+
+        def forward(*axes: Any) -> list[Any]:
+            swap = {inputs[name]: axis for name, axis in zip(names, axes) if name in inputs}
+            return [tvm.tirx.stmt_functor.substitute(expression, swap) for expression in index]
+
+        return Layout(shape, forward)
+
+    made = [(layout, rebuilt(layout)) for layout in found]
+    if not made:
+        return tir
+
+    def remade(layout: Any) -> Any:
+        return next(new for old, new in made if old.same_as(layout))
+
+    def mutate(stmt: Any) -> Any:
+        layouts = annotated(stmt)
+        if layouts is None:
+            return None
+        annotations = {**stmt.annotations, "layout_map": {buffer: remade(old) for buffer, old in layouts.items()}}
+        return tvm.tirx.SBlock(
+            stmt.iter_vars, stmt.reads, stmt.writes, stmt.name_hint, stmt.body, stmt.init, stmt.alloc_buffers,
+            stmt.match_buffers, annotations,
+        )  # fmt: skip
+
+    return tir.with_body(tvm.tirx.stmt_functor.ir_transform(tir.body, None, mutate, ["tirx.SBlock"]))
 
 
 def unsafe_parts(tir: Any) -> list[str]:

@@ -108,6 +108,9 @@ SCHEMA: dict[str, dict[str, str]] = {
         "body": REF,
     },
     "tirx.SBlockRealize": {**_STMT, "iter_values": REF, "predicate": REF, "block": REF},
+    # T.annotate_layout's shared-memory layouts (make_swizzled_layout): index expressions over their own
+    # variables, whose names are the judge's like every other variable's
+    "tl.Layout": {"input_size": REF, "forward_index": REF},
     "tirx.PrimFunc": {
         **_STMT,
         "params": REF,
@@ -199,6 +202,8 @@ STRING_RULES = {
 # A kept name is a plain short identifier that means nothing of its own to C, C++, CUDA or the code TVM and
 # TileLang generate around it: keywords, CUDA's built-ins and the runtime's type names are renamed too.
 PLAIN_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,31}$")
+# A tl.Layout's input variables: TileLang finds them by these names (_i, _j, ...), so they are kept as they are.
+LAYOUT_PLACEHOLDER = re.compile(r"^_[a-z]$")
 RESERVED = frozenset(
     """alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t char32_t class
     co_await co_return co_yield compl concept const const_cast consteval constexpr constinit continue decltype
@@ -447,7 +452,8 @@ def judge_names(document: dict[str, Any]) -> dict[str, str]:
     space, so wherever a code generator prints it (a declaration, an expression, a string literal of an error
     message, a comment) it cannot end that place or start another. Equal texts get equal names and different
     texts different ones, so the kernel means what it meant (the simulator looks variables up by name).
-    TileLang names a block's thread variables by their tags (``blockIdx.x``): those fixed texts are kept.
+    TileLang names a block's thread variables by their tags (``blockIdx.x``) and a layout's input variables
+    ``_i``, ``_j``, ...: those fixed texts are kept.
     The names are new string nodes: a string node shared with another place keeps its text there."""
     nodes = document["nodes"]
     only_names = [i for i, rules in string_uses(nodes).items() if rules == {NAME}]
@@ -462,7 +468,8 @@ def judge_names(document: dict[str, Any]) -> dict[str, str]:
             if rule == NAME and field in node["data"]:
                 text = str(nodes[node["data"][field]]["data"])
                 if text not in made:
-                    name = text if plain(text) or text in THREAD_TAGS - {""} else fresh(counter, taken)
+                    kept = plain(text) or text in THREAD_TAGS - {""} or LAYOUT_PLACEHOLDER.match(text)
+                    name = text if kept else fresh(counter, taken)
                     originals[name] = text
                     nodes.append({"type": "ffi.String", "data": name})
                     made[text] = len(nodes) - 1

@@ -622,6 +622,8 @@ SHARED_TILE = re.compile(r"void\*\s+(\w+)\s*=\s*\(\(void\*\)\(\(char\*\)buf_dyn_
 SCALAR_ACCESS = re.compile(r"\(\((\w+)\*\)(\w+)\)\[")
 VECTOR_ACCESS = re.compile(r"\*\((\w+)\*\)\(\(\((\w+)\*\)(\w+)\)\s*\+\s*")
 C_NAME = re.compile(r"[A-Za-z_]\w*")
+# ldmatrix and stmatrix take one address a lane, each of a 16-byte row of an 8 x 8 matrix: (&(((half_t*)C_tile)[
+MATRIX_ROW = re.compile(r"ptx_(ld|st)matrix\w*\(\(&\($")
 
 
 def _balanced(text: str, start: int, close: str) -> str:
@@ -688,8 +690,10 @@ def bank_conflicts(kernel_source: str, threads: int = WARP) -> tuple[int, str]:
             offsets = [_lane_index(index, lane) for lane in lanes]
             if any(offset is None for offset in offsets):
                 continue
-            ways = _ways([offset * size for offset in offsets], width)
             kind = "write" if re.match(r"\s*=(?!=)", line[match.end() + len(index) + 1 :]) else "read"
+            if matrix := MATRIX_ROW.search(line[: match.start()]):
+                width, kind = 16, "write" if matrix[1] == "st" else "read"
+            ways = _ways([offset * size for offset in offsets], width)
             if ways > worst[0]:
                 worst = (ways, f"{tile} {kind}")
     return worst
