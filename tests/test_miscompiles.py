@@ -14,7 +14,7 @@ from grader.pipeline.trace import jit_options, kernel_function, trace_tir
 from tests.conftest import ROOT
 
 WARP_SPECIALIZED = ROOT / "tests" / "wrong" / "p09" / "channels_last_taps_warp_specialized.py"
-AS_THE_STUB_BUILDS_IT = ROOT / "tests" / "right" / "p09" / "conv1d_channels_last_serial_taps.py"
+WARP_SPECIALIZATION_OFF = ROOT / "tests" / "right" / "p09" / "conv1d_channels_last_serial_taps.py"
 
 # A consumer branch as TileLang 0.1.15 writes it for sm_90a: the vector clear's own loop, inside the tap loop.
 MOVED = """
@@ -67,7 +67,7 @@ def test_warp_specialization_moving_the_accumulators_clear_into_the_tap_loop_is_
 @pytest.mark.parametrize(
     ("path", "case"),
     [
-        (AS_THE_STUB_BUILDS_IT, "rect_40to72_150_k5"),  # the same loops, warp specialization off: passes on the GPU
+        (WARP_SPECIALIZATION_OFF, "rect_40to72_150_k5"),  # the same loops, warp specialization off: passes on the GPU
         (WARP_SPECIALIZED, "small_20to24_300_k3"),  # rows of 40 bytes: no TMA, no specialization, and it passes there
     ],
 )

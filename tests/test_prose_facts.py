@@ -496,7 +496,10 @@ def test_08_names_07s_cuda_core_gemm_and_why_p_is_fp16():
 
 def test_channels_last_names_its_five_changes():
     """N4: conv1d_channels_last differs from conv1d_implicit in layout, loop, where the weights are multiplied
-    from (a shared tile: wgmma_ss; a fragment: wgmma_rs), transpose_B and the bench case's BLOCK_C."""
+    from (a shared tile: wgmma_ss; a fragment: wgmma_rs), transpose_B, and matmul_tuned's build (its tile and
+    threads in the bench case, BLOCK_C 64, a staged store, warp specialization on)."""
+    from grader.pipeline.trace import jit_options
+
     text = prose(SOLUTIONS["09"])
     assert "**Five things change from `conv1d_implicit`, not one.**" in text
     assert "so the MMA is `wgmma_ss`, not `wgmma_rs`" in text
@@ -507,10 +510,17 @@ def test_channels_last_names_its_five_changes():
         for name in ("conv1d_implicit", "conv1d_channels_last")
     )
     assert (implicit["BLOCK_C"], last["BLOCK_C"]) == (16, 64)
-    assert "**BLOCK_C in the bench case**: 64 channels a step instead of 16." in text
+    assert (last["BLOCK_L"], last["BLOCK_O"], last["THREADS"]) == (128, 256, 256)
+    assert "its tile in the bench case (128 positions x all 256 output channels," in text
+    assert "two math warpgroups, 64 channels a step instead of 16), its store staged through shared memory" in text
     implicit_code, last_code = (getattr(module, n).func_source for n in ("conv1d_implicit", "conv1d_channels_last"))
     assert "w_tap = T.alloc_fragment(" in implicit_code and "w_tap = T.alloc_shared(" in last_code
     assert "transpose_B=True" in last_code and "transpose_B" not in implicit_code
+    assert "Y_tile = T.alloc_shared(" in last_code and "make_swizzled_layout(Y_tile)" in last_code
+    off = "tl.disable_warp_specialized"
+    assert jit_options(module.conv1d_implicit)["pass_configs"].get(off) is True
+    assert off not in jit_options(module.conv1d_channels_last).get("pass_configs", {})
+    assert "warp specialization left on by the decorator" in text
 
 
 def test_reciprocal_is_said_to_save_instructions_not_time():

@@ -22,7 +22,7 @@ from grader.spec import Case, Kernel
 WARP_SPECIALIZED_FAULT = (
     "An illegal instruction in a warp-specialized build (a producer warpgroup issuing TMA copies): "
     "TileLang 0.1.15 builds some correct kernels this way that fault on Hopper, puzzle 09's convolutions "
-    "among them. Compile it with warp specialization off, as the stub's decorator does: "
+    "among them. Compile it with warp specialization off, as the stubs of 09's first four kernels do: "
     "@tilelang.jit(pass_configs={tilelang.PassConfigKey.TL_DISABLE_WARP_SPECIALIZED: True})."
 )
 

@@ -43,8 +43,8 @@ class MovedClear:
     def sentence(self) -> str:
         buffer, loop = self.buffer, self.loop
         fix = (
-            "Build it with TL_DISABLE_WARP_SPECIALIZED, as the stub's decorator does, or walk both loops as one "
-            "T.Pipelined loop"
+            "Walk both loops as one T.Pipelined loop, or turn warp specialization off in the decorator "
+            "(pass_configs={tilelang.PassConfigKey.TL_DISABLE_WARP_SPECIALIZED: True})"
         )
         if self.warp_specialized:
             return (

@@ -14,7 +14,7 @@ def tap_step(X, W, window, w_tap, acc, row, o0, k, c0):
     T.gemm(window, w_tap, acc, transpose_B=True)
 
 
-@tilelang.jit(pass_configs={tilelang.PassConfigKey.TL_DISABLE_WARP_SPECIALIZED: True})
+@tilelang.jit
 def conv1d_channels_last(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int = 2, THREADS: int = 128):
     C_in, L, C_out, K = T.const("C_in, L, C_out, K")
     X: T.Tensor((L, C_in), T.float16)

@@ -1,6 +1,7 @@
 """conv1d_channels_last with two loops instead of one: the taps in a T.serial loop outside, and inside
 it a T.Pipelined loop over the channel tiles, so the pipeline restarts at every tap; the window's
-start kept in a variable."""
+start kept in a variable. Its decorator turns warp specialization off, which the stub leaves on: built with it
+on, TileLang 0.1.15 miscompiles this loop nest (tests/wrong/p09/channels_last_taps_warp_specialized.py)."""
 
 KERNEL = "conv1d_channels_last"
 
