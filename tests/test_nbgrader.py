@@ -1070,6 +1070,45 @@ def test_a_config_that_cannot_import_the_grader_stops_nbgrader(tmp_path: Path):
 
 
 @pytest.mark.gpu
+def test_class_report_after_a_gpu_autograde_ranks_who_passed(tmp_path: Path):
+    """Issue 43 end to end on a GPU: the instructor's `nbgrader autograde --JudgeChecks.bench=True`, then
+    `python -m grader class-report --name-students` in the course folder. Each kernel's speed section ranks the
+    students whose kernel passed, from the bench figures the judge recorded on the GPU (torch's time beside
+    each); carol's wrong mul_relu is not ranked, nothing is marked CPU-graded, and the page draws the ranking."""
+    course = tmp_path / "course"
+    command = [sys.executable, "-m", "grader", "nbgrader-course", str(course), "--assignment", ASSIGNMENT]
+    command += ["--puzzles", "02", "--timeout", str(GPU_CHECK_TIMEOUT)]
+    subprocess.run(command, check=True, capture_output=True, text=True)
+    nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
+    release = nbformat.read(course / "release" / ASSIGNMENT / NOTEBOOK, as_version=4)
+    solutions = solution_sources(course / "source" / ASSIGNMENT / NOTEBOOK)
+    chosen = [s for s in STUDENTS if s.name in ("alice_solutions", "carol_partial", "hank_breaks_check")]
+    for student in chosen:
+        folder = course / "submitted" / student.name / ASSIGNMENT
+        folder.mkdir(parents=True)
+        nbformat.write(submission(release, solutions, student), folder / NOTEBOOK)
+    env = {k: v for k, v in os.environ.items() if k != "TILELANG_COURSE_DEVICE"}
+    autograde = [sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT, "--JudgeChecks.bench=True"]
+    done = subprocess.run(autograde, cwd=course, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = [sys.executable, "-m", "grader", "class-report", ASSIGNMENT, "--name-students"]
+    done = subprocess.run(report, cwd=course, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = course / "reports" / ASSIGNMENT
+    document = json.loads((out / "class-report.json").read_text())
+    speed = {part["kernel"]: part["speed"] for part in document["kernels"]}
+    for kernel in ("add", "mul_relu"):
+        passed = sorted(s.name for s in chosen if s.expected[kernel])
+        ranked = speed[kernel]["ranked"]
+        assert sorted(point["student"] for point in ranked) == passed, (kernel, speed[kernel])
+        assert all(point["kernel_ms"] > 0 and point["torch_ms"] > 0 for point in ranked), ranked
+        assert [point["rank"] for point in ranked] == list(range(1, len(passed) + 1))
+        assert speed[kernel]["cpu_not_ranked"] == []
+    page = (out / "class-report.html").read_text()
+    assert "<svg" in page and "alice_solutions" in page
+
+
+@pytest.mark.gpu
 def test_autograde_on_a_gpu_grades_every_case_there_by_default(tmp_path: Path):
     """On a GPU machine the instructor's plain `nbgrader autograde` (no device option) runs every case on
     the GPU, hidden case included, and every output says so: the right student gets all points with every
