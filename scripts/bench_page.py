@@ -25,10 +25,13 @@ import re
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root, for scripts.page_output
+
 from grader.devices import fma_peak_tflops, tensor_peak_tflops
 from grader.frontends import render
 from grader.outcome import CaseResult
 from grader.pipeline import roofline
+from scripts.page_output import write_or_check  # noqa: E402
 
 FA3_TFLOPS = 487.0  # FlashAttention-3 forward on an H200 at (1, 8, 32768, 64), reported in flash-attention #1438
 
@@ -294,14 +297,7 @@ def main(argv: list[str]) -> int:
         profile_results(args.profiles),
         args.commit,
     )
-    if args.check:
-        if not args.page.exists() or args.page.read_text() != text:
-            print(f"{args.page} is not what {args.json} gives: rebuild it with scripts/bench_page.py")
-            return 1
-        return 0
-    args.page.write_text(text)
-    print(f"wrote {args.page}")
-    return 0
+    return write_or_check(args.page, text, args.json, "scripts/bench_page.py", args.check)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,9 @@ import re
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root, for scripts.page_output
+from scripts.page_output import write_or_check  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 # {"BLOCK_M": 64, ...}   ok    1.4444 ms    11.9 TFLOP/s      4 GB/s  torch   0.0444 ms   0.03x
 LINE = re.compile(
@@ -99,14 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="exit 1 if the page differs from what the data gives")
     args = parser.parse_args(argv)
     text = page(args.raw.read_text(), args.title, args.command, args.commit, args.date, args.heading)
-    if args.check:
-        if not args.page.exists() or args.page.read_text() != text:
-            print(f"{args.page} is not what {args.raw} gives: rerun scripts/sweep_page.py without --check")
-            return 1
-        return 0
-    args.page.write_text(text)
-    print(f"wrote {args.page}")
-    return 0
+    return write_or_check(args.page, text, args.raw, "scripts/sweep_page.py", args.check)
 
 
 if __name__ == "__main__":

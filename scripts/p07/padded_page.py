@@ -15,6 +15,9 @@ import re
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root, for scripts.page_output
+from scripts.page_output import write_or_check  # noqa: E402
+
 BENCH = "p07-padded-bench.txt"
 PROFILE = "p07-padded-profile.txt"
 # == turn 1 course   /   == turn 1 padded
@@ -140,14 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="exit 1 if the page differs from what the data gives")
     args = parser.parse_args(argv)
     text = page(args.data, args.commit, args.date)
-    if args.check:
-        if not args.page.exists() or args.page.read_text() != text:
-            print(f"{args.page} is not what {args.data} gives: rerun scripts/p07/padded_page.py without --check")
-            return 1
-        return 0
-    args.page.write_text(text)
-    print(f"wrote {args.page}")
-    return 0
+    return write_or_check(args.page, text, args.data, "scripts/p07/padded_page.py", args.check)
 
 
 if __name__ == "__main__":
