@@ -1,6 +1,7 @@
 """T.annotate_layout in a learner's kernel (puzzle 09's conv1d_channels_last swizzles its output tile): the judge
 admits a shared layout that is integer arithmetic of its own inputs, rebuilds it after the JSON round trip (which
-TileLang 0.1.15's layouts do not survive), and refuses one whose indices read memory or kernel variables."""
+TileLang 0.1.15's layouts do not survive), and refuses one whose indices read memory or kernel variables, or that lays
+out a tile outside shared memory."""
 
 from __future__ import annotations
 
@@ -74,4 +75,21 @@ def test_a_layout_over_a_kernel_variable_is_refused():
     block = next(i for i, name in names.items() if name == "bx")
     _forward_index(document)[-1] = block
     with pytest.raises(BuildFailed, match="over variables other than its own inputs"):
+        load_tir(json.dumps(document), kernel)
+
+
+def test_a_layout_of_a_tile_outside_shared_memory_is_refused():
+    """A layout on X (global memory) would move the kernel's reads of it wherever its indices say: refused."""
+    document, kernel, _ = _traced()
+    nodes = document["nodes"]
+    (layout,) = [i for i, node in enumerate(nodes) if node["type"] == "tl.Layout"]
+    (pairs,) = [node["data"] for node in nodes if node["type"] == "ffi.Map" and layout in node["data"][1::2]]
+
+    def scope(var: dict) -> str:
+        pointer = nodes[var["data"]["type_annotation"]]
+        return nodes[pointer["data"]["storage_scope"]]["data"] if pointer["type"] == "ir.PointerType" else ""
+
+    x = next(i for i, node in enumerate(nodes) if node["type"] == "tirx.Var" and scope(node) == "global")
+    pairs[pairs.index(layout) - 1] = x
+    with pytest.raises(BuildFailed, match="annotates the layout of a tile outside shared memory"):
         load_tir(json.dumps(document), kernel)

@@ -143,12 +143,15 @@ def with_layouts_rebuilt(tir: Any, kernel: Kernel) -> Any:
     def annotated(node: Any) -> Any:
         return node.annotations.get("layout_map") if isinstance(node, tvm.tirx.SBlock) else None
 
-    found: list[Any] = []
-    tvm.tirx.stmt_functor.post_order_visit(tir.body, lambda node: found.extend((annotated(node) or {}).values()))
+    found: list[tuple[Any, Any]] = []
+    tvm.tirx.stmt_functor.post_order_visit(tir.body, lambda node: found.extend((annotated(node) or {}).items()))
 
-    def rebuilt(layout: Any) -> Any:
+    def rebuilt(buffer: Any, layout: Any) -> Any:
         if isinstance(layout, Fragment) or not isinstance(layout, Layout):
             raise refused(f"`{kernel.function}` annotates a layout the grader does not compile")
+        scope = getattr(getattr(buffer, "type_annotation", None), "storage_scope", "")  # the tile's data variable
+        if not isinstance(buffer, tvm.tirx.Var) or scope not in ("shared", "shared.dyn"):
+            raise refused(f"`{kernel.function}` annotates the layout of a tile outside shared memory")
         shape = [int(size) for size in layout.get_input_shape()]
         index = list(layout.get_forward_index())
         seen: list[Any] = []
@@ -167,7 +170,7 @@ def with_layouts_rebuilt(tir: Any, kernel: Kernel) -> Any:
 
         return Layout(shape, forward)
 
-    made = [(layout, rebuilt(layout)) for layout in found]
+    made = [(layout, rebuilt(buffer, layout)) for buffer, layout in found]
     if not made:
         return tir
 
