@@ -1,6 +1,6 @@
 """conv1d_channels_last as tests/right/p09/conv1d_channels_last_serial_taps.py writes it (the taps in a T.serial
-loop around a T.Pipelined loop over the channel tiles), built as the stub decorates it (a plain @tilelang.jit,
-warp specialization on). The code is right; TileLang 0.1.15 miscompiles it for sm_90a: with
+loop around a T.Pipelined loop over the channel tiles), built as the stub decorates it (no pass configs: warp
+specialization on). The code is right; TileLang 0.1.15 miscompiles it for sm_90a: with
 warp specialization on, the consumer's branch clears `acc` inside the tap loop, so only the last tap is summed.
 On an H100 (2026-12-06, docs/results/data/h100-2026-12-06-tenth/item3-verdicts.txt) it fails every case whose
 copies are TMA loads (rows of 16-byte multiples: rect_40to72_150_k5, 10778 of 10800 elements wrong; tail and
