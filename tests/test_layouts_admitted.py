@@ -93,3 +93,13 @@ def test_a_layout_of_a_tile_outside_shared_memory_is_refused():
     pairs[pairs.index(layout) - 1] = x
     with pytest.raises(BuildFailed, match="annotates the layout of a tile outside shared memory"):
         load_tir(json.dumps(document), kernel)
+
+
+def test_the_profiling_process_loads_the_admitted_layouts_as_admitted():
+    """--profile hands the admitted TIR to an Nsight Compute process as JSON: it remakes the layouts too."""
+    from grader.processes.profiler import admitted_tir
+
+    document, kernel, traced = _traced()
+    admitted = load_tir(json.dumps(document), kernel)
+    (again,) = _layouts(admitted_tir(tvm.ir.save_json(admitted), kernel))
+    assert [int(n) for n in again.get_output_shape()] == [int(n) for n in _layouts(traced)[0].get_output_shape()]

@@ -146,7 +146,6 @@ def run_job(path: str) -> None:
     import logging
 
     import torch
-    from tilelang import tvm
 
     from grader.discover import load_module, load_puzzle
     from grader.pipeline.build import compile_tir
@@ -155,9 +154,9 @@ def run_job(path: str) -> None:
     os.environ.setdefault("TILELANG_PRINT_ON_COMPILATION", "0")  # as the judge: no compile logs
     logging.getLogger("tilelang").setLevel(logging.WARNING)
     job = json.loads(Path(path).read_text())
-    tir = tvm.ir.load_json(Path(job["tir"]).read_text())
     puzzle = load_puzzle(load_module(Path(job["spec_file"]))).on(job["profile"])
     kernel = puzzle.kernel(job["kernel"])
+    tir = admitted_tir(Path(job["tir"]).read_text(), kernel)
     case = replace(kernel.case(job["case"]), sizes=job["sizes"], params=job["params"])
     compiled = compile_tir(tir, "cuda", Path(job["source"]), kernel, job["options"])
     inputs = make_inputs(kernel, case, "cuda", job["seed"] + 1000)
@@ -169,6 +168,16 @@ def run_job(path: str) -> None:
     compiled(*inputs, *outputs)
     torch.cuda.synchronize()
     torch.cuda.profiler.stop()
+
+
+def admitted_tir(text: str, kernel: Kernel) -> Any:
+    """The admitted TIR the judge wrote for the profiling process, loaded again: its T.annotate_layout layouts need
+    remaking after the JSON round trip, as on admission (grader.pipeline.admit.with_layouts_rebuilt)."""
+    from tilelang import tvm
+
+    from grader.pipeline.admit import with_layouts_rebuilt
+
+    return with_layouts_rebuilt(tvm.ir.load_json(text), kernel)
 
 
 if __name__ == "__main__":
