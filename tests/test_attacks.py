@@ -54,6 +54,8 @@ EXPECTED = {
         + ("of 256 output elements wrong",),
     ),
     "plant_in_cache.py": (Status.ERROR, "Read-only file system"),
+    "layout_of_the_output.py": (Status.ERROR, "annotates the layout of a tile outside shared memory"),
+    "layout_reads_memory.py": (Status.ERROR, "annotates a layout with BufferLoad in its indices"),
     "print_from_the_gpu.py": (Status.FAILED, "of 256 output elements wrong"),
     "exit_at_import.py": (Status.ERROR, "ended while importing the file"),
     "exit_while_tracing.py": (Status.ERROR, "ended while tracing `gemv`"),
