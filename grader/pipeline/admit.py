@@ -29,11 +29,12 @@ IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 def _layout_node_types() -> tuple[type, ...]:
+    """What a layout's index expressions may hold: its input variables, integer constants and arithmetic."""
     from tilelang import tvm
 
     tirx = tvm.tirx
-    return (tirx.Var, tvm.tirx.IntImm, tirx.Add, tirx.Sub, tirx.Mul, tirx.FloorDiv, tirx.FloorMod, tirx.Div,
-            tirx.Mod, tirx.Min, tirx.Max)  # fmt: skip
+    return (tirx.Var, tirx.IntImm, tirx.Add, tirx.Sub, tirx.Mul, tirx.FloorDiv, tirx.FloorMod, tirx.Div, tirx.Mod,
+            tirx.Min, tirx.Max)  # fmt: skip
 
 
 STRING_VALUE = tir_graph.TEXT_VALUE  # printf labels, scopes, thread tags: one rule for both readings of the TIR
@@ -152,6 +153,8 @@ def with_layouts_rebuilt(tir: Any, kernel: Kernel) -> Any:
         scope = getattr(getattr(buffer, "type_annotation", None), "storage_scope", "")  # the tile's data variable
         if not isinstance(buffer, tvm.tirx.Var) or scope not in ("shared", "shared.dyn"):
             raise refused(f"`{kernel.function}` annotates the layout of a tile outside shared memory")
+        if not all(isinstance(size, tvm.tirx.IntImm) for size in layout.get_input_shape()):
+            raise refused(f"`{kernel.function}` annotates a layout whose shape is not a constant")
         shape = [int(size) for size in layout.get_input_shape()]
         index = list(layout.get_forward_index())
         seen: list[Any] = []
