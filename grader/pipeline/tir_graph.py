@@ -108,8 +108,8 @@ SCHEMA: dict[str, dict[str, str]] = {
         "body": REF,
     },
     "tirx.SBlockRealize": {**_STMT, "iter_values": REF, "predicate": REF, "block": REF},
-    # T.annotate_layout's shared-memory layouts (make_swizzled_layout): index expressions over their own
-    # variables, whose names are the judge's like every other variable's
+    # T.annotate_layout's shared-memory layouts (make_swizzled_layout): index expressions over their own input
+    # variables, _i, _j, ... (names the judge keeps: TileLang looks them up); admit.with_layouts_rebuilt checks them
     "tl.Layout": {"input_size": REF, "forward_index": REF},
     "tirx.PrimFunc": {
         **_STMT,
