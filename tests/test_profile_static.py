@@ -436,6 +436,16 @@ KERNEL_HEAD = """extern "C" __global__ void __launch_bounds__(256, 1) k_kernel(h
         ("*(uint4*)(((half_t*)K_tile) + (((int)threadIdx.x) * 8)) = *(uint4*)(K + (((int)threadIdx.x) * 8));", (1, "")),
         # every lane the same word: a broadcast, no conflict
         ("s = ((float)((half_t*)K_tile)[d]);", (1, "")),
+        # stmatrix as 09's conv1d_channels_last writes its unswizzled 128 x 256 output tile: each lane gives one
+        # 16-byte row, lanes 0-15 rows 512 bytes apart, so the 8 rows of a pass share banks 0-3: a write, 8-way
+        (
+            "tl::ptx_stmatrix_m8n8_x4((&(((half_t*)K_tile)[(((((int)threadIdx.x) & 15) * 256) + "
+            "(((((int)threadIdx.x) & 31) >> 4) * 8))])), a, b, c, d);",
+            (8, "K_tile write"),
+        ),
+        # ldmatrix rows of 64 bytes (a 32-column fp16 tile, unswizzled, as 08's row-major layout): the 8 rows of a
+        # pass start in banks 0 and 16 by turns, four in each: a read, 4-way (08's "4-way conflict")
+        ("tl::ptx_ldmatrix_x4((&(((half_t*)K_tile)[((((int)threadIdx.x) & 7) * 32)])), a);", (4, "K_tile read")),
     ],
 )
 def test_the_bank_conflict_estimate_reads_the_generated_index(line, expected):
