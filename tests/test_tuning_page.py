@@ -29,7 +29,7 @@ def test_the_page_reads_the_rounds_and_every_graded_run():
     assert "| course build (bench block) | 0.2287 | 0.2260 | 0.2346 | 0.62, 0.62, 0.60 |" in text
     assert "| staged, ws 128x256/256 swizzled out | 0.1555 | 0.1550 | 0.1563 | 0.91, 0.95, 0.88 |" in text
     assert "from 0.82-0.87x to\n0.88-0.95x cuDNN" in text and "1.25-1.28x as fast" in text
-    assert "| now, 2 | `solutions/p09_conv1d.py` | 7 | 0.1569 | 10.0% | 547.4 | 0.1392 | 0.89x |" in text
+    assert "| call 6, 2 | `solutions/p09_conv1d.py` | 7 | 0.1569 | 10.0% | 547.4 | 0.1392 | 0.89x |" in text
     assert "| worst shared-memory bank conflict | none |" in text and "| Tensor Core pipe busy | 68% |" in text
     assert "| `tests/wrong/p09/channels_last_taps_warp_specialized.py` | 3 | 4 |" in text
     assert "| `tests/right/p09/conv1d_channels_last_serial_taps.py` | 0 | 7 |" in text

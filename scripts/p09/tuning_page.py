@@ -139,7 +139,8 @@ def page(data: Path, commit: str, date: str) -> str:
         "H200's where it lends one). The bench case is `large_256_131072_k5`: C_in = C_out = 256, L = 131072,",
         "K = 5, a GEMM of 131072 x 256 with a reduction 1280 deep (86 GFLOP). Each call may get another machine,",
         "and the same kernel's time moved by up to a sixth between machines: compare rows of one table. Commands,",
-        f"raw outputs and each card's state are in [the data folder]({readme}) (`{data.name}/`).",
+        f"raw outputs and each card's state are in [the data folder]({readme}) (`{data.name}/`), whose README",
+        "numbers the calls as the headings below do.",
         "",
         "Every figure is the median of five repetitions, each a median of CUDA-event timings over three input sets,",
         "the variants and cuDNN (torch's convolution on the same channels-last layout) taking turns. *Staged* stores",
@@ -148,14 +149,14 @@ def page(data: Path, commit: str, date: str) -> str:
         f"it was, built without and with it. `{COURSE}` is the kernel as it was (128 x 128 tiles, 128",
         "threads, no staged store, no warp specialization).",
         "",
-        "## First call: the tile, the staged store, warp specialization",
+        "## Call 2: the tile, the staged store, warp specialization",
         "",
         *candidates_table(one),
         "",
         f"`{STAGED}` is {span([c / t for c, t in zip(one[COURSE], one[STAGED])])}x as fast as `{COURSE}` round by",
         "round. Warp specialization is most of it; the 128 x 256 tile without it gains little.",
         "",
-        "## Second call: the output tile swizzled",
+        "## Call 5: the output tile swizzled",
         "",
         "`python -m grader 09 --profile --static` showed the staged store's `Y_tile` written 8 ways conflicted:",
         "its rows are 512 bytes, so the 16-byte rows one `stmatrix` writes at once fall in the same four banks.",
@@ -171,13 +172,13 @@ def page(data: Path, commit: str, date: str) -> str:
         "## The course's kernel, every case on the GPU",
         "",
         "`python -m grader 09 --solutions --device cuda --bench --repeat 5 -k conv1d_channels_last --exact`, twice",
-        "(a third machine), and first, in the first call, the old body at the new block and the staged variant",
+        "in call 6 (a third machine), and before it, in call 2, the old body at the new block and the staged variant",
         "(`tests/right/p09/conv1d_channels_last_staged_store.py`):",
         "",
         "| run | file | cases passed | ms | spread | TFLOP/s | cuDNN ms | x cuDNN |",
         "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
-    labels = [f"first call, {i + 1}" for i in range(len(runs))] + [f"now, {i + 1}" for i in range(len(solution))]
+    labels = [f"call 2, {i + 1}" for i in range(len(runs))] + [f"call 6, {i + 1}" for i in range(len(solution))]
     for label, run in zip(labels, runs + solution):
         out.append(
             f"| {label} | `{run['file']}` | {run['passed']} | {run['ms']} | {run['spread']} | {run['tflops']} |"
