@@ -3,6 +3,8 @@ outputs give (CI runs the check; a figure changed by hand in the page or in the 
 
 from __future__ import annotations
 
+import argparse
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -16,3 +18,16 @@ def write_or_check(page: Path, text: str, source: Path, script: str, check: bool
     page.write_text(text)
     print(f"wrote {page}")
     return 0
+
+
+def data_folder_main(argv: list[str] | None, doc: str, script: str, page: Callable[[Path, str, str], str]) -> int:
+    """The whole command line of a page written from one data folder (scripts/p07/padded_page.py,
+    scripts/p09/tuning_page.py): DATA_DIR PAGE.md --commit SHA --date YYYY-MM-DD [--check]."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("data", type=Path)
+    parser.add_argument("page", type=Path)
+    parser.add_argument("--commit", required=True)
+    parser.add_argument("--date", required=True)
+    parser.add_argument("--check", action="store_true", help="exit 1 if the page differs from what the data gives")
+    args = parser.parse_args(argv)
+    return write_or_check(args.page, page(args.data, args.commit, args.date), args.data, script, args.check)

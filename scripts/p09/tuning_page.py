@@ -11,7 +11,6 @@ DATA_DIR holds the files named below (their commands: DATA_DIR/README.txt).
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import statistics
@@ -19,7 +18,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root, for scripts.page_output
-from scripts.page_output import write_or_check  # noqa: E402
+from scripts.page_output import data_folder_main  # noqa: E402
 
 CANDIDATES = ("call2-channels-last-candidates.json", "call5-channels-last-candidates.json")
 GRADE = "call2-conv-grade.txt"
@@ -207,15 +206,7 @@ def page(data: Path, commit: str, date: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("data", type=Path)
-    parser.add_argument("page", type=Path)
-    parser.add_argument("--commit", required=True)
-    parser.add_argument("--date", required=True)
-    parser.add_argument("--check", action="store_true", help="exit 1 if the page differs from what the data gives")
-    args = parser.parse_args(argv)
-    text = page(args.data, args.commit, args.date)
-    return write_or_check(args.page, text, args.data, "scripts/p09/tuning_page.py", args.check)
+    return data_folder_main(argv, __doc__, "scripts/p09/tuning_page.py", page)
 
 
 if __name__ == "__main__":
