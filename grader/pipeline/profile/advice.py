@@ -95,7 +95,8 @@ def static_bank_conflicts(yours: Figures, reference: Figures) -> tuple[float, st
         0.5,
         f"Shared-memory bank conflicts, estimated from the generated code: each {kind} of {tile} by a warp hits "
         f"one bank at {ways} different addresses, so it is served {ways} times over. Pad {tile}'s rows by one "
-        "4-byte word, or store it transposed, so that the rows a warp reads fall in different banks.",
+        "4-byte word, or, where a TMA copy or T.gemm needs the tile whole, swizzle its layout (T.annotate_layout "
+        f"with make_swizzled_layout), so that the rows one {kind} touches fall in different banks.",
     )
 
 
