@@ -20,11 +20,6 @@ from grader.spec import Case, Kernel
 MAX_REPLY_BYTES = 32 * 2**20  # a traced 1024x1024-tile GEMM is well under 1 MiB of JSON
 
 
-NODE_TYPE = re.compile(
-    r"^(tirx|ir|relax)\.[A-Za-z.]+$|^(ffi\.(Array|Map|String|Shape)|tl\.Layout|int|float|bool|None)$"
-)
-
-
 IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -110,15 +105,9 @@ def load_tir(text: Any, kernel: Kernel) -> Any:
         raise refused(f"`{kernel.function}` did not trace to a kernel the grader can read")
     try:
         document = json.loads(text)
-        types = {node.get("type") for node in document["nodes"]}
-        root = document["nodes"][document["root_index"]]["type"]
-    except (ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError) as error:
+    except (ValueError, RecursionError) as error:
         raise refused(f"`{kernel.function}` did not trace to a kernel the grader can read") from error
-    strange = sorted(str(t) for t in types if not (isinstance(t, str) and NODE_TYPE.match(t)))
-    if root != "tirx.PrimFunc" or strange:
-        what = f"objects of type {', '.join(strange[:3])}" if strange else f"a {root}"
-        raise refused(f"`{kernel.function}` traced to {what}, which no TileLang kernel contains")
-    try:
+    try:  # the one allow-list of node kinds, fields and strings
         tir_graph.check_graph(document)
         tir_graph.judge_names(document)
     except tir_graph.Refused as problem:
