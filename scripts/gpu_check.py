@@ -215,7 +215,8 @@ SWEEPS = {  # tuning toward issue 39's targets: each kernel's bench case at othe
     "flash": sweep("08", "flash_attention_tensor_cores", "large_16384", "{}", '{"STAGES": 1}', '{"BLOCK_N": 64}',
                    '{"BLOCK_M": 128, "BLOCK_N": 128, "STAGES": 3}'),
     "conv": sweep("09", "conv1d_channels_last", "large_256_131072_k5", "{}", '{"BLOCK_C": 32}', '{"STAGES": 4}',
-                  '{"BLOCK_O": 256, "THREADS": 256}'),
+                  '{"BLOCK_C": 128, "STAGES": 2}'),
+    "channels_last": [PY, "scripts/p09/channels_last_candidates.py", "--rounds", "3"],  # p09-channels-last-tuning.md
     "decode": sweep("10", "dequant_matmul_decode", "decode_1x8192x8192_g128", "{}", '{"BLOCK_N": 32}',
                     '{"BLOCK_N": 16, "THREADS": 64}', '{"STAGES": 6}'),
     "one_token": sweep("10", "dequant_gemv", "decode_1x8192x8192_g128", "{}", '{"BLOCK_K": 2048}',
@@ -262,6 +263,14 @@ def crosscheck(out: Path) -> list[Step]:
     return [Step("crosscheck", [PY, "-m", "scripts.crosscheck", "--wrong", f"--rows={out / 'rows.jsonl'}"], 560)]
 
 
+def nbgrader(out: Path) -> list[Step]:
+    """The instructor's route on the GPU: nbgrader autograde there, then the class report from what it recorded.
+    It needs nbgrader: run it with the bundle of scripts/nbgrader_bundle.sh (source .gpu-nbgrader/env.sh)."""
+    return [
+        Step("nbgrader-gpu", [*PYTEST, "-v", "-m", "gpu", "tests/test_nbgrader.py", "tests/test_class_report.py"], 400)
+    ]
+
+
 PARTS: dict[str, Part] = {
     "tests": Part("the gpu-marked tests but the trust boundary's and the end-to-end ones", tests),
     "e2e": Part("the end-to-end gpu tests of 01-07: each known-wrong kernel through the CLI, every case", e2e),
@@ -283,6 +292,7 @@ PARTS: dict[str, Part] = {
     ),
     "crosscheck": Part("the simulator against the GPU, case by case, references and wrong kernels", crosscheck),
     "races": Part("each race kernel three times on the GPU, 12 at once", races, parallel=True),
+    "nbgrader": Part("nbgrader autograde on the GPU and the class report after it (the nbgrader bundle)", nbgrader),
 }
 
 
