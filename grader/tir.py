@@ -64,3 +64,20 @@ def stmt_children(node: Any) -> list[Any]:
         return [node.init, node.body] if node.init is not None else [node.body]
     body = getattr(node, "body", None)
     return [body] if isinstance(body, tirx.Stmt) else []
+
+
+def layout_annotations(body: Any) -> list[tuple[Any, Any]]:
+    """Every (tile, layout) pair of the ``layout_map`` annotations under ``body``, in visiting order: what
+    T.annotate_layout wrote, or TileLang's layout inference after lowering. The tile is its buffer or its data
+    variable, as the annotation keys it."""
+    from tilelang import tvm
+
+    found: list[tuple[Any, Any]] = []
+
+    def visit(node: Any) -> None:
+        annotations = getattr(node, "annotations", None)
+        if annotations is not None and "layout_map" in annotations:
+            found.extend(annotations["layout_map"].items())
+
+    tvm.tirx.stmt_functor.post_order_visit(body, visit)
+    return found

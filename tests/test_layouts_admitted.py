@@ -14,6 +14,7 @@ from grader.discover import load_module, load_puzzle
 from grader.pipeline.admit import load_tir
 from grader.pipeline.build import COMPILE_ONLY_TARGET, BuildFailed
 from grader.pipeline.profile.static import bank_conflicts
+from grader.tir import layout_annotations
 from tests.conftest import ROOT
 
 SMALL = {"C_in": 20, "L": 300, "C_out": 24, "K": 3, "BLOCK_O": 32, "BLOCK_L": 64, "BLOCK_C": 16, "STAGES": 2}
@@ -28,15 +29,7 @@ def _traced() -> tuple[dict, object, object]:
 
 
 def _layouts(tir) -> list:
-    found = []
-
-    def visit(node) -> None:
-        annotations = getattr(node, "annotations", None)
-        if annotations is not None and "layout_map" in annotations:
-            found.extend(annotations["layout_map"].values())
-
-    tvm.tirx.stmt_functor.post_order_visit(tir.body, visit)
-    return found
+    return [layout for _, layout in layout_annotations(tir.body)]
 
 
 def test_a_swizzled_layout_is_admitted_as_the_kernel_wrote_it():

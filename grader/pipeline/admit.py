@@ -16,6 +16,7 @@ from grader.outcome import CauseKind
 from grader.pipeline import tir_graph
 from grader.pipeline.build import BuildFailed, check_signature
 from grader.spec import Case, Kernel
+from grader.tir import layout_annotations
 
 MAX_REPLY_BYTES = 32 * 2**20  # a traced 1024x1024-tile GEMM is well under 1 MiB of JSON
 
@@ -130,12 +131,6 @@ def with_layouts_rebuilt(tir: Any, kernel: Kernel) -> Any:
     from tilelang import tvm
     from tilelang.layout import Fragment, Layout
 
-    def annotated(node: Any) -> Any:
-        return node.annotations.get("layout_map") if isinstance(node, tvm.tirx.SBlock) else None
-
-    found: list[tuple[Any, Any]] = []
-    tvm.tirx.stmt_functor.post_order_visit(tir.body, lambda node: found.extend((annotated(node) or {}).items()))
-
     def rebuilt(buffer: Any, layout: Any) -> Any:
         if isinstance(layout, Fragment) or not isinstance(layout, Layout):
             raise refused(f"`{kernel.function}` annotates a layout the grader does not compile")
@@ -162,15 +157,15 @@ def with_layouts_rebuilt(tir: Any, kernel: Kernel) -> Any:
 
         return Layout(shape, forward)
 
-    made = [(layout, rebuilt(buffer, layout)) for buffer, layout in found]
+    made = [(layout, rebuilt(buffer, layout)) for buffer, layout in layout_annotations(tir.body)]
     if not made:
         return tir
 
     def remade(layout: Any) -> Any:
         return next(new for old, new in made if old.same_as(layout))
 
-    def mutate(stmt: Any) -> Any:
-        layouts = annotated(stmt)
+    def mutate(stmt: Any) -> Any:  # called for blocks only, the statements T.annotate_layout annotates
+        layouts = stmt.annotations.get("layout_map")
         if layouts is None:
             return None
         annotations = {**stmt.annotations, "layout_map": {buffer: remade(old) for buffer, old in layouts.items()}}

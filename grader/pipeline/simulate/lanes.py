@@ -25,6 +25,7 @@ from typing import Any
 import torch
 
 from grader.pipeline.build import COMPILE_ONLY_TARGET
+from grader.tir import layout_annotations
 
 
 @dataclass(frozen=True)
@@ -49,16 +50,9 @@ def fragment_placements(func: Any) -> dict[str, Placement]:
     except Exception:  # a layout TileLang cannot infer fails the compile check, not the simulation
         return {}
     layouts: dict[str, Any] = {}
-
-    def visit(node: Any) -> None:
-        annotations = getattr(node, "annotations", None)
-        if annotations is not None and "layout_map" in annotations:
-            for buffer, layout in annotations["layout_map"].items():
-                layouts[str(buffer.name) if hasattr(buffer, "name") else str(buffer)] = layout
-
     for _, function in module.functions.items():
-        if hasattr(function, "body"):
-            tvm.tirx.stmt_functor.post_order_visit(function.body, visit)
+        for buffer, layout in layout_annotations(function.body) if hasattr(function, "body") else ():
+            layouts[str(buffer.name) if hasattr(buffer, "name") else str(buffer)] = layout
     placements = {}
     for name, layout in layouts.items():
         placement = _place(layout)
