@@ -13,10 +13,10 @@ import re
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root, for scripts.page_output
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # for scripts.page_output, when run as python scripts/sweep_page.py
 from scripts.page_output import write_or_check  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
 # {"BLOCK_M": 64, ...}   ok    1.4444 ms    11.9 TFLOP/s      4 GB/s  torch   0.0444 ms   0.03x
 LINE = re.compile(
     r"^(?P<best>best: )?(?P<params>\{.*\})\s+(?P<verdict>\S+)\s+(?P<ms>[\d.]+) ms"
