@@ -1069,25 +1069,32 @@ def test_a_config_that_cannot_import_the_grader_stops_nbgrader(tmp_path: Path):
     assert "the course's grader cannot be imported" in done.stderr, done.stderr
 
 
+def gpu_course(tmp_path: Path, names: tuple[str, ...], *course_options: str) -> tuple[Path, list, dict[str, str]]:
+    """For the GPU tests: puzzle 02's course with the GPU check's limit (and ``course_options``), the named students'
+    submissions in it, and the environment an instructor's nbgrader runs in (no device named: a GPU machine grades
+    on its GPU)."""
+    course = tmp_path / "course"
+    command = [sys.executable, "-m", "grader", "nbgrader-course", str(course), "--assignment", ASSIGNMENT]
+    command += ["--puzzles", "02", *course_options, "--timeout", str(GPU_CHECK_TIMEOUT)]
+    subprocess.run(command, check=True, capture_output=True, text=True)
+    nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
+    release = nbformat.read(course / "release" / ASSIGNMENT / NOTEBOOK, as_version=4)
+    solutions = solution_sources(course / "source" / ASSIGNMENT / NOTEBOOK)
+    chosen = [s for s in STUDENTS if s.name in names]
+    for student in chosen:
+        folder = course / "submitted" / student.name / ASSIGNMENT
+        folder.mkdir(parents=True)
+        nbformat.write(submission(release, solutions, student), folder / NOTEBOOK)
+    return course, chosen, {k: v for k, v in os.environ.items() if k != "TILELANG_COURSE_DEVICE"}
+
+
 @pytest.mark.gpu
 def test_class_report_after_a_gpu_autograde_ranks_who_passed(tmp_path: Path):
     """Issue 43 end to end on a GPU: the instructor's `nbgrader autograde --JudgeChecks.bench=True`, then
     `python -m grader class-report --name-students` in the course folder. Each kernel's speed section ranks the
     students whose kernel passed, from the bench figures the judge recorded on the GPU (torch's time beside
     each); carol's wrong mul_relu is not ranked, nothing is marked CPU-graded, and the page draws the ranking."""
-    course = tmp_path / "course"
-    command = [sys.executable, "-m", "grader", "nbgrader-course", str(course), "--assignment", ASSIGNMENT]
-    command += ["--puzzles", "02", "--timeout", str(GPU_CHECK_TIMEOUT)]
-    subprocess.run(command, check=True, capture_output=True, text=True)
-    nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
-    release = nbformat.read(course / "release" / ASSIGNMENT / NOTEBOOK, as_version=4)
-    solutions = solution_sources(course / "source" / ASSIGNMENT / NOTEBOOK)
-    chosen = [s for s in STUDENTS if s.name in ("alice_solutions", "carol_partial", "hank_breaks_check")]
-    for student in chosen:
-        folder = course / "submitted" / student.name / ASSIGNMENT
-        folder.mkdir(parents=True)
-        nbformat.write(submission(release, solutions, student), folder / NOTEBOOK)
-    env = {k: v for k, v in os.environ.items() if k != "TILELANG_COURSE_DEVICE"}
+    course, chosen, env = gpu_course(tmp_path, ("alice_solutions", "carol_partial", "hank_breaks_check"))
     autograde = [sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT, "--JudgeChecks.bench=True"]
     done = subprocess.run(autograde, cwd=course, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -1115,22 +1122,10 @@ def test_autograde_on_a_gpu_grades_every_case_there_by_default(tmp_path: Path):
     case counted on a GPU; a wrong one (frank's five blocks of seven) loses the hidden case's kernel."""
     from grader import verified
 
-    course = tmp_path / "course"
     hidden = tmp_path / "grading-machine" / "hidden_cases.json"
     hidden.parent.mkdir()
     hidden.write_text(json.dumps(HIDDEN_CASES))
-    command = [sys.executable, "-m", "grader", "nbgrader-course", str(course), "--assignment", ASSIGNMENT]
-    command += ["--puzzles", "02", "--hidden-cases", str(hidden), "--timeout", str(GPU_CHECK_TIMEOUT)]
-    subprocess.run(command, check=True, capture_output=True, text=True)
-    nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
-    release = nbformat.read(course / "release" / ASSIGNMENT / NOTEBOOK, as_version=4)
-    solutions = solution_sources(course / "source" / ASSIGNMENT / NOTEBOOK)
-    chosen = [s for s in STUDENTS if s.name in ("alice_solutions", "frank_hidden")]
-    for student in chosen:
-        folder = course / "submitted" / student.name / ASSIGNMENT
-        folder.mkdir(parents=True)
-        nbformat.write(submission(release, solutions, student), folder / NOTEBOOK)
-    env = {k: v for k, v in os.environ.items() if k != "TILELANG_COURSE_DEVICE"}
+    course, chosen, env = gpu_course(tmp_path, ("alice_solutions", "frank_hidden"), "--hidden-cases", str(hidden))
     done = subprocess.run(
         [sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT], cwd=course, env=env, capture_output=True, text=True
     )
