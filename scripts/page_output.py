@@ -31,3 +31,19 @@ def data_folder_main(argv: list[str] | None, doc: str, script: str, page: Callab
     parser.add_argument("--check", action="store_true", help="exit 1 if the page differs from what the data gives")
     args = parser.parse_args(argv)
     return write_or_check(args.page, page(args.data, args.commit, args.date), args.data, script, args.check)
+
+
+def profile_columns(raw: str, wanted: list[str]) -> dict[str, tuple[str, str]]:
+    """Row label -> (the graded kernel's value, the course kernel's), read from the two columns of a
+    ``--profile`` table; ValueError naming the rows of ``wanted`` the table lacks."""
+    lines = raw.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.strip().startswith("yours") and "course kernel" in line)
+    yours, course = lines[header].index("yours"), lines[header].index("course kernel")
+    rows = {}
+    for line in lines[header + 1 :]:
+        if not line.startswith("  ") or line.startswith("  -"):
+            break
+        rows[line[:yours].strip()] = (line[yours:course].strip(), line[course:].strip())
+    if missing := [label for label in wanted if label not in rows]:
+        raise ValueError(f"the profile lacks the rows {missing}")
+    return rows

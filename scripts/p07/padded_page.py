@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root, for scripts.page_output
-from scripts.page_output import data_folder_main  # noqa: E402
+from scripts.page_output import data_folder_main, profile_columns  # noqa: E402
 
 BENCH = "p07-padded-bench.txt"
 PROFILE = "p07-padded-profile.txt"
@@ -61,22 +61,6 @@ def device(raw: str) -> str:
     if len(names) != 1:
         raise ValueError(f"expected one device in the raw output, found {sorted(names)}")
     return names.pop()
-
-
-def profile_rows(raw: str) -> dict[str, tuple[str, str]]:
-    """Row label -> (the padded kernel's value, the course kernel's), read from the profile's two columns."""
-    lines = raw.splitlines()
-    header = next(i for i, line in enumerate(lines) if line.strip().startswith("yours") and "course kernel" in line)
-    yours, course = lines[header].index("yours"), lines[header].index("course kernel")
-    rows = {}
-    for line in lines[header + 1 :]:
-        if not line.startswith("  ") or line.startswith("  -"):
-            break
-        rows[line[:yours].strip()] = (line[yours:course].strip(), line[course:].strip())
-    missing = [label for label in PROFILE_ROWS if label not in rows]
-    if missing:
-        raise ValueError(f"the profile lacks the rows {missing}")
-    return rows
 
 
 def page(data: Path, commit: str, date: str) -> str:
@@ -128,7 +112,7 @@ def page(data: Path, commit: str, date: str) -> str:
         "| row | padded | course kernel |",
         "| --- | --- | --- |",
     ]
-    found = profile_rows(profile_raw)
+    found = profile_columns(profile_raw, PROFILE_ROWS)
     out += [f"| {label} | {found[label][0]} | {found[label][1]} |" for label in PROFILE_ROWS]
     return "\n".join(out) + "\n"
 

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root, for scripts.page_output
-from scripts.page_output import data_folder_main  # noqa: E402
+from scripts.page_output import data_folder_main, profile_columns  # noqa: E402
 
 CANDIDATES = ("call2-channels-last-candidates.json", "call5-channels-last-candidates.json")
 GRADE = "call2-conv-grade.txt"
@@ -86,21 +86,6 @@ def corpus_verdicts(raw: str) -> list[tuple[str, int, int]]:
     if not found:
         raise ValueError("no corpus file with its counts")
     return found
-
-
-def profile_rows(raw: str) -> dict[str, str]:
-    """Row label -> the kernel's value, from the profile's first column."""
-    lines = raw.splitlines()
-    header = next(i for i, line in enumerate(lines) if line.strip().startswith("yours") and "course kernel" in line)
-    yours, course = lines[header].index("yours"), lines[header].index("course kernel")
-    rows = {}
-    for line in lines[header + 1 :]:
-        if not line.startswith("  ") or line.startswith("  -"):
-            break
-        rows[line[:yours].strip()] = line[yours:course].strip()
-    if missing := [label for label in PROFILE_ROWS if label not in rows]:
-        raise ValueError(f"the profile lacks the rows {missing}")
-    return rows
 
 
 def candidates_table(times: dict[str, list[float]]) -> list[str]:
@@ -183,14 +168,14 @@ def page(data: Path, commit: str, date: str) -> str:
             f"| {label} | `{run['file']}` | {run['passed']} | {run['ms']} | {run['spread']} | {run['tflops']} |"
             f" {run['torch_ms']} | {run['ratio']} |"
         )
-    rows = profile_rows((data / SOLUTION_PROFILE).read_text())
+    rows = profile_columns((data / SOLUTION_PROFILE).read_text(), PROFILE_ROWS)  # (the kernel's, the course's)
     out += [
         "",
         "Its profile (`python -m grader 09 --solutions --profile conv1d_channels_last`, Nsight Compute):",
         "",
         "| row | value |",
         "| --- | --- |",
-        *(f"| {label} | {rows[label]} |" for label in PROFILE_ROWS),
+        *(f"| {label} | {rows[label][0]} |" for label in PROFILE_ROWS),
         "",
         "## The channels-last corpus on the GPU",
         "",
