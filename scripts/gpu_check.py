@@ -20,6 +20,7 @@ import os
 import shlex
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -153,10 +154,11 @@ FIRST_HOUR = [("01", "copy_tiles", "p01_copy.py"), ("07", "flash_attention", "p0
 def first_hour(out: Path) -> list[Step]:
     """A learner's quick check, cold then warm, on the CPU path and on the GPU (docs/results/check-times.md)."""
     steps = []
+    caches = Path(tempfile.mkdtemp(prefix="first-hour-"))  # not under out: the copy back limits the file count
     for device in ("cpu", "cuda"):
         for puzzle, kernel, file in FIRST_HOUR:
             for state in ("cold", "warm"):  # the first fills this device's own cache, the second reads it
-                argv = ["env", f"TILELANG_CACHE_DIR={out}/cache-{device}", f"XDG_CACHE_HOME={out}/xdg-{device}",
+                argv = ["env", f"TILELANG_CACHE_DIR={caches}/tl-{device}", f"XDG_CACHE_HOME={caches}/xdg-{device}",
                         *GRADER, puzzle, "-k", kernel, "--device", device, "--file", f"solutions/{file}"]  # fmt: skip
                 steps.append(Step(f"{puzzle}-{kernel}-{device}-{state}", argv, 120))
     return steps
@@ -223,6 +225,42 @@ SWEEPS = {  # tuning toward issue 39's targets: each kernel's bench case at othe
                        '{"BLOCK_N": 4, "BLOCK_K": 4096}', '{"BLOCK_N": 16, "BLOCK_K": 1024}'),
     "streamk": [PY, "scripts/streamk/sweep.py"],
 }  # fmt: skip
+
+
+NOTES_P08 = {  # the runs behind docs/results/p08-notes.md and p08-flash-attention.md (scripts/notes_page.py)
+    "pipelined-ws": sweep("08", "matmul_pipelined", "large_4096", "{}",
+                          '{"_pass": {"tl.disable_warp_specialized": false}}'),
+    "shared": sweep("08", "matmul_shared", "large_4096", "{}"),
+    "gemv-blocks": sweep("08", "gemv", "large_8192", "{}", '{"BLOCK_K": 256, "THREADS": 128}', "{}",
+                         '{"BLOCK_K": 256, "THREADS": 128}'),
+    "flash-blocks": sweep("08", "flash_attention_tensor_cores", "large_16384", "{}", '{"STAGES": 1}',
+                          '{"BLOCK_N": 64}'),
+    "flash-ffma": sweep("08", "flash_attention_tensor_cores", "large_16384", "{}", '{"STAGES": 1}',
+                        file="scripts/p08/flash_ffma.py"),
+    "flash-overlap": sweep("08", "flash_attention_tensor_cores", "large_16384", '{"OVERLAP": 0}',
+                           '{"OVERLAP": 1}', '{"OVERLAP": 2}', '{"OVERLAP": 2, "STAGES": 4}',
+                           file="scripts/p08/flash_overlap.py"),
+    "streamk": [PY, "scripts/streamk/sweep.py"],  # its tables go to $OUT/streamk
+}  # fmt: skip
+NOTES_P09_P10 = {  # the runs behind docs/results/p09-p10-notes.md
+    "p10-candidates": [PY, "scripts/p10/sweep.py", "--tokens", "16"],
+    "p10-decode-blocks": sweep("10", "dequant_matmul_decode", "decode_16x8192x8192_g128", "{}", '{"BLOCK_N": 32}',
+                               '{"THREADS": 256}', '{"BLOCK_K": 64, "STAGES": 6}',
+                               '{"_pass": {"tl.disable_warp_specialized": true}}'),
+    "p09-ws-fault": [PY, "scripts/p09/ws_fault.py"],
+    "p09-implicit-fault": [PY, "scripts/p09/implicit_fault.py"],
+    "p09-tma-store-tail": [PY, "scripts/p09/tma_store_tail.py"],
+}  # fmt: skip
+
+
+def notes_p08(out: Path) -> list[Step]:
+    steps = [Step(name, argv, 120) for name, argv in NOTES_P08.items() if name != "streamk"]
+    return [*steps, Step("streamk", ["env", f"OUT={out / 'streamk'}", *NOTES_P08["streamk"]], 330)]
+
+
+def notes_p09_p10(out: Path) -> list[Step]:
+    return [Step(name, [*argv, *(["--out", str(out)] if name == "p10-candidates" else [])], 240)
+            for name, argv in NOTES_P09_P10.items()]  # fmt: skip
 
 
 def sweeps(out: Path) -> list[Step]:
@@ -292,6 +330,10 @@ PARTS: dict[str, Part] = {
     ),
     "crosscheck": Part("the simulator against the GPU, case by case, references and wrong kernels", crosscheck),
     "races": Part("each race kernel three times on the GPU, 12 at once", races, parallel=True),
+    "notes-p08": Part("the runs behind p08-notes.md and p08-flash-attention.md", notes_p08),
+    "notes-p09-p10": Part(
+        "the runs behind p09-p10-notes.md: decode candidates, WS faults, TMA store tail", notes_p09_p10
+    ),
     "nbgrader": Part("nbgrader autograde on the GPU and the class report after it (the nbgrader bundle)", nbgrader),
 }
 
