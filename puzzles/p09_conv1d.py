@@ -299,7 +299,7 @@ def conv1d_channels(X, W, BLOCK_O: int, BLOCK_L: int, THREADS: int = 128):
 
 
 # %% conv1d_im2col
-# Warp specialization off: its build with TMA copies stops with "illegal instruction" on the H200
+# Warp specialization off: its build with TMA copies stops with "illegal instruction" on Hopper
 # (docs/results/p09-p10-notes.md); without it the copies are cp.async and the kernel is correct.
 @tilelang.jit(pass_configs={tilelang.PassConfigKey.TL_DISABLE_WARP_SPECIALIZED: True})
 def conv1d_im2col(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int = 2, THREADS: int = 128):
@@ -350,7 +350,7 @@ def conv1d_im2col(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int = 
 # block's. It lands at the start of its own tile, ready for the Tensor Cores. There is no halo, and no
 # gather from shared memory into shared memory. What it costs depends on how the copy is built. On
 # Hopper a TMA box may start at any column. But TileLang issues TMA copies only in its warp-specialized
-# build, and that build of this kernel stops with "illegal instruction" on the H200
+# build, and that build of this kernel stops with "illegal instruction" on Hopper
 # (docs/results/p09-p10-notes.md).
 # So the kernel is compiled with warp specialization off, as `conv1d_im2col` is, and its copies are
 # `cp.async`, whose width depends on alignment. A row of X starts on a 16-byte boundary; at K = 5 the
@@ -400,7 +400,7 @@ def conv1d_im2col(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int = 
 
 # %% conv1d_implicit
 # Warp specialization off, as for conv1d_im2col: its build with TMA copies stops with "illegal
-# instruction" on the H200 (docs/results/p09-p10-notes.md); without it the kernel is correct.
+# instruction" on Hopper (docs/results/p09-p10-notes.md); without it the kernel is correct.
 @tilelang.jit(pass_configs={tilelang.PassConfigKey.TL_DISABLE_WARP_SPECIALIZED: True})
 def conv1d_implicit(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int = 2, THREADS: int = 128):
     C_in, L, C_out, K = T.const("C_in, L, C_out, K")
@@ -535,7 +535,7 @@ def conv1d_implicit(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int 
 # %% conv1d_channels_last
 # Warp specialization on, unlike its siblings: one warpgroup issues the TMA copies, the others multiply, as in
 # matmul_tuned. Its builds pass every case on an H100 (docs/results/p09-channels-last-tuning.md); the
-# siblings' stop with "illegal instruction" on the H200 (docs/results/p09-p10-notes.md).
+# siblings' stop with "illegal instruction" on Hopper (docs/results/p09-p10-notes.md).
 @tilelang.jit
 def conv1d_channels_last(X, W, BLOCK_O: int, BLOCK_L: int, BLOCK_C: int, STAGES: int = 2, THREADS: int = 128):
     C_in, L, C_out, K = T.const("C_in, L, C_out, K")

@@ -319,12 +319,12 @@ def dequant_matmul_decode(A, B, S, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STA
 # ## Kernel 4: `dequant_gemv`: one token on the CUDA cores
 #
 # At one token (M = 1) the product is puzzle 08's `gemv` with W in 4 bits: each weight is read once and
-# used in one multiply-add. `dequant_matmul_decode` takes as long at one token as at 16: 41.6 and
-# 41.8 µs on the H200 (docs/results/p09-p10-notes.md). Its MMA pads the one token to a full
+# used in one multiply-add. `dequant_matmul_decode` takes as long at one token as at 16: 0.0416 and
+# 0.0418 ms on the H200 (docs/results/h200-bench-2026-12-03.md). Its MMA pads the one token to a full
 # tile, and its time goes elsewhere than the arithmetic. Two flops per half byte of weight is 4 flops
 # per byte, below even the CUDA cores' balance point (the H200's 67 TFLOP/s of fp32 FMA over the
-# 4,158 GB/s puzzle 01 measures is about 16 flops per byte). So the CUDA cores can keep up with the
-# loads, and the Tensor Cores, the shared W tile and the pipeline all go.
+# 4,158 GB/s puzzle 01 measures, docs/results/h200-bench.md, is about 16 flops per byte). So the CUDA
+# cores can keep up with the loads, and the Tensor Cores, the shared W tile and the pipeline all go.
 #
 # The grid is `(ceildiv(N, BLOCK_N), M)`: a block owns BLOCK_N rows of W and one token. Each K step
 # copies the step's packed bytes (BLOCK_N x BLOCK_K/2) and the token's BLOCK_K activations with
@@ -677,10 +677,10 @@ def puzzle() -> Puzzle:
 # %% [measured]
 # On the H200 the decode rung takes 0.0414 ms at the decode case, 0.87x torch's fp16 matmul on
 # unquantized weights in the same run (docs/results/h200-bench.md). A sweep of candidate kernels
-# (docs/results/p09-p10-notes.md) splits the gain: 52 µs for `dequant_matmul`, 42.3 µs with the bit
-# trick alone (the shared W tile kept), 41.6 µs with both changes. Taking the scale and the offset out
-# of the per-weight work altogether (correcting each K step's product on the accumulator instead) was
-# slower, 56 µs. So the per-weight instructions cost time: removing some of them gave the largest
+# (on an H100, docs/results/p09-p10-notes.md) splits the gain: 51.8 µs for `dequant_matmul`, 41.9 µs with
+# the bit trick alone (the shared W tile kept), 41.1 µs with both changes. Taking the scale and the offset
+# out of the per-weight work altogether (correcting each K step's product on the accumulator instead) was
+# slower, 55.3 µs. So the per-weight instructions cost time: removing some of them gave the largest
 # gain. What limits the decode rung now is not settled: its profile (docs/results/h200-profiles.md)
 # shows warps waiting mostly on global memory (53% of stalls) while DRAM is 19% busy, and 72% of its
 # shared-memory accesses replayed for bank conflicts. Each weight still gets its own shift, mask, OR,
@@ -699,9 +699,10 @@ def puzzle() -> Puzzle:
 # bench("dequant_matmul_decode", THREADS=256)
 
 # %% [measured]
-# Neither helps (docs/results/p09-p10-notes.md): 74.6 µs at BLOCK_N = 32 (256 blocks), 122-125 µs at
-# BLOCK_N = 16 (512 blocks), 69 µs with two consumer warpgroups (THREADS = 256), 49 µs with 64-wide K
-# steps and 6 stages, and 40.5 µs without warp specialization, level with the bench case. A likely
+# Neither helps (on an H100, docs/results/p09-p10-notes.md): 0.0736 ms at BLOCK_N = 32 (256 blocks) and
+# 0.0683 ms with two consumer warpgroups (THREADS = 256), against 0.0414 ms at the bench block; 0.0485 ms
+# with 64-wide K steps and 6 stages, and 0.0404 ms without warp specialization, level with the bench
+# block. A likely
 # reason, a hypothesis not yet profiled: `T.gemm` waits for its MMA before the block unpacks the next
 # K step, so unpacking and MMA take turns instead of overlapping.
 
@@ -725,4 +726,4 @@ def puzzle() -> Puzzle:
 # threads were within the run-to-run spread of each other; 256 threads were slower for every shape.
 # BLOCK_K = 2048 moves twice the bytes per step, but its 80 registers a thread (53 at 1024) leave room
 # for 6 blocks an SM instead of 9, so the 1024 blocks no longer run at once: its timings ranged from
-# 21.7 to 34.0 µs, against 23.0 to 25.1 µs at the bench block.
+# 22.5 µs to 0.0340 ms, against 23.0 to 25.1 µs at the bench block.

@@ -78,16 +78,24 @@ def page(raw: str, title: str, command: str, commit: str, date: str, headings: l
         "table is in bold.",
     ]
     for heading, rows in sections(raw, headings):
-        fastest = min(float(row["ms"]) for row in rows)
-        out += ["", f"## {heading}", "", "| block | verdict | ms | TFLOP/s | GB/s | torch ms | vs torch |"]
-        out.append("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
-        for row in rows:
-            cells = [_params(row["params"]), row["verdict"], row["ms"], row["tflops"] or "-", row["gbps"] or "-"]
-            cells += [row["torch"], f"{row['ratio']}x"]
-            if float(row["ms"]) == fastest:
-                cells = [f"**{cell}**" for cell in cells]
-            out.append("| " + " | ".join(cells) + " |")
+        out += ["", f"## {heading}", "", *table(rows)]
     return "\n".join(out) + "\n"
+
+
+def table(rows: list[dict[str, str]]) -> list[str]:
+    """One sweep's rows as markdown table lines, the fastest in bold."""
+    fastest = min(float(row["ms"]) for row in rows)
+    out = [
+        "| block | verdict | ms | TFLOP/s | GB/s | torch ms | vs torch |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for row in rows:
+        cells = [_params(row["params"]), row["verdict"], row["ms"], row["tflops"] or "-", row["gbps"] or "-"]
+        cells += [row["torch"], f"{row['ratio']}x"]
+        if float(row["ms"]) == fastest:
+            cells = [f"**{cell}**" for cell in cells]
+        out.append("| " + " | ".join(cells) + " |")
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:

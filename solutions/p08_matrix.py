@@ -946,12 +946,12 @@ def matmul_streamk(
 # its next piece of work while the last one is being stored: TileLang's producer warpgroup is not held
 # back at the end of a tile, so it loads the next tile's first stages while the consumers store C.
 #
-# **Measured, it loses** (on the H200, each row against cuBLAS timed just before it;
-# docs/results/p08-notes.md): at 4096³ `matmul_tuned` runs at 0.96x cuBLAS; the same tiles as a
-# persistent kernel without the split, with stream-K's 3 stages and panels of 8, at 0.92x; stream-K with
-# shares in chunks of 4 K steps at 0.79x and of 1 step at 0.73x; with shares of any length (a loop whose
-# count varies per block, which only compiles with TMA) at 0.84x. At 8192³: 0.97x, 0.92x, 0.86x, 0.75x
-# and 0.92x. The model's 2.7 % is all there is to win, and here every cost is larger: the one pipelined
+# **Measured, it loses** (on an H100, each row against cuBLAS timed just before it;
+# docs/results/p08-notes.md): at 4096³ `matmul_tuned` runs at 0.954x cuBLAS; the same tiles as a
+# persistent kernel without the split, with stream-K's 3 stages and panels of 8, at 0.937x; stream-K with
+# shares in chunks of 4 K steps at 0.739x and of 1 step at 0.683x; with shares of any length (a loop whose
+# count varies per block, which only compiles with TMA) at 0.772x. At 8192³: 0.977x, 0.946x, 0.849x,
+# 0.768x and 0.923x. The model's 2.7 % is all there is to win, and here every cost is larger: the one pipelined
 # loop checks at every K step whether the share is used up, a share starts the pipeline again in the
 # middle of a tile, and the fix-up adds about 29.5 MiB of fp32 atomics and two launches. This rung
 # teaches how a schedule is written (persistent blocks, shares of K, a workspace and its fix-up); on
@@ -1087,7 +1087,7 @@ def puzzle() -> Puzzle:
     naive_blocks = {**cuda_core_blocks, "BLOCK_K": 32}
     piped_bench = {**naive_blocks, "STAGES": 3}
     piped_blocks = {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32, "STAGES": 3}
-    # Chosen by scripts/sweep.py on the H200 (docs/results/h200-bench.md, docs/results/p08-notes.md).
+    # Chosen by scripts/sweep.py on the H200 (docs/results/h200-bench.md).
     tuned_blocks = {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "STAGES": 4, "THREADS": 256, "PANEL": 10}
     # Smaller GPUs give a block less shared memory (grader.devices; `python -m grader fit` checks every
     # case): 163 KiB on an A100, 99 KiB on RTX 30xx/40xx and L4, 64 KiB on a T4.
@@ -1587,8 +1587,8 @@ def puzzle() -> Puzzle:
 # bench("flash_attention_tensor_cores", STAGES=3)
 
 # %% [measured]
-# On the H200 (docs/results/p08-flash-attention.md): STAGES = 1 0.1685 ms (0.92x torch), STAGES = 2
-# 0.1709 ms (0.91x torch). One stage cost nothing: with one buffer per tile, the next K tile still loads
+# On an H100 (docs/results/p08-flash-attention.md): STAGES = 1 0.1650 ms (0.92x torch), STAGES = 2
+# 0.1686 ms (0.90x torch). One stage cost nothing: with one buffer per tile, the next K tile still loads
 # while the softmax runs, and the next V tile during the next `Q K^T` and softmax. A third stage lets the
 # copies run two steps ahead, which helps only if one step ahead did not already hide them, and costs
 # another 32 KiB per block.
@@ -1601,7 +1601,7 @@ def puzzle() -> Puzzle:
 # bench("flash_attention_tensor_cores", BLOCK_N=64)
 
 # %% [measured]
-# Slower on the H200 (docs/results/p08-flash-attention.md): 64 keys a step 0.2065 ms (0.76x torch).
+# Slower on an H100 (docs/results/p08-flash-attention.md): 64 keys a step 0.2045 ms (0.75x torch).
 # Every step rescales the BLOCK_M x D accumulator and the running sums and reduces the scores across
 # threads, whatever BLOCK_N is, so narrower steps spend more of the time on that bookkeeping; that this
 # is where the time goes is a hypothesis, not profiled. The T4's cases use 64 keys a step because 80 KiB
@@ -1618,12 +1618,12 @@ def puzzle() -> Puzzle:
 # (docs/results/p08-flash-attention.md):
 #
 # - Writing the exponent as one fused multiply-add, `exp2(S * scale - max * scale)`, made it slower,
-#   0.1798 ms: the multiply is not what limits it.
+#   0.1735 ms (0.87x torch, where the kernel as written runs at 0.90x): the multiply is not what limits it.
 # - FlashAttention-3 enforces that overlap on Hopper: barriers make two warpgroups take turns
 #   (ping-pong), one's softmax running while the other's products do. `T.Pipelined(..., order=[...],
 #   stage=[...])` can reorder one warpgroup's loop so that `P @ V` of one key tile is issued before the
 #   softmax of the next, but a loop scheduled by hand loses the TMA copies and the producer warpgroup,
-#   and it ran at 0.2222 ms, 0.71x torch.
+#   and it ran at 0.2143 ms, 0.71x torch.
 #
 # Closing the remaining gap to torch's fused attention takes that kind of scheduling, which is past
 # what `T.gemm` and `T.Pipelined` express on their own.

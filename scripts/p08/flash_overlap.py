@@ -1,12 +1,9 @@
 """Puzzle 08's flash_attention_tensor_cores with the softmax overlapped with the Tensor-Core GEMMs (the
 FlashAttention-3 schedule), for scripts/sweep.py --file: the cases are the course's own (puzzle 08's puzzle(),
-imported). The figures below were measured when the kernel was puzzle 07's flash_attention
-(docs/results/p08-flash-attention.md).
-
-Measured on the H200 (`bash scripts/h200_sweeps.sh flashoverlap`, bench case 16384 x 16384 x 64, 128 x 128
-blocks, 256 threads): OVERLAP=0 0.1787 ms (0.88x SDPA), OVERLAP=1 wrong results (it passes the CPU
-simulator; not investigated), OVERLAP=2 0.2222 ms (0.71x), with 4 stages 0.2197 ms. The hand-written
-schedule loses TMA and warp specialization, which costs more than the overlap wins.
+imported). Timed by `python -m scripts.gpu_check notes-p08` (the large_16384 case, 128 x 128 blocks, 256 threads);
+the figures are on docs/results/p08-flash-attention.md: OVERLAP=1 gives wrong results on the GPU (it passes the
+CPU simulator; not investigated), and OVERLAP=2 is slower than the plain loop. The hand-written schedule loses TMA
+and warp specialization, which costs more than the overlap wins.
 
 The math is the course's one-pass kernel (exp2 with log2(e)/sqrt(D) folded in, running max and sum,
 keys past N masked to -inf, P rounded to fp16 before P V). What changes is the order in which one
