@@ -163,6 +163,60 @@ def gemm_calls(count: int, wants: str) -> Concept:
     return Concept(wants, lambda tir: len(_gemms(tir)) >= count, instead=instead)
 
 
+def _block_vars(tir: Any) -> set[Any]:
+    """The variables of the grid's block indices (blockIdx.x, .y, .z)."""
+    from tilelang import tvm
+
+    return {
+        n.loop_var
+        for n in _walk(tir)
+        if isinstance(n, tvm.tirx.For)
+        and n.thread_binding is not None
+        and n.thread_binding.thread_tag.startswith("blockIdx")
+    }
+
+
+def _gemm_loops(tir: Any) -> list[Any]:
+    """The loops (not the grid's) whose bodies call T.gemm, outermost first."""
+    from tilelang import tvm
+
+    loops = [n for n in _walk(tir) if isinstance(n, tvm.tirx.For) and n.thread_binding is None]
+    return [n for n in reversed(loops) if any(c.op.name == "tl.tileop.gemm" for c in _calls_in(n.body))]
+
+
+def _reads_any(expr: Any, variables: set[Any], lets: dict[Any, Any]) -> bool:
+    """Does ``expr`` read one of ``variables``, directly or through the values of the let-bound names it reads
+    (``steps = T.min(...)`` before the loop)?"""
+    from tilelang import tvm
+
+    found: list[Any] = []
+    tvm.tirx.stmt_functor.post_order_visit(expr, found.append)
+    return any(n in variables or (n in lets and _reads_any(lets.pop(n), variables, lets)) for n in found)
+
+
+def loop_bounded_by_block(wants: str) -> Concept:
+    """The loop around the T.gemm calls runs a number of steps that depends on the block's index: causal
+    attention's key loop stops at the block's last query, so the tiles past it are never loaded."""
+
+    def holds(tir: Any) -> bool:
+        from tilelang import tvm
+
+        blocks = _block_vars(tir)
+        lets = {n.var: n.value for n in _walk(tir) if isinstance(n, tvm.tirx.Bind)}
+        return any(_reads_any(loop.extent, blocks, dict(lets)) for loop in _gemm_loops(tir))
+
+    def instead(tir: Any) -> str | None:
+        loops = _gemm_loops(tir)
+        if not loops:
+            return None
+        return (
+            f"runs its loop over `{loops[0].loop_var.name}` the same {loops[0].extent} steps in every block: "
+            "the tiles past the diagonal are loaded and multiplied, then masked away"
+        )
+
+    return Concept(wants, holds, instead=instead)
+
+
 def parallel_loop(wants: str) -> Concept:
     """Some loop is a T.Parallel loop (the block's threads share its iterations)."""
 

@@ -114,6 +114,7 @@ from grader.concepts import (
     adds_only_atomically,
     gemm_calls,
     gemm_operands_in_shared,
+    loop_bounded_by_block,
     parallel_loop,
     pipelined,
     reduces,
@@ -149,6 +150,31 @@ def attention_reference(Q, K, V):
         scores = (Q[h] @ K[h].T) / math.sqrt(Q.shape[-1])
         out[h] = scores.softmax(dim=-1) @ V[h]
     return out
+
+
+def causal_attention_reference(Q, K, V):
+    """attention_reference with a causal mask: query i sees keys 0 to i (torch's is_causal, aligned at the
+    top left, so with more queries than keys the last queries see every key)."""
+    out = Q.new_empty(Q.shape)
+    M, N = Q.shape[1], K.shape[1]
+    hidden = Q.new_ones(M, N).triu(diagonal=1).bool()  # key j > query i
+    for h in range(Q.shape[0]):
+        scores = ((Q[h] @ K[h].T) / math.sqrt(Q.shape[-1])).masked_fill(hidden, -math.inf)
+        out[h] = scores.softmax(dim=-1) @ V[h]
+    return out
+
+
+def torch_causal_attention(Q, K, V):
+    """What --bench times flash_attention_causal against: torch's fused attention with is_causal=True."""
+    import torch.nn.functional as F
+
+    return F.scaled_dot_product_attention(Q[None], K[None], V[None], is_causal=True)[0]
+
+
+def causal_pairs(M: int, N: int) -> int:
+    """How many (query, key) pairs a causal mask leaves: query i sees min(i + 1, N) keys."""
+    square = min(M, N)
+    return square * (square + 1) // 2 + max(M - N, 0) * N
 
 
 def torch_attention(Q, K, V):
@@ -265,9 +291,9 @@ def gemv(A, B, BLOCK_M: int, BLOCK_K: int, THREADS: int = 128):
 # Every product is an fp32 fused multiply-add (FMA) that one thread executes on the CUDA cores.
 # Puzzle 07's score loop was already such a GEMM, on shared tiles. This rung copies no tile: it reads
 # A and B by index, straight from global memory. An element of the tile whose row or column lies
-# past the edge of C has nothing to compute: guard the update with an `if` on the row and column. As
-# puzzle 01 showed, TileLang also guards every load it cannot prove in bounds (a read past the end of
-# a tensor gives 0), so the kernel passes without the `if` too; the `if` says what the kernel means.
+# past the edge of C has nothing to compute: guard the update with an `if` on the row and column.
+# TileLang also guards every load it cannot prove in bounds (puzzle 01), so the kernel passes without
+# the `if` too; the `if` says what it means.
 # The store stays a `T.copy`, which drops the writes past the edge.
 #
 # It is slow on purpose: nothing loaded is kept for the next K step except by the caches, and the
@@ -343,8 +369,7 @@ def matmul_cuda_cores(A, B, BLOCK_M: int, BLOCK_N: int, THREADS: int = 128):
 # the instruction from the target and from where the operands live:
 #
 # - **A and B in shared memory, on Hopper (sm_90a): `wgmma`**, the warpgroup MMA. It reads its
-#   operands from shared memory, runs asynchronously, and accumulates in registers. Hopper's peak is
-#   reached through this instruction.
+#   operands from shared memory, runs asynchronously, and accumulates in registers: Hopper's peak.
 # - **A and B in fragments (registers): `mma.sync`** (m16n8k16), the warp-level instruction of the
 #   Ampere generation: synchronous, and on Hopper it leaves much of the rate unused.
 #
@@ -758,9 +783,8 @@ def matmul_tuned(A, B, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, STAGES: int = 3
 # what changes is which block computes which part of C, and when. The bench case also changes two
 # block parameters: 3 stages instead of 4 (the staged store's tile is no longer free while the next
 # tile loads) and panels of 8 tile rows instead of 10.
-# So the bench lines of `matmul_tuned` and `matmul_streamk` differ in three things; for the schedule
-# alone, compare `bench("matmul_tuned", STAGES=3, PANEL=8)` with `bench("matmul_streamk")` (on the
-# H200: docs/results/p08-ablation.md).
+# For the schedule alone, compare `bench("matmul_tuned", STAGES=3, PANEL=8)` with
+# `bench("matmul_streamk")`.
 #
 # At 4096³ `matmul_tuned` has 512 tiles for the H200's 132 SMs: three full waves of 132 tiles and a
 # fourth of 116, while 16 SMs have nothing to do.
@@ -938,15 +962,11 @@ def matmul_streamk(
 #   arrives in the MMA's accumulator layout, which is also a valid layout for its left operand. So each
 #   thread already holds the P values it feeds in.
 # - **`policy=T.GemmWarpPolicy.FullRow`** splits the output tile among the warps along rows only, so
-#   each warp holds whole rows of S, the rows the max and the sums run along. The default policy gives
-#   the same numbers.
+#   each warp holds whole rows of S, the rows the max and the sums run along.
 # - **`T.Pipelined`** over the key tiles, as in `matmul_pipelined`, with warp specialization on (the
 #   default).
 # - **Heads.** Q, K, V and O gain a leading head axis, the grid a second axis `head`; copies index it
 #   first.
-#
-# The bench cases, 16384 queries and keys at D = 64 with 1 and 32 heads, run 128 x 128 tiles, 256
-# threads and 2 stages against torch's `scaled_dot_product_attention` (deep dive below).
 
 
 # %% flash_attention_tensor_cores
@@ -967,6 +987,36 @@ def flash_attention_tensor_cores(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: in
         # with STAGES stages. The scores, the row statistics and the accumulator stay float32.
         # This block's queries and keys are those of one head, the grid's second index.
         raise NotImplementedError("flash_attention_tensor_cores")
+        # TODO end
+
+    return O
+
+
+# %% [markdown]
+# ## Kernel 9: `flash_attention_causal`, no key after its query
+#
+# **The change: a causal mask.** In a language model query i sees keys 0 to i. A mask alone gives
+# the right numbers but computes half of a square problem's tiles for nothing. So block `bx` stops its
+# key loop at the tile of its last query (a count that differs per block), and only the tiles the
+# diagonal crosses need the mask, `key <= query`.
+
+
+# %% flash_attention_causal
+@tilelang.jit
+def flash_attention_causal(Q, K, V, BLOCK_M: int, BLOCK_N: int, STAGES: int = 1, THREADS: int = 128):
+    H, M, N, D = T.const("H, M, N, D")
+    Q: T.Tensor((H, M, D), T.float16)
+    K: T.Tensor((H, N, D), T.float16)
+    V: T.Tensor((H, N, D), T.float16)
+    O = T.empty((H, M, D), T.float16)  # noqa: E741 (O, the output, as in the formulas)
+
+    with T.Kernel(T.ceildiv(M, BLOCK_M), H, threads=THREADS) as (bx, head):
+        # TODO begin: flash_attention_tensor_cores over only the key tiles its queries may see, masked on the diagonal
+        # flash_attention_tensor_cores, with two changes. The walk over the key tiles stops at the last tile
+        # holding a key this block's queries may see: its last query's index plus one, or N if that is
+        # smaller, rounded up to whole tiles. And the mask keeps a score only where the key's index is at
+        # most the query's, as well as below N.
+        raise NotImplementedError("flash_attention_causal")
         # TODO end
 
     return O
@@ -1072,6 +1122,12 @@ def puzzle() -> Puzzle:
         gemm_calls(2, "both products, Q K^T and P V, computed with T.gemm on the Tensor Cores"),
         reduces("max", "the row maxima of the scores taken with T.reduce_max"),
         sums_in_fp32(),
+    )
+    causal = (
+        *flash,
+        loop_bounded_by_block(
+            "the key loop bounded by the block's last query, so that the tiles above the diagonal are skipped"
+        ),
     )
     return Puzzle(
         id="08",
@@ -1300,6 +1356,39 @@ def puzzle() -> Puzzle:
                         {"H": 32, "M": 16384, "N": 16384, "D": 64},
                         attn_large,
                         seed=8908,
+                        bench=True,
+                        for_gpus={"sm_75": {"BLOCK_N": 64}},
+                    ),
+                ),
+            ),
+            Kernel(
+                function="flash_attention_causal",
+                title="Causal flash attention: the key tiles above the diagonal skipped, the diagonal masked",
+                inputs=(_Q, _K, _V),
+                outputs=(_O,),
+                reference=causal_attention_reference,
+                baseline=torch_causal_attention,
+                flops=lambda s: 4.0 * s["H"] * causal_pairs(s["M"], s["N"]) * s["D"],
+                bytes_moved=lambda s: tensor_bytes((_Q, _K, _V, _O), s),
+                tiles={"O": (1, "BLOCK_M", None)},
+                tolerances=ATTENTION_TOLERANCES,
+                concepts=causal,
+                cases=(
+                    # four query blocks, each with its own number of key tiles
+                    Case("square_256", {"H": 1, "M": 256, "N": 256, "D": 64}, attn_small, seed=8911, simulate=True),
+                    # the diagonal inside a tile, a tail in M and N; BLOCK_M != BLOCK_N: a loop bound or a mask
+                    # that mixes the two fails here
+                    Case("tail_150", {"H": 1, "M": 150, "N": 150, "D": 32}, attn_rect, seed=8912, simulate=True),
+                    # more keys than queries: the keys past the last query are never seen
+                    Case("wide_70x200", {"H": 1, "M": 70, "N": 200, "D": 64}, attn_small, seed=8913, simulate=True),
+                    # more queries than keys: the last queries see every key, and the loop must stop at N
+                    Case("tall_200x70", {"H": 2, "M": 200, "N": 70, "D": 64}, attn_small, seed=8914, simulate=True),
+                    Case("tail_1000", {"H": 1, "M": 1000, "N": 1000, "D": 64}, attn_small, seed=8915),
+                    Case(
+                        "heads_32x16384_d64",
+                        {"H": 32, "M": 16384, "N": 16384, "D": 64},
+                        attn_large,
+                        seed=8916,
                         bench=True,
                         for_gpus={"sm_75": {"BLOCK_N": 64}},
                     ),

@@ -63,7 +63,7 @@ def test_a_drifted_table_is_reported_then_rewritten_keeping_its_header_and_names
     assert text.startswith("intro\n\n") and text.endswith("\nafter\n")
     assert "| id | puzzle | kernels |" in text  # the header as written
     assert "| 01 | copying a vector | `copy_serial`, `copy_threads`, `copy_tiles` |" in text  # the name as written
-    assert "`flash_attention_tensor_cores` |" in text and "old_kernel" not in text
+    assert "`flash_attention_causal` |" in text and "old_kernel" not in text
     assert "| 10 | dequantized matmul | `dequantize_int4`," in text  # a new row: the puzzle's title
     assert "| 10 | 反量化矩阵乘法 |" in (tmp_path / "README.zh-CN.md").read_text()  # translated (grader.po)
     assert [p for p in sync.table_problems(tmp_path) if "differs" in p] == []

@@ -107,6 +107,7 @@ SIZES: dict[str, Sizes] = {
     "attention_two_pass": _attention,
     "flash_attention": _attention,
     "flash_attention_tensor_cores": _heads_attention,
+    "flash_attention_causal": _heads_attention,  # M > N and M < N both drawn: the loop bound and the mask
     "gemv": _gemv,
     "matmul_cuda_cores": _gemm,
     "matmul_naive": _gemm,
