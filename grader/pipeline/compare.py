@@ -436,8 +436,10 @@ def _hint(name: str, dtype: torch.dtype, result: Comparison, tile: tuple[int | N
     if nan:
         return (
             f"{nan} elements are NaN and {values} others have wrong values: NaN that spreads through the "
-            "arithmetic comes from a buffer read before anything wrote it. Check that the accumulator is "
-            "cleared (T.clear) and every tile is loaded before it is used, then the offsets.",
+            "arithmetic comes from a buffer read before anything wrote it, or from 0 / 0 and inf - inf (a row "
+            "of scores masked to minus infinity everywhere has no max and a sum of 0). Check that the "
+            "accumulator is cleared (T.clear), every tile is loaded before it is used and every row keeps a "
+            "score, then the offsets.",
             CauseKind.NAN_SPREAD,
             {"nan": nan, "values": values},
         )
