@@ -209,10 +209,7 @@ def loop_bounded_by_block(wants: str) -> Concept:
         loops = _gemm_loops(tir)
         if not loops:
             return None
-        return (
-            f"runs its loop over `{loops[0].loop_var.name}` the same {loops[0].extent} steps in every block: "
-            "the tiles past the diagonal are loaded and multiplied, then masked away"
-        )
+        return f"runs its loop over `{loops[0].loop_var.name}` the same {loops[0].extent} steps in every block"
 
     return Concept(wants, holds, instead=instead)
 
