@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -154,7 +155,9 @@ FIRST_HOUR = [("01", "copy_tiles", "p01_copy.py"), ("07", "flash_attention", "p0
 def first_hour(out: Path) -> list[Step]:
     """A learner's quick check, cold then warm, on the CPU path and on the GPU (docs/results/check-times.md)."""
     steps = []
-    caches = Path(tempfile.mkdtemp(prefix="first-hour-"))  # not under out: the copy back limits the file count
+    # Not under out (a device call returns at most 8 files), and not made here: building the steps (as
+    # tests/test_gpu_check.py does) must leave nothing behind; the cold steps create it, empty, when they run.
+    caches = Path(tempfile.gettempdir()) / f"first-hour-{uuid.uuid4().hex[:12]}"
     for device in ("cpu", "cuda"):
         for puzzle, kernel, file in FIRST_HOUR:
             for state in ("cold", "warm"):  # the first fills this device's own cache, the second reads it
