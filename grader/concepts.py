@@ -163,21 +163,19 @@ def gemm_calls(count: int, wants: str) -> Concept:
     return Concept(wants, lambda tir: len(_gemms(tir)) >= count, instead=instead)
 
 
-def _block_vars(tir: Any) -> set[Any]:
-    """The variables of the grid's block indices (blockIdx.x, .y, .z)."""
-    from tilelang import tvm
+def _grid_loop(node: Any) -> bool:
+    """Is ``node`` one of the grid's loops, a T.Kernel's blockIdx.x, .y or .z?"""
+    binding = getattr(node, "thread_binding", None)
+    return binding is not None and binding.thread_tag.startswith("blockIdx")
 
-    return {
-        n.loop_var
-        for n in _walk(tir)
-        if isinstance(n, tvm.tirx.For)
-        and n.thread_binding is not None
-        and n.thread_binding.thread_tag.startswith("blockIdx")
-    }
+
+def _block_vars(tir: Any) -> set[Any]:
+    """The variables of the grid's block indices."""
+    return {n.loop_var for n in _walk(tir) if _grid_loop(n)}
 
 
 def _gemm_loops(tir: Any) -> list[Any]:
-    """The loops (not the grid's) whose bodies call T.gemm, outermost first."""
+    """The loops bound to no thread index whose bodies call T.gemm, outermost first."""
     from tilelang import tvm
 
     loops = [n for n in _walk(tir) if isinstance(n, tvm.tirx.For) and n.thread_binding is None]
@@ -450,17 +448,9 @@ def _pipelined_instead(min_stages: int) -> Callable[[Any], str | None]:
         if staged:
             loop, stages = max(staged, key=lambda pair: pair[1])
             return f"pipelines its loop over `{loop.loop_var.name}` with num_stages={stages}"
-        from tilelang import tvm
-
-        gemm_loops = [
-            n
-            for n in _walk(tir)
-            if isinstance(n, tvm.tirx.For)
-            and int(n.kind) == 0
-            and any(c.op.name == "tl.tileop.gemm" for c in _calls_in(n.body))
-        ]
-        if gemm_loops:
-            return f"runs its loop over `{gemm_loops[-1].loop_var.name}` as a plain T.serial loop"
+        serial = [loop for loop in _gemm_loops(tir) if int(loop.kind) == 0]
+        if serial:
+            return f"runs its loop over `{serial[0].loop_var.name}` as a plain T.serial loop"
         return None
 
     return instead
@@ -546,8 +536,7 @@ def _launch_writes(tir: Any, name: str) -> list[dict[str, int]]:
                         into["atomic" if node.op.name == "tl.tileop.atomicadd" else "plain"] += 1
 
     def visit(node: Any) -> None:
-        binding = getattr(node, "thread_binding", None)
-        if isinstance(node, tir_.For) and binding is not None and binding.thread_tag.startswith("blockIdx"):
+        if isinstance(node, tir_.For) and _grid_loop(node):
             writes = {"atomic": 0, "plain": 0}
             tir_.stmt_functor.post_order_visit(node.body, lambda n: count(n, writes))
             launches.append(writes)

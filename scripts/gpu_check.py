@@ -243,10 +243,8 @@ NOTES_P08 = {  # the runs behind docs/results/p08-notes.md and p08-flash-attenti
     "flash-overlap": sweep("08", "flash_attention_tensor_cores", "large_16384", '{"OVERLAP": 0}',
                            '{"OVERLAP": 1}', '{"OVERLAP": 2}', '{"OVERLAP": 2, "STAGES": 4}',
                            file="scripts/p08/flash_overlap.py"),
-    "streamk": [PY, "scripts/streamk/sweep.py"],  # its tables go to $OUT/streamk
 }  # fmt: skip
 NOTES_P09_P10 = {  # the runs behind docs/results/p09-p10-notes.md
-    "p10-candidates": [PY, "scripts/p10/sweep.py", "--tokens", "16"],
     "p10-decode-blocks": sweep("10", "dequant_matmul_decode", "decode_16x8192x8192_g128", "{}", '{"BLOCK_N": 32}',
                                '{"THREADS": 256}', '{"BLOCK_K": 64, "STAGES": 6}',
                                '{"_pass": {"tl.disable_warp_specialized": true}}'),
@@ -257,13 +255,13 @@ NOTES_P09_P10 = {  # the runs behind docs/results/p09-p10-notes.md
 
 
 def notes_p08(out: Path) -> list[Step]:
-    steps = [Step(name, argv, 120) for name, argv in NOTES_P08.items() if name != "streamk"]
-    return [*steps, Step("streamk", ["env", f"OUT={out / 'streamk'}", *NOTES_P08["streamk"]], 330)]
+    streamk = ["env", f"OUT={out / 'streamk'}", *SWEEPS["streamk"]]  # its tables go to $OUT
+    return [*(Step(name, argv, 120) for name, argv in NOTES_P08.items()), Step("streamk", streamk, 330)]
 
 
 def notes_p09_p10(out: Path) -> list[Step]:
-    return [Step(name, [*argv, *(["--out", str(out)] if name == "p10-candidates" else [])], 240)
-            for name, argv in NOTES_P09_P10.items()]  # fmt: skip
+    candidates = [PY, "scripts/p10/sweep.py", "--tokens", "16", "--out", str(out)]
+    return [Step("p10-candidates", candidates, 240), *(Step(name, argv, 240) for name, argv in NOTES_P09_P10.items())]
 
 
 def sweeps(out: Path) -> list[Step]:
